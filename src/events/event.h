@@ -1,0 +1,125 @@
+// An Event is one fact of a simulated run: a choice the chooser made, a stimulus from outside
+// (origin input), or something that followed from them (origin effect). A run is the dense
+// sequence of its events; replaying the inputs must reproduce every effect, so an event holds
+// only values (no pointers, no wall clock), and its JSON form is canonical: the same event
+// always renders to the same bytes. Event types are documented in docs/events.md (DESIGN §3).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace rjsim::events {
+
+enum class Origin : std::uint8_t { input, effect };
+
+std::string_view to_string(Origin origin);
+// Parses "input" or "effect"; returns false for anything else.
+bool parse_origin(std::string_view text, Origin& origin);
+
+// A JSON text kept as rendered (an object or an array), for nested body values.
+// It must be compact JSON as nlohmann::json::dump() writes it, so that rendering is canonical.
+struct RawJson {
+  std::string text;
+  friend bool operator==(const RawJson&, const RawJson&) = default;
+};
+
+// A body value: null, boolean, integer, string, or nested JSON.
+using Value = std::variant<std::monostate, bool, std::int64_t, std::string, RawJson>;
+
+struct Field {
+  std::string key;
+  Value value;
+  friend bool operator==(const Field&, const Field&) = default;
+};
+
+struct Event {
+  std::int64_t seq = 0;      // dense position in the run, assigned by whoever emits
+  std::int64_t at_ms = 0;    // virtual time
+  Origin origin = Origin::effect;
+  std::string type;          // dotted name, e.g. "api.update"
+  std::string actor;         // "controller", "apiserver", "informer/RayJob", ...
+  std::string object;        // "Kind/namespace/name", or empty
+  std::vector<Field> body;   // rendered as one JSON object, keys in this order
+
+  // Builders, so emitters read as one expression: Event{...}.with("rv", 7).with("outcome", "ok").
+  Event& with(std::string key, Value value);
+  Event& with(std::string key, const char* value);
+  Event& with(std::string key, std::string_view value);
+  Event& with(std::string key, int value);
+
+  // The field's value, or nullptr when the body has no such key.
+  const Value* find(std::string_view key) const;
+
+  friend bool operator==(const Event&, const Event&) = default;
+};
+
+// The body as one compact JSON object, keys in field order. Canonical: parse_body(body_json(e))
+// gives back e.body, and rendering that again gives the same bytes.
+std::string body_json(const Event& event);
+
+// Parses a JSON object text into fields (keys in text order; nested objects and arrays become
+// RawJson in canonical form; numbers must be integers). Returns false and sets `error` on
+// anything else.
+bool parse_body(std::string_view json, std::vector<Field>& fields, std::string& error);
+
+// Equal to body_json of an event with these fields.
+std::string fields_json(const std::vector<Field>& fields);
+
+// Appends the canonical line of an event that the log hash covers:
+// seq, at_ms, origin, type, actor, object and body, tab-separated, newline-terminated.
+void append_canonical_line(const Event& event, std::string& out);
+
+// The hash of a run's log: XXH3-128 over the canonical lines of all its events, in order,
+// rendered as 32 lowercase hex digits. Streaming, so a run need not be held in memory.
+class LogHasher {
+ public:
+  LogHasher();
+  ~LogHasher();
+  LogHasher(const LogHasher&) = delete;
+  LogHasher& operator=(const LogHasher&) = delete;
+
+  void add(const Event& event);
+  std::string hex() const;
+
+ private:
+  void* state_;   // XXH3_state_t, kept opaque so that xxhash.h stays out of this header
+  std::string line_;
+};
+
+// An EventSink receives the events of a run in order. The engine emits to a sink and knows
+// nothing of where events go (SQLite, memory, a hash, nowhere).
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void emit(const Event& event) = 0;
+};
+
+// Drops everything (exploration fast path).
+class NullSink final : public EventSink {
+ public:
+  void emit(const Event&) override {}
+};
+
+// Keeps every event in memory (tests, short runs, replay comparison).
+class MemorySink final : public EventSink {
+ public:
+  void emit(const Event& event) override { events.push_back(event); }
+  std::vector<Event> events;
+};
+
+// Forwards each event to several sinks, in the order given.
+class TeeSink final : public EventSink {
+ public:
+  explicit TeeSink(std::vector<EventSink*> sinks) : sinks_(std::move(sinks)) {}
+  void emit(const Event& event) override {
+    for (EventSink* sink : sinks_) sink->emit(event);
+  }
+
+ private:
+  std::vector<EventSink*> sinks_;
+};
+
+}  // namespace rjsim::events
