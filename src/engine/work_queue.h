@@ -18,6 +18,7 @@
 // ordered containers only. Time is virtual and passed in; the queue never reads a clock.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -56,7 +57,9 @@ class WorkQueue {
   int num_requeues(const std::string& key) const;
 
   // Moves every delayed entry whose time has come (ready_at <= now) to ready. Legacy: the
-  // waiting loop calls add() for each, in ready-time order (ties by key). Returns the keys moved.
+  // waiting loop calls add() for each, in ready-time order (ties by key), so a key already
+  // dirty is squashed. Priority: in (ready time, priority desc, counter) order, each with a
+  // fresh added counter. Returns the keys whose timers fired, in that order.
   std::vector<std::string> fire_due_timers(std::int64_t now_ms);
   // The earliest time a delayed entry becomes ready, if any.
   std::optional<std::int64_t> next_timer_ms() const;
@@ -81,18 +84,19 @@ class WorkQueue {
   friend bool operator==(const WorkQueue&, const WorkQueue&) = default;
 
  private:
-  // Implementation state: ordered containers (vectors kept sorted or in queue order) so that
-  // equality, hashing and iteration are deterministic. See work_queue.cc.
-  struct Waiting {
+  // Implementation state: vectors kept sorted (or in queue order) so that equality and
+  // iteration are deterministic and a copy shares nothing with the original.
+  struct Waiting {                       // a delayed entry (§3.2 waiting heap, §3.4 `waiting`)
     std::string key;
     std::int64_t ready_at_ms = 0;
-    int priority = 0;
+    int priority = 0;                    // priority queue only; 0 in legacy
+    std::uint64_t added_counter = 0;     // priority queue only; kept if an add readies it
     friend bool operator==(const Waiting&, const Waiting&) = default;
   };
   struct Ready {
     std::string key;
-    int priority = 0;
-    std::uint64_t added_counter = 0;   // priority queue: FIFO order within a priority
+    int priority = 0;                    // priority queue only; 0 in legacy
+    std::uint64_t added_counter = 0;     // priority queue: FIFO order within a priority
     friend bool operator==(const Ready&, const Ready&) = default;
   };
   struct Failures {
@@ -101,14 +105,30 @@ class WorkQueue {
     friend bool operator==(const Failures&, const Failures&) = default;
   };
 
+  AddOutcome legacy_add(const std::string& key);
+  AddOutcome legacy_add_waiting(const std::string& key, std::int64_t ready_at_ms);
+  AddOutcome priority_add(const std::string& key, std::optional<std::int64_t> ready_at_ms,
+                          int priority);
+  std::vector<std::string> legacy_fire_due_timers(std::int64_t now_ms);
+  std::vector<std::string> priority_fire_due_timers(std::int64_t now_ms);
+  void insert_ready_by_priority(Ready entry);
+  std::int64_t when(const std::string& key, std::int64_t now_ms);
+  std::int64_t bucket_reserve_delay_ms(std::int64_t now_ms);
+  // The first ready entry get() may hand out (not processing), or ready_.end().
+  std::vector<Ready>::const_iterator next_ready() const;
+
   QueueBehaviour behaviour_;
-  std::vector<Ready> ready_;             // legacy: the FIFO `queue`; priority: ready entries
-  std::vector<std::string> dirty_;       // legacy dirty set (sorted); priority: ready-while-locked keys
-  std::vector<std::string> processing_;  // handed out, not yet done (sorted)
-  std::vector<Waiting> waiting_;         // delayed entries, one per key
-  std::vector<Failures> failures_;       // per-key failure counts (sorted by key)
-  std::uint64_t next_added_counter_ = 0;
-  // Legacy overall bucket (golang.org/x/time/rate, 10 qps, burst 100), in milli-tokens.
+  // Legacy: the FIFO `queue` (never holds a processing key). Priority: every ready entry,
+  // sorted by priority descending then added_counter, including entries of locked keys, which
+  // get() skips until done() (§3.4).
+  std::vector<Ready> ready_;
+  std::vector<std::string> dirty_;       // legacy dirty set (sorted); empty in priority mode
+  std::vector<std::string> processing_;  // legacy `processing` / priority `locked` (sorted)
+  std::vector<Waiting> waiting_;         // delayed entries, one per key (sorted by key)
+  std::vector<Failures> failures_;       // per-key failure counts > 0 (sorted by key)
+  std::uint64_t next_added_counter_ = 0; // priority queue's addedCounter
+  // Legacy overall bucket (golang.org/x/time/rate, 10 qps, burst 100), in milli-tokens; may be
+  // negative after reservations (§2.5).
   std::int64_t bucket_milli_tokens_ = 100'000;
   std::int64_t bucket_last_ms_ = 0;
 };

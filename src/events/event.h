@@ -5,9 +5,13 @@
 // always renders to the same bytes. Event types are documented in docs/events.md (DESIGN §3).
 #pragma once
 
+#include <cassert>
+#include <concepts>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -20,7 +24,9 @@ std::string_view to_string(Origin origin);
 bool parse_origin(std::string_view text, Origin& origin);
 
 // A JSON text kept as rendered (an object or an array), for nested body values.
-// It must be compact JSON as nlohmann::json::dump() writes it, so that rendering is canonical.
+// It must be compact JSON as nlohmann::json::dump() writes it (nlohmann::json, not
+// ordered_json: object keys sorted), so that rendering is canonical and survives a round trip
+// through parse_body. It is inserted into the body verbatim.
 struct RawJson {
   std::string text;
   friend bool operator==(const RawJson&, const RawJson&) = default;
@@ -45,10 +51,22 @@ struct Event {
   std::vector<Field> body;   // rendered as one JSON object, keys in this order
 
   // Builders, so emitters read as one expression: Event{...}.with("rv", 7).with("outcome", "ok").
+  // One overload per kind of argument, so that a bool stays a boolean, a 64-bit integer is not
+  // narrowed to int, and a std::string is not ambiguous between Value and std::string_view.
   Event& with(std::string key, Value value);
   Event& with(std::string key, const char* value);
   Event& with(std::string key, std::string_view value);
-  Event& with(std::string key, int value);
+  Event& with(std::string key, std::string value);
+  Event& with(std::string key, bool value);
+  template <std::integral Integer>
+    requires(!std::same_as<Integer, bool>)
+  Event& with(std::string key, Integer value) {
+    if constexpr (std::unsigned_integral<Integer> && sizeof(Integer) >= sizeof(std::int64_t)) {
+      assert(value <= static_cast<Integer>(std::numeric_limits<std::int64_t>::max()) &&
+             "rjsim bug: an event body integer does not fit in int64");
+    }
+    return with(std::move(key), Value{static_cast<std::int64_t>(value)});
+  }
 
   // The field's value, or nullptr when the body has no such key.
   const Value* find(std::string_view key) const;
@@ -57,16 +75,25 @@ struct Event {
 };
 
 // The body as one compact JSON object, keys in field order. Canonical: parse_body(body_json(e))
-// gives back e.body, and rendering that again gives the same bytes.
+// gives back e.body, and rendering that again gives the same bytes. Strings are escaped the
+// way nlohmann::json::dump() escapes them (\" \\ \b \f \n \r \t, other control characters as
+// \u00xx); UTF-8 passes through, and a byte that is not part of valid UTF-8 is rendered as
+// U+FFFD so that the body stays valid JSON (such a string does not round-trip).
 std::string body_json(const Event& event);
 
 // Parses a JSON object text into fields (keys in text order; nested objects and arrays become
 // RawJson in canonical form; numbers must be integers). Returns false and sets `error` on
-// anything else.
+// anything else, including a key that appears twice. Canonical form of nested JSON is
+// nlohmann::json::dump(): compact, and the keys of nested objects sorted (only the top-level
+// keys keep their order), so parse -> render -> parse -> render is byte-stable.
 bool parse_body(std::string_view json, std::vector<Field>& fields, std::string& error);
 
 // Equal to body_json of an event with these fields.
 std::string fields_json(const std::vector<Field>& fields);
+
+// Appends fields_json(fields) to `out`: the allocation-free form for hot paths (the store
+// writer and the log hash reuse one buffer).
+void append_fields_json(const std::vector<Field>& fields, std::string& out);
 
 // Appends the canonical line of an event that the log hash covers:
 // seq, at_ms, origin, type, actor, object and body, tab-separated, newline-terminated.

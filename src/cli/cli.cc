@@ -1,0 +1,103 @@
+#include "cli/cli.h"
+
+#include "cli/commands.h"
+#include "cli/subcommand.h"
+#include "store/store_error.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <exception>
+#include <ostream>
+
+namespace rjsim::cli {
+namespace {
+
+constexpr const char* rjsim_description =
+    "rjsim: a deterministic, event-sourced simulator of the KubeRay RayJob controller.\n"
+    "It replays informer events, stale cache reads and squashed reconciles through a model of\n"
+    "the RayJob state machine and checks its invariants; every run is recorded in SQLite.\n";
+
+// CLI11's message, prefixed with the command it is about and pointing at that command's help.
+std::string usage_failure_message(const CLI::App* rjsim, const CLI::Error& error) {
+  std::string command = "rjsim";
+  std::vector<CLI::App*> parsed = rjsim->get_subcommands();
+  if (!parsed.empty()) command += " " + parsed.front()->get_name();
+  return fmt::format("{}: {}\nRun '{} --help' for usage and an example.\n", command, error.what(),
+                     command);
+}
+
+void configure(CLI::App& rjsim) {
+  rjsim.set_version_flag("--version", "rjsim " RJSIM_VERSION, "print the version and exit");
+  rjsim.set_help_flag("-h,--help", "print this help and exit");
+  rjsim.require_subcommand(1);
+  rjsim.get_formatter()->label("SUBCOMMAND", "COMMAND");
+  rjsim.failure_message(usage_failure_message);
+  rjsim.footer("Run 'rjsim COMMAND --help' for a command's flags and an example.");
+}
+
+void add_commands(CLI::App& rjsim, CommandTable& commands) {
+  add_run_command(rjsim, commands);
+  add_check_command(rjsim, commands);
+  add_explore_command(rjsim, commands);
+  add_replay_command(rjsim, commands);
+  add_import_command(rjsim, commands);
+  add_conform_command(rjsim, commands);
+  add_show_command(rjsim, commands);
+  add_diff_command(rjsim, commands);
+  add_compare_command(rjsim, commands);
+  add_merge_command(rjsim, commands);
+}
+
+}  // namespace
+
+int run_guarded(std::string_view command, const std::function<int()>& action, std::ostream& err) {
+  std::string who = command.empty() ? "rjsim" : fmt::format("rjsim {}", command);
+  try {
+    return action();
+  } catch (const UsageError& e) {
+    err << fmt::format("{}: {}\nRun '{} --help' for usage and an example.\n", who, e.what(), who);
+    return exit_bad_input;
+  } catch (const store::StoreError& e) {
+    // Bad input found by the store (not an rjsim database, no such run); the message names it.
+    err << fmt::format("{}: {}\n", who, e.what());
+    return exit_bad_input;
+  } catch (const std::exception& e) {  // store::DatabaseError (SQLite failed) included
+    err << "rjsim: internal error: " << e.what() << "\n";
+    return exit_internal_error;
+  } catch (...) {
+    err << "rjsim: internal error: an exception that is not a std::exception\n";
+    return exit_internal_error;
+  }
+}
+
+int run_cli(std::vector<std::string> args, std::ostream& out, std::ostream& err) {
+  return run_guarded(
+      "", [&]() -> int {
+        CLI::App rjsim{rjsim_description, "rjsim"};
+        configure(rjsim);
+        CommandTable commands;
+        add_commands(rjsim, commands);
+
+        std::reverse(args.begin(), args.end());  // CLI11 takes a vector of arguments reversed
+        try {
+          rjsim.parse(args);
+        } catch (const CLI::ParseError& e) {
+          // --help and --version are "errors" with exit code 0; every other one is usage (2).
+          int code = rjsim.exit(e, out, err);
+          return code == 0 ? exit_ok : exit_bad_input;
+        }
+
+        std::optional<std::pair<CLI::App*, Action>> selected = commands.selected();
+        if (!selected || !selected->second) {
+          throw std::logic_error("rjsim bug: a subcommand was parsed but has no action");
+        }
+        Io io{out, err};
+        return run_guarded(selected->first->get_name(),
+                           [&]() { return selected->second(io); }, err);
+      },
+      err);
+}
+
+}  // namespace rjsim::cli

@@ -1,0 +1,38 @@
+// An actor is a part of the environment other than the controller under test: the garbage
+// collector, the RayCluster and Job controllers, the Ray dashboard, the user. It is behaviour
+// only; its state lives in the World. At each step it lists the work it could do now, each item
+// one atomic step the chooser may pick, and the time of its next timer; the Simulation applies
+// the work it picks (DESIGN §1, kubernetes-semantics §7.2 item 7).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/step_context.h"
+#include "engine/world.h"
+
+namespace rjsim::engine {
+
+// One thing an actor can do now. `what` and `object` name it for the log; `index` and `detail`
+// are the actor's own reference to it.
+struct ActorWork {
+  std::string what;
+  std::string object;
+  int index = 0;
+};
+
+class Actor {
+ public:
+  virtual ~Actor() = default;
+  virtual std::string_view name() const = 0;
+  // Appends the work that can be done at world.now_ms, in a fixed order.
+  virtual void enabled(const World& world, std::vector<ActorWork>& out) const = 0;
+  // The earliest future time at which new work becomes enabled, if any.
+  virtual std::optional<std::int64_t> next_timer_ms(const World& world) const = 0;
+  virtual void apply(const ActorWork& work, StepContext& context) const = 0;
+};
+
+}  // namespace rjsim::engine

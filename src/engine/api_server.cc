@@ -1,0 +1,268 @@
+#include "engine/api_server.h"
+
+#include <algorithm>
+#include <cassert>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace rjsim::engine {
+
+std::string_view to_string(WatchType type) {
+  switch (type) {
+    case WatchType::Added: return "ADDED";
+    case WatchType::Modified: return "MODIFIED";
+    case WatchType::Deleted: return "DELETED";
+  }
+  return "MODIFIED";
+}
+
+namespace {
+
+bool key_less(const ObjectMeta& meta, std::string_view namespace_, std::string_view name) {
+  if (meta.namespace_ != namespace_) return meta.namespace_ < namespace_;
+  return meta.name < name;
+}
+
+// Custom resources refuse an Update without resourceVersion; built-in kinds allow it
+// (customResourceStrategy vs jobStrategy.AllowUnconditionalUpdate, kubernetes-semantics §2.2).
+bool allows_unconditional_update(Kind kind) {
+  return kind != Kind::RayJob && kind != Kind::RayCluster;
+}
+
+// The fields of metadata that only the server sets; a client's copy of them is ignored.
+void keep_server_metadata(const ObjectMeta& stored, ObjectMeta& next) {
+  next.name = stored.name;
+  next.namespace_ = stored.namespace_;
+  next.uid = stored.uid;
+  next.resource_version = stored.resource_version;
+  next.generation = stored.generation;
+  next.creation_timestamp_ms = stored.creation_timestamp_ms;
+  next.deletion_timestamp_ms = stored.deletion_timestamp_ms;
+}
+
+// Once deletion started, finalizers can only be removed (ValidateNoNewFinalizers, §2.2).
+bool adds_finalizer(const ObjectMeta& stored, const ObjectMeta& next) {
+  return std::any_of(next.finalizers.begin(), next.finalizers.end(),
+                     [&](const std::string& f) { return !has_finalizer(stored, f); });
+}
+
+Error not_found(Kind kind, std::string_view name) {
+  return Error(ErrorCode::not_found, fmt::format("{}s \"{}\" not found", to_string(kind), name));
+}
+
+Error precondition_failed(const Object& stored, std::int64_t sent_resource_version) {
+  const ObjectMeta& m = meta(stored);
+  if (sent_resource_version == 0) {
+    return Error(ErrorCode::invalid,
+                 fmt::format("{} \"{}\" is invalid: metadata.resourceVersion: Invalid value: 0x0: "
+                             "must be specified for an update",
+                             to_string(kind_of(stored)), m.name));
+  }
+  return Error(ErrorCode::conflict,
+               fmt::format("Operation cannot be fulfilled on {} \"{}\": the object has been "
+                           "modified; please apply your changes to the latest version and try again",
+                           to_string(kind_of(stored)), m.name));
+}
+
+Error new_finalizer_refused(const Object& stored) {
+  return Error(ErrorCode::invalid,
+               fmt::format("{} \"{}\" is invalid: metadata.finalizers: Forbidden: no new "
+                           "finalizers can be added if the object is being deleted",
+                           to_string(kind_of(stored)), meta(stored).name));
+}
+
+WriteOutcome failed(Error error) {
+  WriteOutcome outcome;
+  outcome.error = std::move(error);
+  return outcome;
+}
+
+}  // namespace
+
+const Object* ApiServer::find(Kind kind, std::string_view namespace_, std::string_view name) const {
+  const std::vector<Object>& objects = objects_[kind_index(kind)];
+  auto it = std::lower_bound(objects.begin(), objects.end(), 0, [&](const Object& o, int) {
+    return key_less(meta(o), namespace_, name);
+  });
+  if (it == objects.end()) return nullptr;
+  const ObjectMeta& m = meta(*it);
+  return (m.namespace_ == namespace_ && m.name == name) ? &*it : nullptr;
+}
+
+Object* ApiServer::find_mutable(Kind kind, std::string_view namespace_, std::string_view name) {
+  return const_cast<Object*>(std::as_const(*this).find(kind, namespace_, name));
+}
+
+void ApiServer::append_watch(WatchType type, const Object& object) {
+  watch_logs_[kind_index(kind_of(object))].push_back(
+      WatchEvent{meta(object).resource_version, type, object});
+}
+
+void ApiServer::erase(Kind kind, const ObjectMeta& m) {
+  std::vector<Object>& objects = bucket(kind);
+  auto it = std::find_if(objects.begin(), objects.end(), [&](const Object& o) {
+    return meta(o).namespace_ == m.namespace_ && meta(o).name == m.name;
+  });
+  assert(it != objects.end() && "rjsim bug: erasing an object the API server does not hold");
+  objects.erase(it);
+}
+
+WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
+  ObjectMeta& m = meta(object);
+  const Kind kind = kind_of(object);
+  assert(!m.name.empty() && !m.namespace_.empty() && "rjsim bug: create without name or namespace");
+  if (const Object* existing = find(kind, m.namespace_, m.name)) {
+    const bool deleting = meta(*existing).deletion_timestamp_ms.has_value();
+    return failed(Error(ErrorCode::already_exists,
+                        fmt::format("{}{}s \"{}\" already exists",
+                                    deleting ? "object is being deleted: " : "", to_string(kind),
+                                    m.name)));
+  }
+  WriteOutcome outcome;
+  outcome.changed = true;
+  outcome.watch_type = WatchType::Added;
+  m.uid = fmt::format("uid-{}", next_uid_++);
+  m.resource_version = ++resource_version_;
+  m.generation = 1;
+  m.creation_timestamp_ms = now_ms;
+  m.deletion_timestamp_ms.reset();
+  outcome.resource_version_after = m.resource_version;
+
+  std::vector<Object>& objects = bucket(kind);
+  auto it = std::lower_bound(objects.begin(), objects.end(), 0, [&](const Object& o, int) {
+    return key_less(meta(o), m.namespace_, m.name);
+  });
+  objects.insert(it, object);
+  append_watch(WatchType::Added, object);
+  return outcome;
+}
+
+WriteOutcome ApiServer::commit_change(Object& stored, Object next) {
+  WriteOutcome outcome;
+  outcome.resource_version_before = meta(stored).resource_version;
+  outcome.resource_version_after = outcome.resource_version_before;
+  if (next == stored) return outcome;   // no-op: same rv, no watch event (GuaranteedUpdate)
+
+  ObjectMeta& next_meta = meta(next);
+  if (!same_spec(stored, next)) next_meta.generation = meta(stored).generation + 1;
+  next_meta.resource_version = ++resource_version_;
+  outcome.changed = true;
+  outcome.resource_version_after = next_meta.resource_version;
+
+  if (next_meta.deletion_timestamp_ms && next_meta.finalizers.empty()) {
+    // The update that empties the last finalizer deletes the object: one DELETED event that
+    // carries the last stored object stamped with the deletion revision (§2.2).
+    Object last = stored;
+    meta(last).resource_version = next_meta.resource_version;
+    outcome.watch_type = WatchType::Deleted;
+    const Kind kind = kind_of(stored);
+    const ObjectMeta key = meta(stored);
+    erase(kind, key);
+    append_watch(WatchType::Deleted, last);
+    return outcome;
+  }
+  outcome.watch_type = WatchType::Modified;
+  stored = std::move(next);
+  append_watch(WatchType::Modified, stored);
+  return outcome;
+}
+
+WriteOutcome ApiServer::update(Object& object, std::int64_t /*now_ms*/) {
+  const ObjectMeta& request = meta(object);
+  const Kind kind = kind_of(object);
+  Object* stored = find_mutable(kind, request.namespace_, request.name);
+  if (!stored) return failed(not_found(kind, request.name));
+  const bool unconditional = request.resource_version == 0 && allows_unconditional_update(kind);
+  if (!unconditional && request.resource_version != meta(*stored).resource_version) {
+    return failed(precondition_failed(*stored, request.resource_version));
+  }
+  if (meta(*stored).deletion_timestamp_ms && adds_finalizer(meta(*stored), request)) {
+    return failed(new_finalizer_refused(*stored));
+  }
+  Object next = object;
+  keep_server_metadata(meta(*stored), meta(next));
+  copy_status(*stored, next);   // the main resource ignores .status (status subresource)
+  const Kind stored_kind = kind;
+  const std::string namespace_ = request.namespace_, name = request.name;
+  WriteOutcome outcome = commit_change(*stored, std::move(next));
+  if (const Object* now_stored = find(stored_kind, namespace_, name)) object = *now_stored;
+  return outcome;
+}
+
+WriteOutcome ApiServer::update_status(Object& object, std::int64_t /*now_ms*/) {
+  const ObjectMeta& request = meta(object);
+  const Kind kind = kind_of(object);
+  Object* stored = find_mutable(kind, request.namespace_, request.name);
+  if (!stored) return failed(not_found(kind, request.name));
+  const bool unconditional = request.resource_version == 0 && allows_unconditional_update(kind);
+  if (!unconditional && request.resource_version != meta(*stored).resource_version) {
+    return failed(precondition_failed(*stored, request.resource_version));
+  }
+  Object next = *stored;
+  copy_status(object, next);   // /status ignores everything but .status
+  WriteOutcome outcome = commit_change(*stored, std::move(next));
+  object = *stored;
+  return outcome;
+}
+
+WriteOutcome ApiServer::patch(Kind kind, std::string_view namespace_, std::string_view name,
+                              const std::function<void(Object&)>& mutate, std::int64_t /*now_ms*/) {
+  Object* stored = find_mutable(kind, namespace_, name);
+  if (!stored) return failed(not_found(kind, name));
+  Object next = *stored;
+  mutate(next);
+  assert(kind_of(next) == kind && "rjsim bug: a patch changed the object's kind");
+  if (meta(*stored).deletion_timestamp_ms && adds_finalizer(meta(*stored), meta(next))) {
+    return failed(new_finalizer_refused(*stored));
+  }
+  keep_server_metadata(meta(*stored), meta(next));
+  copy_status(*stored, next);
+  return commit_change(*stored, std::move(next));
+}
+
+WriteOutcome ApiServer::patch_status(Kind kind, std::string_view namespace_, std::string_view name,
+                                     const std::function<void(Object&)>& mutate,
+                                     std::int64_t /*now_ms*/) {
+  Object* stored = find_mutable(kind, namespace_, name);
+  if (!stored) return failed(not_found(kind, name));
+  Object changed = *stored;
+  mutate(changed);
+  Object next = *stored;
+  copy_status(changed, next);
+  return commit_change(*stored, std::move(next));
+}
+
+WriteOutcome ApiServer::remove(Kind kind, std::string_view namespace_, std::string_view name,
+                               Propagation propagation, std::int64_t now_ms) {
+  Object* stored = find_mutable(kind, namespace_, name);
+  if (!stored) return failed(not_found(kind, name));
+  WriteOutcome outcome;
+  outcome.resource_version_before = meta(*stored).resource_version;
+  outcome.resource_version_after = outcome.resource_version_before;
+  if (meta(*stored).deletion_timestamp_ms) return outcome;   // already deleting: nothing new
+
+  if (propagation == Propagation::server_default) {
+    // batch/v1 Jobs default to orphaning their pods (jobStrategy.DefaultGarbageCollectionPolicy).
+    propagation = kind == Kind::Job ? Propagation::orphan : Propagation::background;
+  }
+  Object next = *stored;
+  ObjectMeta& next_meta = meta(next);
+  if (propagation == Propagation::orphan) next_meta.finalizers.emplace_back(kOrphanFinalizer);
+  if (propagation == Propagation::foreground) next_meta.finalizers.emplace_back(kForegroundFinalizer);
+
+  if (next_meta.finalizers.empty()) {
+    Object last = std::move(next);
+    meta(last).resource_version = ++resource_version_;
+    outcome.changed = true;
+    outcome.watch_type = WatchType::Deleted;
+    outcome.resource_version_after = meta(last).resource_version;
+    erase(kind, meta(*stored));
+    append_watch(WatchType::Deleted, last);
+    return outcome;
+  }
+  next_meta.deletion_timestamp_ms = now_ms;
+  return commit_change(*stored, std::move(next));
+}
+
+}  // namespace rjsim::engine

@@ -1,0 +1,105 @@
+// The simulated API server: the source of truth (kubernetes-semantics §2.2, §7.1). Objects are
+// keyed by (kind, namespace, name); every write that changes an object takes the next value of
+// one global resourceVersion counter and appends exactly one (rv, ADDED|MODIFIED|DELETED,
+// object) entry to that kind's watch log; a write that changes nothing keeps the rv and appends
+// nothing. Update and update_status carry an rv precondition (409 Conflict, checked before the
+// no-op short-circuit); status-subresource masking applies; generation moves on spec changes
+// only; finalizers hold a deleted object (deletionTimestamp set) until the last one is removed,
+// and none can be added once deletion started. The server is a plain value and never emits
+// events: callers log what a write did from its WriteOutcome.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/error.h"
+#include "engine/objects.h"
+
+namespace rjsim::engine {
+
+enum class WatchType : std::uint8_t { Added, Modified, Deleted };
+std::string_view to_string(WatchType type);
+
+struct WatchEvent {
+  std::int64_t resource_version = 0;
+  WatchType type = WatchType::Added;
+  Object object;
+  friend bool operator==(const WatchEvent&, const WatchEvent&) = default;
+};
+
+// How a delete treats dependents (kubernetes-semantics §2.2 "Propagation policy").
+enum class Propagation : std::uint8_t {
+  server_default,   // Background, except batch/v1 Jobs: Orphan
+  background,
+  foreground,
+  orphan,
+};
+
+inline constexpr std::string_view kOrphanFinalizer = "orphan";
+inline constexpr std::string_view kForegroundFinalizer = "foregroundDeletion";
+
+// What a write did. `error` empty means the server accepted it; `changed` false means it was a
+// no-op (no new rv, no watch event).
+struct WriteOutcome {
+  Error error;
+  bool changed = false;
+  std::int64_t resource_version_before = 0;
+  std::int64_t resource_version_after = 0;
+  WatchType watch_type = WatchType::Modified;   // when changed
+};
+
+class ApiServer {
+ public:
+  // ---- reads of the truth (actors, checks, tests; the controller reads its caches) ----
+  const Object* find(Kind kind, std::string_view namespace_, std::string_view name) const;
+  template <class T>
+  const T* find(std::string_view namespace_, std::string_view name) const {
+    const Object* object = find(T::kind, namespace_, name);
+    return object ? &std::get<T>(*object) : nullptr;
+  }
+  // A kind's objects, ordered by namespace then name.
+  std::span<const Object> objects(Kind kind) const { return objects_[kind_index(kind)]; }
+  // The last resourceVersion handed out (0 before the first write).
+  std::int64_t resource_version() const { return resource_version_; }
+  const std::vector<WatchEvent>& watch_log(Kind kind) const { return watch_logs_[kind_index(kind)]; }
+
+  // ---- writes; `object` carries the request and receives the stored object on success ----
+  // Fails with AlreadyExists when the name is taken, also by an object being deleted.
+  WriteOutcome create(Object& object, std::int64_t now_ms);
+  // PUT of the main resource: rv precondition, status changes ignored.
+  WriteOutcome update(Object& object, std::int64_t now_ms);
+  // PUT of /status: rv precondition, everything but status ignored.
+  WriteOutcome update_status(Object& object, std::int64_t now_ms);
+  // A merge patch of the main resource, without precondition (last writer wins); `mutate`
+  // edits a copy of the stored object. Status changes are ignored, as for update.
+  WriteOutcome patch(Kind kind, std::string_view namespace_, std::string_view name,
+                     const std::function<void(Object&)>& mutate, std::int64_t now_ms);
+  // A patch of /status without precondition (actors: the RayCluster and Job controllers).
+  WriteOutcome patch_status(Kind kind, std::string_view namespace_, std::string_view name,
+                            const std::function<void(Object&)>& mutate, std::int64_t now_ms);
+  WriteOutcome remove(Kind kind, std::string_view namespace_, std::string_view name,
+                      Propagation propagation, std::int64_t now_ms);
+
+  friend bool operator==(const ApiServer&, const ApiServer&) = default;
+
+ private:
+  std::vector<Object>& bucket(Kind kind) { return objects_[kind_index(kind)]; }
+  Object* find_mutable(Kind kind, std::string_view namespace_, std::string_view name);
+  // Stores `next` in place of `stored` (or deletes it when it is deleting and has no
+  // finalizers left), with a new rv and one watch event; a no-op when nothing changed.
+  WriteOutcome commit_change(Object& stored, Object next);
+  void append_watch(WatchType type, const Object& object);
+  void erase(Kind kind, const ObjectMeta& meta);
+
+  std::array<std::vector<Object>, kKindCount> objects_;
+  std::array<std::vector<WatchEvent>, kKindCount> watch_logs_;
+  std::int64_t resource_version_ = 0;
+  std::int64_t next_uid_ = 1;
+};
+
+}  // namespace rjsim::engine

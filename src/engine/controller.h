@@ -1,0 +1,133 @@
+// What a controller model sees of the simulated cluster, and what the engine needs to know about
+// it. A model (src/models) implements Controller and talks only to these client interfaces:
+// KubeClient (reads from the informer caches, writes to the API server, as controller-runtime's
+// default client does: kubernetes-semantics §2.1, §2.2) and Runtime (the clock and random
+// suffixes that KubeRay takes from time.Now and utilrand). The Ray dashboard client joins them
+// with the RayJob models. Models are stateless between reconciles: everything they remember
+// lives in the objects they persist, as in KubeRay.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/api_server.h"
+#include "engine/error.h"
+#include "engine/informer.h"
+#include "engine/objects.h"
+#include "engine/work_queue.h"
+
+namespace rjsim::engine {
+
+// A reconcile request: only the key reaches the controller (§2.3).
+struct Request {
+  std::string namespace_;
+  std::string name;
+  std::string key() const { return key_of(namespace_, name); }
+};
+
+// ctrl.Result plus the returned error. An error makes the queue ignore requeue_after (§2.4).
+struct ReconcileResult {
+  std::int64_t requeue_after_ms = 0;
+  Error err;
+
+  static ReconcileResult done() { return {}; }
+  static ReconcileResult requeue_after(std::int64_t ms) { return {ms, {}}; }
+  static ReconcileResult error(Error err, std::int64_t requeue_after_ms = 0) {
+    return {requeue_after_ms, std::move(err)};
+  }
+};
+
+// Thrown by a model where the Go code would panic (a nil dereference, say). Releases before
+// controller-runtime v0.19 crash the process; later ones recover it as an error (§2.4).
+class ModelPanic : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class KubeClient {
+ public:
+  virtual ~KubeClient() = default;
+
+  // Cache reads (the informer of the kind): NotFound when the cache lacks the key.
+  virtual Error get(Kind kind, std::string_view namespace_, std::string_view name, Object& out) = 0;
+  // Cached objects of a kind in a namespace whose labels include every pair of `labels`.
+  virtual Error list(Kind kind, std::string_view namespace_, const StringMap& labels,
+                     std::vector<Object>& out) = 0;
+  // Writes to the API server; on success `object` holds the server's reply (new rv).
+  virtual Error create(Object& object) = 0;
+  virtual Error update(Object& object) = 0;
+  virtual Error update_status(Object& object) = 0;
+  virtual Error remove(Kind kind, std::string_view namespace_, std::string_view name,
+                       Propagation propagation = Propagation::server_default) = 0;
+
+  // Typed conveniences, so that models read like the Go: `client.get(ns, name, rayjob)`.
+  template <class T>
+  Error get(std::string_view namespace_, std::string_view name, T& out) {
+    Object object;
+    Error err = get(T::kind, namespace_, name, object);
+    if (!err) out = std::get<T>(std::move(object));
+    return err;
+  }
+  template <class T>
+  Error create(T& typed) { return write_typed(typed, &KubeClient::create); }
+  template <class T>
+  Error update(T& typed) { return write_typed(typed, &KubeClient::update); }
+  template <class T>
+  Error update_status(T& typed) { return write_typed(typed, &KubeClient::update_status); }
+
+ private:
+  template <class T>
+  Error write_typed(T& typed, Error (KubeClient::*write)(Object&)) {
+    Object object = typed;
+    Error err = (this->*write)(object);
+    if (!err) typed = std::get<T>(std::move(object));
+    return err;
+  }
+};
+
+class Runtime {
+ public:
+  virtual ~Runtime() = default;
+  virtual std::int64_t now_ms() = 0;
+  // k8s.io/apimachinery utilrand.String(n): n characters from "bcdfghjklmnpqrstvwxz2456789".
+  virtual std::string random_string(int length) = 0;
+};
+
+struct Clients {
+  KubeClient& kube;
+  Runtime& runtime;
+};
+
+// The controller-runtime and client-go behaviour of a model's release (kubernetes-semantics §0.1).
+struct ReleaseEnvironment {
+  QueueBehaviour queue = QueueBehaviour::legacy;
+  FifoBehaviour fifo = FifoBehaviour::delta_fifo;
+  // controller-runtime >= v0.23: workers start only after every initial-list notification is in
+  // the queue, and initial-list adds are low priority. Before, workers start once caches synced.
+  bool workers_wait_for_handlers = false;
+  // RecoverPanic off (controller-runtime < v0.19): a panic kills the process.
+  bool panic_kills_process = true;
+  // A crashed leader's lease must expire before the new process starts (§2.7): 15 s.
+  std::int64_t leader_election_ms = 15'000;
+};
+
+// For(kind) and Owns(kinds), plus the cache's label selectors (ByObject, §0).
+struct Watches {
+  Kind for_kind = Kind::RayJob;
+  std::vector<Kind> owns;
+  std::vector<std::pair<Kind, LabelSelector>> cache_selectors;
+};
+
+class Controller {
+ public:
+  virtual ~Controller() = default;
+  virtual std::string_view name() const = 0;
+  virtual ReleaseEnvironment environment() const = 0;
+  virtual Watches watches() const = 0;
+  virtual ReconcileResult reconcile(const Request& request, Clients& clients) = 0;
+};
+
+}  // namespace rjsim::engine

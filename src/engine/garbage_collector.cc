@@ -1,0 +1,108 @@
+#include "engine/garbage_collector.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace rjsim::engine {
+
+namespace {
+
+constexpr std::string_view kDeleteDependent = "delete-dependent";
+constexpr std::string_view kOrphanDependent = "orphan-dependent";
+constexpr std::string_view kRemoveFinalizer = "remove-finalizer";
+
+bool owner_exists(const ApiServer& api, const ObjectMeta& dependent, const OwnerReference& owner) {
+  const Object* found = api.find(owner.kind, dependent.namespace_, owner.name);
+  return found && meta(*found).uid == owner.uid;
+}
+
+bool owned_by(const ObjectMeta& dependent, const ObjectMeta& owner) {
+  return dependent.namespace_ == owner.namespace_ &&
+         std::any_of(dependent.owner_references.begin(), dependent.owner_references.end(),
+                     [&](const OwnerReference& ref) { return ref.uid == owner.uid; });
+}
+
+// Objects whose every owner is gone: garbage.
+bool is_orphaned_garbage(const ApiServer& api, const ObjectMeta& m) {
+  if (m.owner_references.empty() || m.deletion_timestamp_ms) return false;
+  return std::none_of(m.owner_references.begin(), m.owner_references.end(),
+                      [&](const OwnerReference& owner) { return owner_exists(api, m, owner); });
+}
+
+// Calls visit(dependent) for every object in `owner`'s namespace that references it.
+template <class Visit>
+void for_each_dependent(const ApiServer& api, const ObjectMeta& owner, Visit visit) {
+  for (Kind kind : kAllKinds) {
+    for (const Object& object : api.objects(kind)) {
+      if (owned_by(meta(object), owner)) visit(object);
+    }
+  }
+}
+
+void list_finalizer_work(const ApiServer& api, const Object& owner, std::vector<ActorWork>& out) {
+  const ObjectMeta& m = meta(owner);
+  const bool orphan = has_finalizer(m, kOrphanFinalizer);
+  const bool foreground = has_finalizer(m, kForegroundFinalizer);
+  if (!m.deletion_timestamp_ms || (!orphan && !foreground)) return;
+  bool dependents_left = false;
+  for_each_dependent(api, m, [&](const Object& dependent) {
+    dependents_left = true;
+    if (orphan) {
+      out.push_back({std::string(kOrphanDependent), object_ref(dependent), 0});
+    } else if (!meta(dependent).deletion_timestamp_ms) {
+      out.push_back({std::string(kDeleteDependent), object_ref(dependent), 0});
+    }
+  });
+  if (!dependents_left) out.push_back({std::string(kRemoveFinalizer), object_ref(owner), 0});
+}
+
+ObjectRef parse_work_object(const ActorWork& work) {
+  ObjectRef ref;
+  [[maybe_unused]] const bool ok = parse_object_ref(work.object, ref);
+  assert(ok && "rjsim bug: a garbage collector work item names no object");
+  return ref;
+}
+
+}  // namespace
+
+void GarbageCollector::enabled(const World& world, std::vector<ActorWork>& out) const {
+  const ApiServer& api = world.api;
+  for (Kind kind : kAllKinds) {
+    for (const Object& object : api.objects(kind)) {
+      if (is_orphaned_garbage(api, meta(object))) {
+        out.push_back({std::string(kDeleteDependent), object_ref(object), 0});
+      }
+      list_finalizer_work(api, object, out);
+    }
+  }
+}
+
+void GarbageCollector::apply(const ActorWork& work, StepContext& context) const {
+  LoggedApi api(context, "gc");
+  const ObjectRef ref = parse_work_object(work);
+  if (work.what == kDeleteDependent) {
+    api.remove(ref.kind, ref.namespace_, ref.name, Propagation::background);
+    return;
+  }
+  if (work.what == kOrphanDependent) {
+    // Remove every ownerReference to an owner that is being deleted with `orphan`.
+    const ApiServer& truth = context.world().api;
+    api.patch(ref.kind, ref.namespace_, ref.name, [&truth](Object& dependent) {
+      auto& owners = meta(dependent).owner_references;
+      std::erase_if(owners, [&](const OwnerReference& owner) {
+        const Object* found = truth.find(owner.kind, meta(dependent).namespace_, owner.name);
+        return found && meta(*found).uid == owner.uid && meta(*found).deletion_timestamp_ms &&
+               has_finalizer(meta(*found), kOrphanFinalizer);
+      });
+    });
+    return;
+  }
+  assert(work.what == kRemoveFinalizer && "rjsim bug: unknown garbage collector work");
+  api.patch(ref.kind, ref.namespace_, ref.name, [](Object& owner) {
+    std::erase_if(meta(owner).finalizers, [](const std::string& finalizer) {
+      return finalizer == kOrphanFinalizer || finalizer == kForegroundFinalizer;
+    });
+  });
+}
+
+}  // namespace rjsim::engine

@@ -1,0 +1,136 @@
+#include "engine/informer.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace rjsim::engine {
+
+bool LabelSelector::matches(const ObjectMeta& meta) const {
+  if (key.empty()) return true;
+  auto it = meta.labels.find(key);
+  return it != meta.labels.end() && it->second == value;
+}
+
+Informer::Informer(Kind kind, FifoBehaviour fifo, LabelSelector selector)
+    : kind_(kind), fifo_(fifo), selector_(std::move(selector)) {}
+
+void Informer::receive(const std::vector<WatchEvent>& log) {
+  for (; received_ < log.size(); ++received_) pending_.push_back(received_);
+}
+
+namespace {
+std::string_view name_of(const WatchEvent& event) { return meta(event.object).name; }
+std::string_view namespace_of(const WatchEvent& event) { return meta(event.object).namespace_; }
+bool same_key(const WatchEvent& a, const WatchEvent& b) {
+  return name_of(a) == name_of(b) && namespace_of(a) == namespace_of(b);
+}
+}  // namespace
+
+std::size_t Informer::pending_pops(const std::vector<WatchEvent>& log) const {
+  if (fifo_ == FifoBehaviour::real_fifo) return pending_.size();
+  // DeltaFIFO: one pop per distinct key; pending keys are few, so a quadratic count is fine.
+  std::size_t keys = 0;
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    bool first_of_key = true;
+    for (std::size_t j = 0; j < i && first_of_key; ++j) {
+      first_of_key = !same_key(log[pending_[i]], log[pending_[j]]);
+    }
+    keys += first_of_key ? 1 : 0;
+  }
+  return keys;
+}
+
+std::vector<Object>::iterator Informer::find_slot(std::string_view namespace_,
+                                                  std::string_view name) {
+  return std::lower_bound(cache_.begin(), cache_.end(), 0, [&](const Object& o, int) {
+    const ObjectMeta& m = meta(o);
+    if (m.namespace_ != namespace_) return m.namespace_ < namespace_;
+    return m.name < name;
+  });
+}
+
+const Object* Informer::get(std::string_view namespace_, std::string_view name) const {
+  auto it = const_cast<Informer*>(this)->find_slot(namespace_, name);
+  if (it == cache_.end()) return nullptr;
+  const ObjectMeta& m = meta(*it);
+  return (m.namespace_ == namespace_ && m.name == name) ? &*it : nullptr;
+}
+
+std::optional<Notification> Informer::apply(const WatchEvent& event) {
+  assert(kind_of(event.object) == kind_ && "rjsim bug: a watch event of another kind");
+  // The newest rv applied: with DeltaFIFO a later pop can apply an older event of another key,
+  // and lastSyncResourceVersion must still never go backwards (§7.3).
+  last_sync_resource_version_ = std::max(last_sync_resource_version_, event.resource_version);
+  const ObjectMeta& m = meta(event.object);
+  auto slot = find_slot(m.namespace_, m.name);
+  const bool cached = slot != cache_.end() && meta(*slot).name == m.name &&
+                      meta(*slot).namespace_ == m.namespace_;
+  const bool visible = event.type != WatchType::Deleted && selector_.matches(m);
+  if (!visible) {
+    // A delete, or an object that left the selector: gone from this cache (§1.7).
+    if (!cached) return std::nullopt;
+    cache_.erase(slot);
+    return Notification{WatchType::Deleted, std::nullopt, event.object};
+  }
+  if (cached) {
+    Notification notification{WatchType::Modified, std::move(*slot), event.object};
+    *slot = event.object;
+    return notification;
+  }
+  cache_.insert(slot, event.object);
+  return Notification{WatchType::Added, std::nullopt, event.object};
+}
+
+std::vector<Notification> Informer::pop(const std::vector<WatchEvent>& log) {
+  assert(!pending_.empty() && "rjsim bug: pop from an informer with nothing pending");
+  std::vector<Notification> notifications;
+  const WatchEvent& head = log[pending_.front()];
+  if (fifo_ == FifoBehaviour::real_fifo) {
+    if (auto n = apply(head)) notifications.push_back(std::move(*n));
+    pending_.erase(pending_.begin());
+    return notifications;
+  }
+  // DeltaFIFO: all of the head key's deltas, in their order, in one pop.
+  std::vector<std::size_t> rest;
+  for (std::size_t position : pending_) {
+    if (same_key(log[position], head)) {
+      if (auto n = apply(log[position])) notifications.push_back(std::move(*n));
+    } else {
+      rest.push_back(position);
+    }
+  }
+  pending_ = std::move(rest);
+  return notifications;
+}
+
+std::vector<Notification> Informer::relist(const ApiServer& api, std::int64_t resource_version) {
+  const std::vector<WatchEvent>& log = api.watch_log(kind_);
+  pending_.clear();
+  cache_.clear();
+  received_ = 0;
+  if (resource_version >= api.resource_version()) {
+    for (const Object& object : api.objects(kind_)) {
+      if (selector_.matches(meta(object))) cache_.push_back(object);
+    }
+    received_ = log.size();
+  } else {
+    // The state as of an older revision: fold the log up to it (time travel, §1.7).
+    for (; received_ < log.size() && log[received_].resource_version <= resource_version;
+         ++received_) {
+      apply(log[received_]);
+    }
+  }
+  last_sync_resource_version_ = resource_version;
+  std::vector<Notification> notifications;
+  notifications.reserve(cache_.size());
+  for (const Object& object : cache_) {
+    notifications.push_back(Notification{WatchType::Added, std::nullopt, object});
+  }
+  return notifications;
+}
+
+std::int64_t Informer::latest_received_resource_version(const std::vector<WatchEvent>& log) const {
+  return received_ == 0 ? last_sync_resource_version_ : log[received_ - 1].resource_version;
+}
+
+}  // namespace rjsim::engine

@@ -1,0 +1,92 @@
+// One kind's informer in one controller process: the watch events received and not yet applied,
+// and the cache (indexer) they are applied to (kubernetes-semantics §1.1–§1.5, §7.1). Applying
+// updates the cache first and then yields the handler notifications, so a handler never runs
+// before its event is in the cache (§1.1). Two FIFO behaviours, chosen per release (§0.1, §1.3):
+//  - RealFIFO (KubeRay 1.7): events are applied in log order; the cache is always a prefix of
+//    the kind's watch log.
+//  - DeltaFIFO (KubeRay 1.0/1.1): keys are popped in the order each key first arrived, all of a
+//    key's pending events at once; each object's cache is a prefix of its own history, and
+//    A1, B1, A2 is applied as A1, A2, B1.
+// An optional label selector hides non-matching objects, as KubeRay's ByObject cache selectors
+// do (§1.7): an object leaving the selector reads as deleted. Within one incarnation the cache
+// never goes backwards; a relist (restart) may start from an older revision (time travel).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/api_server.h"
+#include "engine/objects.h"
+
+namespace rjsim::engine {
+
+enum class FifoBehaviour : std::uint8_t { real_fifo, delta_fifo };
+
+// label key=value; an empty key selects everything.
+struct LabelSelector {
+  std::string key;
+  std::string value;
+  bool matches(const ObjectMeta& meta) const;
+  friend bool operator==(const LabelSelector&, const LabelSelector&) = default;
+};
+
+// A handler call: OnAdd(object), OnUpdate(old_object, object) or OnDelete(object).
+struct Notification {
+  WatchType type = WatchType::Added;
+  std::optional<Object> old_object;   // OnUpdate only
+  Object object;
+};
+
+class Informer {
+ public:
+  Informer(Kind kind, FifoBehaviour fifo, LabelSelector selector = {});
+
+  Kind kind() const { return kind_; }
+  FifoBehaviour fifo() const { return fifo_; }
+
+  // The reflector receives every log entry it has not seen yet (a watch never drops events;
+  // lag comes from how late they are applied).
+  void receive(const std::vector<WatchEvent>& log);
+  // True when events are received and not applied, or in the log and not yet received.
+  bool has_pending(const std::vector<WatchEvent>& log) const {
+    return !pending_.empty() || received_ < log.size();
+  }
+  // Events received and not yet applied.
+  std::size_t pending_events() const { return pending_.size(); }
+  // How many pops are possible now: events (RealFIFO) or distinct keys (DeltaFIFO).
+  std::size_t pending_pops(const std::vector<WatchEvent>& log) const;
+  // Applies the next pop to the cache and returns its handler notifications, in order.
+  std::vector<Notification> pop(const std::vector<WatchEvent>& log);
+
+  // Replaces the cache with the kind's state as of `resource_version` (the head when it is the
+  // server's current rv), drops pending events, and continues from there. Returns the
+  // initial-list notifications (one OnAdd per cached object, in key order).
+  std::vector<Notification> relist(const ApiServer& api, std::int64_t resource_version);
+
+  // ---- the cache (indexer) ----
+  const Object* get(std::string_view namespace_, std::string_view name) const;
+  const std::vector<Object>& cached() const { return cache_; }
+  // The rv of the newest event applied (or of the relist snapshot); never decreases between
+  // relists, also with DeltaFIFO, whose pops may apply an older event after a newer one.
+  std::int64_t last_sync_resource_version() const { return last_sync_resource_version_; }
+  // The rv of the newest event received.
+  std::int64_t latest_received_resource_version(const std::vector<WatchEvent>& log) const;
+
+  friend bool operator==(const Informer&, const Informer&) = default;
+
+ private:
+  std::optional<Notification> apply(const WatchEvent& event);
+  std::vector<Object>::iterator find_slot(std::string_view namespace_, std::string_view name);
+
+  Kind kind_;
+  FifoBehaviour fifo_;
+  LabelSelector selector_;
+  std::vector<Object> cache_;              // sorted by namespace, name
+  std::vector<std::size_t> pending_;       // watch-log positions received, in arrival order
+  std::size_t received_ = 0;               // log positions below this were received
+  std::int64_t last_sync_resource_version_ = 0;
+};
+
+}  // namespace rjsim::engine

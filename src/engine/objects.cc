@@ -1,0 +1,90 @@
+#include "engine/objects.h"
+
+#include <algorithm>
+#include <array>
+
+namespace rjsim::engine {
+
+namespace {
+constexpr std::array<std::string_view, kKindCount> kKindNames = {"RayJob", "RayCluster", "Service",
+                                                                 "Job", "Pod"};
+}  // namespace
+
+std::string_view to_string(Kind kind) { return kKindNames[kind_index(kind)]; }
+
+bool parse_kind(std::string_view text, Kind& kind) {
+  for (Kind candidate : kAllKinds) {
+    if (to_string(candidate) == text) {
+      kind = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
+const OwnerReference* controller_owner(const ObjectMeta& meta) {
+  for (const OwnerReference& owner : meta.owner_references) {
+    if (owner.controller) return &owner;
+  }
+  return nullptr;
+}
+
+bool has_finalizer(const ObjectMeta& meta, std::string_view finalizer) {
+  return std::find(meta.finalizers.begin(), meta.finalizers.end(), finalizer) !=
+         meta.finalizers.end();
+}
+
+const ObjectMeta& meta(const Object& object) {
+  return std::visit([](const auto& typed) -> const ObjectMeta& { return typed.metadata; }, object);
+}
+
+ObjectMeta& meta(Object& object) {
+  return std::visit([](auto& typed) -> ObjectMeta& { return typed.metadata; }, object);
+}
+
+bool same_spec(const Object& a, const Object& b) {
+  return std::visit(
+      [&b](const auto& typed_a) {
+        using T = std::decay_t<decltype(typed_a)>;
+        return typed_a.spec == std::get<T>(b).spec;
+      },
+      a);
+}
+
+void copy_status(const Object& from, Object& to) {
+  std::visit(
+      [&from](auto& typed_to) {
+        using T = std::decay_t<decltype(typed_to)>;
+        typed_to.status = std::get<T>(from).status;
+      },
+      to);
+}
+
+std::string key_of(std::string_view namespace_, std::string_view name) {
+  std::string key;
+  key.reserve(namespace_.size() + 1 + name.size());
+  key.append(namespace_).append("/").append(name);
+  return key;
+}
+
+std::string key_of(const ObjectMeta& meta) { return key_of(meta.namespace_, meta.name); }
+
+std::string object_ref(Kind kind, const ObjectMeta& meta) {
+  std::string ref(to_string(kind));
+  ref.append("/").append(meta.namespace_).append("/").append(meta.name);
+  return ref;
+}
+
+std::string object_ref(const Object& object) { return object_ref(kind_of(object), meta(object)); }
+
+bool parse_object_ref(std::string_view ref, ObjectRef& parsed) {
+  const auto first = ref.find('/');
+  if (first == std::string_view::npos) return false;
+  const auto second = ref.find('/', first + 1);
+  if (second == std::string_view::npos || !parse_kind(ref.substr(0, first), parsed.kind)) return false;
+  parsed.namespace_ = std::string(ref.substr(first + 1, second - first - 1));
+  parsed.name = std::string(ref.substr(second + 1));
+  return !parsed.namespace_.empty() && !parsed.name.empty();
+}
+
+}  // namespace rjsim::engine

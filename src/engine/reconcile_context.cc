@@ -1,0 +1,157 @@
+#include "engine/reconcile_context.h"
+
+#include <cassert>
+
+#include <fmt/format.h>
+
+#include "engine/controller_process.h"
+
+namespace rjsim::engine {
+
+namespace {
+// k8s.io/apimachinery/pkg/util/rand: consonants and digits that cannot spell words.
+constexpr std::string_view kSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+
+bool labels_include(const StringMap& labels, const StringMap& wanted) {
+  for (const auto& [key, value] : wanted) {
+    auto it = labels.find(key);
+    if (it == labels.end() || it->second != value) return false;
+  }
+  return true;
+}
+}  // namespace
+
+void ReconcileContext::advance_before_read(Kind kind) {
+  World& world = context_.world();
+  receive_watch_events(world, kind);
+  Informer& informer = *world.informer(kind);
+  const std::size_t bound = static_cast<std::size_t>(faults_.max_lag);
+  while (informer.pending_events() > bound) deliver_one(context_, watches_, kind);
+  const std::size_t optional_pops = informer.pending_pops(world.api.watch_log(kind));
+  const std::uint64_t extra = context_.decide(ChoicePoint::cache_advance, optional_pops + 1,
+                                              to_string(kind));
+  for (std::uint64_t i = 0; i < extra; ++i) deliver_one(context_, watches_, kind);
+}
+
+Error ReconcileContext::get(Kind kind, std::string_view namespace_, std::string_view name,
+                            Object& out) {
+  advance_before_read(kind);
+  const World& world = context_.world();
+  const Informer& informer = *world.informer(kind);
+  const Object* cached = informer.get(namespace_, name);
+  events::Event& event =
+      context_.effect("cache.read", "controller", fmt::format("{}/{}/{}", to_string(kind), namespace_, name));
+  event.with("found", cached != nullptr)
+      .with("rv_seen", cached ? meta(*cached).resource_version : std::int64_t{0})
+      .with("rv_latest", [&]() -> std::int64_t {
+        const Object* truth = world.api.find(kind, namespace_, name);
+        return truth ? meta(*truth).resource_version : 0;
+      }())
+      .with("lag", static_cast<std::int64_t>(informer.pending_events()));
+  if (!cached) {
+    return Error(ErrorCode::not_found, fmt::format("{}s \"{}\" not found", to_string(kind), name));
+  }
+  out = *cached;
+  return {};
+}
+
+Error ReconcileContext::list(Kind kind, std::string_view namespace_, const StringMap& labels,
+                             std::vector<Object>& out) {
+  advance_before_read(kind);
+  out.clear();
+  const Informer& informer = *context_.world().informer(kind);
+  for (const Object& object : informer.cached()) {
+    const ObjectMeta& m = meta(object);
+    if (m.namespace_ == namespace_ && labels_include(m.labels, labels)) out.push_back(object);
+  }
+  context_.effect("cache.list", "controller", fmt::format("{}/{}", to_string(kind), namespace_))
+      .with("found", static_cast<std::int64_t>(out.size()))
+      .with("lag", static_cast<std::int64_t>(informer.pending_events()));
+  return {};
+}
+
+ReconcileContext::WriteFault ReconcileContext::choose_write_fault(bool conflict_possible,
+                                                                   std::string_view about) {
+  std::vector<WriteFault> options = {WriteFault::none};
+  const FaultsUsed& used = context_.world().faults_used;
+  if (conflict_possible && used.conflicts < faults_.conflicts) options.push_back(WriteFault::conflict);
+  if (used.write_failures < faults_.write_failures) {
+    options.push_back(WriteFault::server_error);
+    options.push_back(WriteFault::applied_then_timeout);
+  }
+  return options[context_.decide(ChoicePoint::write_outcome, options.size(), about)];
+}
+
+Error ReconcileContext::write(std::string_view verb, Kind kind, const ObjectMeta& request,
+                              bool conflict_possible, const std::function<WriteOutcome()>& write) {
+  const std::string about = fmt::format("{} {}", verb, object_ref(kind, request));
+  const WriteFault fault = choose_write_fault(conflict_possible, about);
+  FaultsUsed& used = context_.world().faults_used;
+  switch (fault) {
+    case WriteFault::none:
+      return write().error;
+    case WriteFault::conflict: {
+      ++used.conflicts;
+      Error err(ErrorCode::conflict,
+                fmt::format("Operation cannot be fulfilled on {} \"{}\": the object has been "
+                            "modified; please apply your changes to the latest version and try again",
+                            to_string(kind), request.name));
+      api_.log_refused(verb, kind, request, err, "conflict");
+      return err;
+    }
+    case WriteFault::server_error: {
+      ++used.write_failures;
+      Error err(ErrorCode::internal_error, "Internal error occurred: etcdserver: request timed out");
+      api_.log_refused(verb, kind, request, err, "server_error");
+      return err;
+    }
+    case WriteFault::applied_then_timeout: {
+      ++used.write_failures;
+      write();
+      context_.effect("api.reply_lost", "controller", object_ref(kind, request)).with("verb", verb);
+      return Error(ErrorCode::timeout, "the server was unable to return a response in the time "
+                                       "allotted, but may still be processing the request");
+    }
+  }
+  return {};
+}
+
+Error ReconcileContext::create(Object& object) {
+  const ObjectMeta request = meta(object);
+  return write("create", kind_of(object), request, false, [&] { return api_.create(object); });
+}
+
+Error ReconcileContext::update(Object& object) {
+  const ObjectMeta request = meta(object);
+  return write("update", kind_of(object), request, true, [&] { return api_.update(object); });
+}
+
+Error ReconcileContext::update_status(Object& object) {
+  const ObjectMeta request = meta(object);
+  return write("update_status", kind_of(object), request, true,
+               [&] { return api_.update_status(object); });
+}
+
+Error ReconcileContext::remove(Kind kind, std::string_view namespace_, std::string_view name,
+                               Propagation propagation) {
+  ObjectMeta request;
+  request.namespace_ = std::string(namespace_);
+  request.name = std::string(name);
+  if (const Object* truth = context_.world().api.find(kind, namespace_, name)) request = meta(*truth);
+  return write("delete", kind, request, false,
+               [&] { return api_.remove(kind, namespace_, name, propagation); });
+}
+
+std::string ReconcileContext::random_string(int length) {
+  std::uint64_t options = 1;
+  for (int i = 0; i < length; ++i) options *= kSuffixAlphabet.size();
+  std::uint64_t value = context_.decide(ChoicePoint::name_suffix, options, "name suffix");
+  std::string suffix(static_cast<std::size_t>(length), ' ');
+  for (int i = length - 1; i >= 0; --i) {
+    suffix[static_cast<std::size_t>(i)] = kSuffixAlphabet[value % kSuffixAlphabet.size()];
+    value /= kSuffixAlphabet.size();
+  }
+  return suffix;
+}
+
+}  // namespace rjsim::engine

@@ -1,0 +1,56 @@
+// The clients a model gets for one reconcile, bound to the world for the duration of the step.
+// Reads come from the informer caches (kubernetes-semantics §2.1): before a read the chooser may
+// let the kind's informer apply some pending pops, within the staleness bound (after the read's
+// advance at most `max_lag` events of the kind are unapplied; 0 without the staleReads fault, so
+// a fault-free read always sees the kind's whole log). Writes go to the API server (§2.2), where
+// the chooser may inject a 409, a 5xx, or an applied-but-reported-failed timeout within the
+// budget. Every read and write is logged.
+#pragma once
+
+#include <string>
+
+#include "engine/controller.h"
+#include "engine/simulation.h"
+#include "engine/step_context.h"
+
+namespace rjsim::engine {
+
+class ReconcileContext final : public KubeClient, public Runtime {
+ public:
+  ReconcileContext(StepContext& context, const Watches& watches, const FaultBudget& faults)
+      : context_(context), watches_(watches), faults_(faults), api_(context, "controller") {}
+
+  using KubeClient::create;
+  using KubeClient::get;
+  using KubeClient::update;
+  using KubeClient::update_status;
+
+  Error get(Kind kind, std::string_view namespace_, std::string_view name, Object& out) override;
+  Error list(Kind kind, std::string_view namespace_, const StringMap& labels,
+             std::vector<Object>& out) override;
+  Error create(Object& object) override;
+  Error update(Object& object) override;
+  Error update_status(Object& object) override;
+  Error remove(Kind kind, std::string_view namespace_, std::string_view name,
+               Propagation propagation) override;
+
+  std::int64_t now_ms() override { return context_.now_ms(); }
+  std::string random_string(int length) override;
+
+ private:
+  enum class WriteFault : std::uint8_t { none, conflict, server_error, applied_then_timeout };
+
+  // Lets the informer catch up before a read, as far as the bound requires and the chooser wants.
+  void advance_before_read(Kind kind);
+  WriteFault choose_write_fault(bool conflict_possible, std::string_view about);
+  // Runs a write with the chosen fault: `write` performs the real write.
+  Error write(std::string_view verb, Kind kind, const ObjectMeta& request, bool conflict_possible,
+              const std::function<WriteOutcome()>& write);
+
+  StepContext& context_;
+  const Watches& watches_;
+  const FaultBudget& faults_;
+  LoggedApi api_;
+};
+
+}  // namespace rjsim::engine

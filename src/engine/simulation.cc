@@ -1,0 +1,381 @@
+#include "engine/simulation.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include <fmt/format.h>
+
+#include "engine/controller_process.h"
+#include "engine/reconcile_context.h"
+
+namespace rjsim::engine {
+
+using events::Event;
+
+std::string_view to_string(StepKind kind) {
+  switch (kind) {
+    case StepKind::deliver: return "deliver";
+    case StepKind::notify: return "notify";
+    case StepKind::actor: return "actor";
+    case StepKind::timers: return "timers";
+    case StepKind::reconcile: return "reconcile";
+    case StepKind::restart: return "restart";
+    case StepKind::clock: return "clock";
+    case StepKind::crash: return "crash";
+  }
+  return "step";
+}
+
+std::string_view to_string(RunEnd end) {
+  switch (end) {
+    case RunEnd::quiescent: return "quiescent";
+    case RunEnd::time_limit: return "time_limit";
+    case RunEnd::step_limit: return "step_limit";
+  }
+  return "quiescent";
+}
+
+std::string Step::describe() const {
+  switch (kind) {
+    case StepKind::deliver: return fmt::format("deliver {}", to_string(informer_kind));
+    case StepKind::actor: return fmt::format("{} {}", work.what, work.object);
+    case StepKind::clock: return fmt::format("clock to {}ms", clock_to_ms);
+    default: return std::string(to_string(kind));
+  }
+}
+
+Informer* World::informer(Kind kind) {
+  for (Informer& informer : process.informers) {
+    if (informer.kind() == kind) return &informer;
+  }
+  return nullptr;
+}
+
+const Informer* World::informer(Kind kind) const {
+  return const_cast<World*>(this)->informer(kind);
+}
+
+namespace {
+
+// The kinds the controller caches: For, Owns and the selectors' kinds, each once, in Kind order.
+std::vector<Kind> cached_kinds(const Watches& watches) {
+  std::vector<Kind> kinds = {watches.for_kind};
+  kinds.insert(kinds.end(), watches.owns.begin(), watches.owns.end());
+  for (const auto& [kind, selector] : watches.cache_selectors) kinds.push_back(kind);
+  std::sort(kinds.begin(), kinds.end());
+  kinds.erase(std::unique(kinds.begin(), kinds.end()), kinds.end());
+  return kinds;
+}
+
+LabelSelector selector_for(const Watches& watches, Kind kind) {
+  for (const auto& [selected, selector] : watches.cache_selectors) {
+    if (selected == kind) return selector;
+  }
+  return {};
+}
+
+int initial_list_priority(const ReleaseEnvironment& environment) {
+  return environment.queue == QueueBehaviour::priority ? kLowPriority : 0;
+}
+
+}  // namespace
+
+World Simulation::initial_world(const Controller& controller) {
+  const ReleaseEnvironment environment = controller.environment();
+  const Watches watches = controller.watches();
+  World world;
+  world.process.queue = WorkQueue(environment.queue);
+  for (Kind kind : cached_kinds(watches)) {
+    world.process.informers.emplace_back(kind, environment.fifo, selector_for(watches, kind));
+  }
+  return world;
+}
+
+Simulation::Simulation(World world, Controller& controller, std::vector<const Actor*> actors,
+                       Chooser& chooser, events::EventSink& sink, FaultBudget faults, Limits limits)
+    : world_(std::move(world)),
+      controller_(controller),
+      environment_(controller.environment()),
+      watches_(controller.watches()),
+      actors_(std::move(actors)),
+      chooser_(chooser),
+      sink_(sink),
+      faults_(faults),
+      limits_(limits) {}
+
+// ---- what can happen next ----
+
+std::optional<std::int64_t> Simulation::next_timer_ms() const {
+  std::optional<std::int64_t> next;
+  auto consider = [&](std::optional<std::int64_t> at) {
+    if (at && *at > world_.now_ms && (!next || *at < *next)) next = at;
+  };
+  if (world_.process.up) consider(world_.process.queue.next_timer_ms());
+  if (!world_.process.up) consider(world_.process.restart_at_ms);
+  for (const Actor* actor : actors_) consider(actor->next_timer_ms(world_));
+  return next;
+}
+
+bool Simulation::has_due_timers() const {
+  if (!world_.process.up) return false;
+  const std::optional<std::int64_t> at = world_.process.queue.next_timer_ms();
+  return at && *at <= world_.now_ms;
+}
+
+std::vector<Step> Simulation::enabled_steps() const {
+  std::vector<Step> steps;
+  const Process& process = world_.process;
+
+  // Deliveries: an informer has events (received or still in flight) it has not applied.
+  std::size_t deliveries = 0;
+  if (process.up) {
+    for (const Informer& informer : process.informers) {
+      if (!informer.has_pending(world_.api.watch_log(informer.kind()))) continue;
+      steps.push_back([&] { Step step = Step::of(StepKind::deliver); step.informer_kind = informer.kind(); return step; }());
+      ++deliveries;
+    }
+  }
+  if (deliveries > 0 && !faults_.deliveries_may_wait()) return steps;   // urgent
+
+  if (process.up && !process.pending_notifications.empty()) steps.push_back(Step::of(StepKind::notify));
+
+  std::vector<ActorWork> work;
+  for (std::size_t i = 0; i < actors_.size(); ++i) {
+    work.clear();
+    actors_[i]->enabled(world_, work);
+    for (ActorWork& item : work) {
+      Step step = Step::of(StepKind::actor);
+      step.actor = static_cast<int>(i);
+      step.work = std::move(item);
+      steps.push_back(std::move(step));
+    }
+  }
+  if (has_due_timers()) steps.push_back(Step::of(StepKind::timers));
+  const bool workers_started =
+      !environment_.workers_wait_for_handlers || process.pending_notifications.empty();
+  if (process.up && workers_started && process.queue.has_ready()) {
+    steps.push_back(Step::of(StepKind::reconcile));
+  }
+  if (!process.up && process.restart_at_ms <= world_.now_ms) {
+    steps.push_back(Step::of(StepKind::restart));
+  }
+
+  const bool only_held_deliveries = steps.size() == deliveries;
+  if (only_held_deliveries) {
+    if (std::optional<std::int64_t> at = next_timer_ms()) {
+      Step clock = Step::of(StepKind::clock);
+      clock.clock_to_ms = *at;
+      steps.push_back(clock);
+    }
+  }
+  // A crash is offered only beside other work, so that it never keeps a finished run alive and
+  // the fault-free default (the first step) never picks it.
+  if (!steps.empty() && process.up && world_.faults_used.restarts < faults_.restarts) {
+    steps.push_back(Step::of(StepKind::crash));
+  }
+  return steps;
+}
+
+// ---- running ----
+
+bool Simulation::step() {
+  const std::vector<Step> steps = enabled_steps();
+  if (steps.empty()) return false;
+  step_events_.clear();
+  StepContext context(world_, chooser_, next_seq_, step_events_);
+  const std::size_t picked = context.decide(ChoicePoint::step, steps.size(), {});
+  if (steps.size() > 1) step_events_.back().with("step", steps[picked].describe());
+  apply(steps[picked], context);
+  ++world_.steps;
+  finish_step();
+  return true;
+}
+
+void Simulation::run_as_step(const std::function<void(StepContext&)>& apply_step) {
+  step_events_.clear();
+  StepContext context(world_, chooser_, next_seq_, step_events_);
+  apply_step(context);
+  ++world_.steps;
+  finish_step();
+}
+
+void Simulation::inject_crash() {
+  run_as_step([this](StepContext& context) { crash(context, "injected"); });
+}
+
+void Simulation::finish_step() {
+  for (const Event& event : step_events_) sink_.emit(event);
+  for (StepObserver* observer : observers_) observer->after_step(world_, step_events_);
+}
+
+RunEnd Simulation::run() {
+  while (true) {
+    if (world_.steps >= limits_.steps) return RunEnd::step_limit;
+    const std::vector<Step> steps = enabled_steps();
+    if (steps.empty()) return RunEnd::quiescent;
+    // The clock is offered only when nothing but held deliveries can run; past the time limit
+    // the run ends there.
+    const auto clock = std::find_if(steps.begin(), steps.end(),
+                                    [](const Step& s) { return s.kind == StepKind::clock; });
+    if (clock != steps.end() && clock->clock_to_ms > limits_.time_ms) return RunEnd::time_limit;
+    step();
+  }
+}
+
+void Simulation::apply(const Step& step, StepContext& context) {
+  switch (step.kind) {
+    case StepKind::deliver:
+      deliver_one(context, watches_, step.informer_kind);
+      return;
+    case StepKind::notify:
+      notify(context);
+      return;
+    case StepKind::actor:
+      actors_[static_cast<std::size_t>(step.actor)]->apply(step.work, context);
+      return;
+    case StepKind::timers:
+      fire_timers(context);
+      return;
+    case StepKind::reconcile:
+      reconcile(context);
+      return;
+    case StepKind::restart:
+      restart(context);
+      return;
+    case StepKind::clock:
+      world_.now_ms = step.clock_to_ms;
+      context.effect("clock.advance", "clock").with("to_ms", step.clock_to_ms);
+      return;
+    case StepKind::crash:
+      ++world_.faults_used.restarts;
+      crash(context, "injected");
+      return;
+  }
+}
+
+void Simulation::notify(StepContext& context) {
+  std::vector<std::string>& pending = world_.process.pending_notifications;
+  const std::string key = pending.front();
+  pending.erase(pending.begin());
+  enqueue(context, key, initial_list_priority(environment_), "initial-list");
+}
+
+void Simulation::fire_timers(StepContext& context) {
+  for (const std::string& key : world_.process.queue.fire_due_timers(world_.now_ms)) {
+    context.effect("queue.timer", "workqueue").with("key", key);
+  }
+}
+
+namespace {
+
+std::string describe_result(const ReconcileResult& result) {
+  if (result.err) return "error";
+  return result.requeue_after_ms > 0 ? "requeue_after" : "done";
+}
+
+Request request_for(const std::string& key) {
+  const auto slash = key.find('/');
+  return Request{key.substr(0, slash), key.substr(slash + 1)};
+}
+
+}  // namespace
+
+void Simulation::reconcile(StepContext& context) {
+  WorkQueue& queue = world_.process.queue;
+  int priority = 0;
+  const std::string key = queue.get(&priority);
+  const Request request = request_for(key);
+  const std::string ref = fmt::format("{}/{}", to_string(watches_.for_kind), key);
+  context.effect("queue.get", "workqueue").with("key", key);
+  context.effect("reconcile.begin", "controller", ref)
+      .with("incarnation", world_.process.incarnation);
+
+  ReconcileContext clients_context(context, watches_, faults_);
+  Clients clients{clients_context, clients_context};
+  ReconcileResult result;
+  try {
+    result = controller_.reconcile(request, clients);
+  } catch (const ModelPanic& panic) {
+    context.effect("reconcile.panic", "controller", ref).with("message", panic.what());
+    if (environment_.panic_kills_process) {
+      crash(context, "panic");
+      return;
+    }
+    result = ReconcileResult::error(Error(ErrorCode::other, fmt::format("panic: {}", panic.what())));
+  }
+
+  Event& end = context.effect("reconcile.end", "controller", ref).with("result", describe_result(result));
+  if (result.requeue_after_ms > 0) end.with("requeue_after_ms", result.requeue_after_ms);
+  if (result.err) end.with("error", result.err.message());
+
+  // reconcileHandler (§2.4): an error ignores RequeueAfter; RequeueAfter forgets, then waits.
+  if (result.err) {
+    std::int64_t delay_ms = 0;
+    queue.add_rate_limited(key, world_.now_ms, priority, &delay_ms);
+    context.effect("queue.backoff", "workqueue")
+        .with("key", key)
+        .with("delay_ms", delay_ms)
+        .with("failures", queue.num_requeues(key));
+  } else if (result.requeue_after_ms > 0) {
+    queue.forget(key);
+    queue.add_after(key, result.requeue_after_ms, world_.now_ms, priority);
+    context.effect("queue.requeue_after", "workqueue")
+        .with("key", key)
+        .with("delay_ms", result.requeue_after_ms);
+  } else {
+    queue.forget(key);
+  }
+  queue.done(key);
+  context.effect("queue.done", "workqueue").with("key", key);
+}
+
+void Simulation::crash(StepContext& context, std::string_view reason) {
+  Process& process = world_.process;
+  process.up = false;
+  process.restart_at_ms = world_.now_ms + environment_.leader_election_ms;
+  process.queue = WorkQueue(environment_.queue);   // pending keys, timers and failures are lost
+  process.pending_notifications.clear();
+  context.effect("process.crash", "controller")
+      .with("reason", reason)
+      .with("incarnation", process.incarnation)
+      .with("restart_at_ms", process.restart_at_ms);
+}
+
+void Simulation::restart(StepContext& context) {
+  Process& process = world_.process;
+  ++process.incarnation;
+  process.up = true;
+  context.effect("process.restart", "controller").with("incarnation", process.incarnation);
+  const std::int64_t head = world_.api.resource_version();
+  for (Informer& informer : process.informers) {
+    // A relist at "0" may be served by a lagging apiserver: any revision up to where the dead
+    // process had got to (time travel, §1.7, §7.2 item 9); the head otherwise.
+    std::vector<std::int64_t> points = {head};
+    if (faults_.time_travel) {
+      const std::vector<WatchEvent>& log = world_.api.watch_log(informer.kind());
+      for (auto it = log.rbegin(); it != log.rend() && points.size() < 5; ++it) {
+        if (it->resource_version <= informer.last_sync_resource_version() &&
+            it->resource_version != points.back()) {
+          points.push_back(it->resource_version);
+        }
+      }
+    }
+    const std::int64_t at = points[context.decide(ChoicePoint::relist_point, points.size(),
+                                                  to_string(informer.kind()))];
+    const std::vector<Notification> listed = informer.relist(world_.api, at);
+    context.effect("informer.relist", "informer/" + std::string(to_string(informer.kind())))
+        .with("rv", at)
+        .with("objects", static_cast<std::int64_t>(listed.size()));
+    for (const Notification& notification : listed) {
+      for (const std::string& key : keys_for(watches_, informer.kind(), notification)) {
+        if (environment_.workers_wait_for_handlers) {
+          enqueue(context, key, initial_list_priority(environment_), "initial-list");
+        } else {
+          process.pending_notifications.push_back(key);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace rjsim::engine

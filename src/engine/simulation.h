@@ -1,0 +1,138 @@
+// The scheduler: runs a World forward one atomic step at a time (DESIGN §1). At each step it
+// lists the enabled steps in a fixed order, asks the chooser which one runs (the fault-free
+// default takes the first), applies it, and hands the step's events to the sink and to the
+// observers. Steps, in the fixed order:
+//   deliver      an informer applies its next pop; its handlers enqueue keys (For, Owns)
+//   notify       an initial-list notification reaches the queue (legacy start-up, §2.7)
+//   actor        an actor does one piece of work (garbage collector, ...)
+//   timers       due queue timers (RequeueAfter, backoff) add their keys
+//   reconcile    the worker takes the next ready key and runs the model to the end
+//   restart      a crashed controller's successor starts: re-list, enqueue, start the worker
+//   clock        virtual time advances to the earliest timer (only when nothing else can run)
+//   crash        the controller process dies (a fault, within the restart budget)
+// Without the squash or staleReads faults, watch deliveries are urgent: while one is pending
+// nothing else runs, so every event is delivered at once and in order.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/actor.h"
+#include "engine/chooser.h"
+#include "engine/controller.h"
+#include "engine/step_context.h"
+#include "engine/world.h"
+#include "events/event.h"
+
+namespace rjsim::engine {
+
+// What the chooser may inject (DESIGN §4 `faults`); all off by default.
+struct FaultBudget {
+  int max_lag = 0;            // staleReads.maxLag: events a read may lag its kind's log
+  bool squash = false;        // deliveries may be held so that events coalesce
+  int conflicts = 0;          // injected 409s on controller writes
+  int write_failures = 0;     // 5xx, or applied-but-reported-failed
+  int http_errors = 0;        // dashboard call errors and timeouts
+  int restarts = 0;           // controller crash + re-list
+  bool time_travel = false;   // a restart may re-list from an older resourceVersion
+  bool deliveries_may_wait() const { return squash || max_lag > 0; }
+};
+
+struct Limits {
+  std::int64_t steps = 100'000;
+  std::int64_t time_ms = 3'600'000;
+};
+
+// Checks (src/checks) observe each step through this; they must not change anything.
+class StepObserver {
+ public:
+  virtual ~StepObserver() = default;
+  virtual void after_step(const World& world, std::span<const events::Event> step_events) = 0;
+};
+
+enum class StepKind : std::uint8_t { deliver, notify, actor, timers, reconcile, restart, clock, crash };
+std::string_view to_string(StepKind kind);
+
+struct Step {
+  StepKind kind = StepKind::clock;
+  Kind informer_kind = Kind::RayJob;   // deliver
+  int actor = 0;                       // actor: index into the simulation's actors
+  ActorWork work;                      // actor
+  std::int64_t clock_to_ms = 0;        // clock
+  std::string describe() const;
+
+  static Step of(StepKind kind) {
+    Step step;
+    step.kind = kind;
+    return step;
+  }
+};
+
+enum class RunEnd : std::uint8_t {
+  quiescent,     // nothing enabled, no timer pending
+  time_limit,    // virtual time reached limits.time
+  step_limit,    // limits.steps reached: incomplete (a livelock is likely)
+};
+std::string_view to_string(RunEnd end);
+
+class Simulation {
+ public:
+  // `controller`, `chooser`, `sink` and the actors must outlive the simulation.
+  Simulation(World world, Controller& controller, std::vector<const Actor*> actors,
+             Chooser& chooser, events::EventSink& sink, FaultBudget faults = {}, Limits limits = {});
+
+  // The initial world for a controller: its informers (one per watched kind, with the release's
+  // FIFO and the cache selectors) and its queue, at time 0.
+  static World initial_world(const Controller& controller);
+
+  void add_observer(StepObserver* observer) { observers_.push_back(observer); }
+
+  // Emits an input event outside any step (a scenario stimulus recorded before the run).
+  const World& world() const { return world_; }
+  World& mutable_world() { return world_; }
+  std::int64_t events_emitted() const { return next_seq_; }
+
+  std::vector<Step> enabled_steps() const;
+  // Runs one step; false when none is enabled.
+  bool step();
+  // Runs until quiescence, the time limit or the step limit.
+  RunEnd run();
+
+  // Runs `apply` as one step of its own (scenario set-up, tests): its events are logged and
+  // observed like any step's.
+  void run_as_step(const std::function<void(StepContext&)>& apply);
+  // Crashes the controller process now, as one step (tests, targeted exploration).
+  void inject_crash();
+
+ private:
+  void apply(const Step& step, StepContext& context);
+  void deliver(Kind kind, StepContext& context);
+  void notify(StepContext& context);
+  void fire_timers(StepContext& context);
+  void reconcile(StepContext& context);
+  void restart(StepContext& context);
+  void crash(StepContext& context, std::string_view reason);
+  void finish_step();
+
+  std::optional<std::int64_t> next_timer_ms() const;
+  bool has_due_timers() const;
+
+  World world_;
+  Controller& controller_;
+  ReleaseEnvironment environment_;
+  Watches watches_;
+  std::vector<const Actor*> actors_;
+  Chooser& chooser_;
+  events::EventSink& sink_;
+  FaultBudget faults_;
+  Limits limits_;
+  std::vector<StepObserver*> observers_;
+  std::int64_t next_seq_ = 0;
+  std::vector<events::Event> step_events_;
+};
+
+}  // namespace rjsim::engine

@@ -1,0 +1,143 @@
+#include "engine/step_context.h"
+
+#include <fmt/format.h>
+
+namespace rjsim::engine {
+
+using events::Event;
+using events::Origin;
+
+std::uint64_t StepContext::decide(ChoicePoint point, std::uint64_t options, std::string_view about) {
+  if (options <= 1) return 0;
+  const std::uint64_t picked = chooser_.choose(point, options);
+  Event& event = emit(Origin::input, "choice", "chooser");
+  event.with("point", to_string(point))
+      .with("options", static_cast<std::int64_t>(options))
+      .with("picked", static_cast<std::int64_t>(picked));
+  if (!about.empty()) event.with("about", about);
+  return picked;
+}
+
+Event& StepContext::emit(Origin origin, std::string type, std::string actor, std::string object) {
+  Event& event = step_events_.emplace_back();
+  event.seq = next_seq_++;
+  event.at_ms = world_.now_ms;
+  event.origin = origin;
+  event.type = std::move(type);
+  event.actor = std::move(actor);
+  event.object = std::move(object);
+  return event;
+}
+
+LoggedApi::RayJobStatusBefore LoggedApi::status_before(Kind kind, std::string_view namespace_,
+                                                       std::string_view name) const {
+  RayJobStatusBefore before;
+  if (kind != Kind::RayJob) return before;
+  if (const RayJob* rayjob = context_.world().api.find<RayJob>(namespace_, name)) {
+    before.present = true;
+    before.deployment = rayjob->status.job_deployment_status;
+    before.job_status = rayjob->status.job_status;
+    before.reason = rayjob->status.reason;
+  }
+  return before;
+}
+
+void LoggedApi::log(std::string_view verb, Kind kind, std::string_view namespace_,
+                    std::string_view name, const WriteOutcome& outcome,
+                    const RayJobStatusBefore& before, std::int64_t sent_resource_version) {
+  const std::string ref = fmt::format("{}/{}/{}", to_string(kind), namespace_, name);
+  Event& event = context_.effect(fmt::format("api.{}", verb), actor_, ref);
+  event.with("outcome", outcome.error ? to_string(outcome.error.code()) : "ok");
+  if (outcome.error) event.with("message", outcome.error.message());
+  if (sent_resource_version != 0) event.with("rv_sent", sent_resource_version);
+  if (outcome.error) {
+    // Nothing was written: say what the server holds, which a 409 disagreed with.
+    const Object* stored = context_.world().api.find(kind, namespace_, name);
+    event.with("changed", false).with("rv_stored", stored ? meta(*stored).resource_version : 0);
+    return;
+  }
+  event.with("changed", outcome.changed)
+      .with("rv_before", outcome.resource_version_before)
+      .with("rv_after", outcome.resource_version_after);
+  if (outcome.changed) event.with("watch", to_string(outcome.watch_type));
+
+  if (kind != Kind::RayJob || !outcome.changed || !before.present) return;
+  const RayJob* after = context_.world().api.find<RayJob>(namespace_, name);
+  if (!after) return;   // deleted: no status change is persisted by a delete
+  const RayJobStatus& status = after->status;
+  if (status.job_deployment_status == before.deployment && status.job_status == before.job_status) {
+    return;
+  }
+  context_.effect("status.transition", "apiserver", ref)
+      .with("from_deployment", before.deployment)
+      .with("to_deployment", status.job_deployment_status)
+      .with("from_job_status", before.job_status)
+      .with("to_job_status", status.job_status)
+      .with("reason", status.reason)
+      .with("rv", after->metadata.resource_version);
+}
+
+void LoggedApi::log_refused(std::string_view verb, Kind kind, const ObjectMeta& meta,
+                            const Error& error, std::string_view injected) {
+  Event& event = context_.effect(fmt::format("api.{}", verb), actor_, object_ref(kind, meta));
+  event.with("outcome", to_string(error.code()))
+      .with("message", error.message())
+      .with("rv_sent", meta.resource_version)
+      .with("changed", false)
+      .with("injected", injected);
+}
+
+WriteOutcome LoggedApi::create(Object& object) {
+  const ObjectMeta& m = meta(object);
+  const std::string namespace_ = m.namespace_, name = m.name;
+  RayJobStatusBefore before;   // a create persists no transition
+  WriteOutcome outcome = context_.world().api.create(object, context_.now_ms());
+  log("create", kind_of(object), namespace_, name, outcome, before);
+  return outcome;
+}
+
+WriteOutcome LoggedApi::update(Object& object) {
+  const std::string namespace_ = meta(object).namespace_, name = meta(object).name;
+  RayJobStatusBefore before = status_before(kind_of(object), namespace_, name);
+  const std::int64_t sent = meta(object).resource_version;
+  WriteOutcome outcome = context_.world().api.update(object, context_.now_ms());
+  log("update", kind_of(object), namespace_, name, outcome, before, sent);
+  return outcome;
+}
+
+WriteOutcome LoggedApi::update_status(Object& object) {
+  const std::string namespace_ = meta(object).namespace_, name = meta(object).name;
+  RayJobStatusBefore before = status_before(kind_of(object), namespace_, name);
+  const std::int64_t sent = meta(object).resource_version;
+  WriteOutcome outcome = context_.world().api.update_status(object, context_.now_ms());
+  log("update_status", kind_of(object), namespace_, name, outcome, before, sent);
+  return outcome;
+}
+
+WriteOutcome LoggedApi::patch(Kind kind, std::string_view namespace_, std::string_view name,
+                              const std::function<void(Object&)>& mutate) {
+  RayJobStatusBefore before = status_before(kind, namespace_, name);
+  WriteOutcome outcome = context_.world().api.patch(kind, namespace_, name, mutate, context_.now_ms());
+  log("patch", kind, namespace_, name, outcome, before);
+  return outcome;
+}
+
+WriteOutcome LoggedApi::patch_status(Kind kind, std::string_view namespace_, std::string_view name,
+                                     const std::function<void(Object&)>& mutate) {
+  RayJobStatusBefore before = status_before(kind, namespace_, name);
+  WriteOutcome outcome =
+      context_.world().api.patch_status(kind, namespace_, name, mutate, context_.now_ms());
+  log("patch_status", kind, namespace_, name, outcome, before);
+  return outcome;
+}
+
+WriteOutcome LoggedApi::remove(Kind kind, std::string_view namespace_, std::string_view name,
+                               Propagation propagation) {
+  RayJobStatusBefore before = status_before(kind, namespace_, name);
+  WriteOutcome outcome =
+      context_.world().api.remove(kind, namespace_, name, propagation, context_.now_ms());
+  log("delete", kind, namespace_, name, outcome, before);
+  return outcome;
+}
+
+}  // namespace rjsim::engine

@@ -1,0 +1,81 @@
+// What one step may touch: the world, the clock, the chooser (every decision logged as a
+// `choice` input event), and the event log of the step. Effects are recorded through it, never
+// written to a sink directly, so that the Simulation hands each step's events to the sink and
+// the observers (checks) together, after the step is complete.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/api_server.h"
+#include "engine/chooser.h"
+#include "engine/world.h"
+#include "events/event.h"
+
+namespace rjsim::engine {
+
+class StepContext {
+ public:
+  StepContext(World& world, Chooser& chooser, std::int64_t& next_seq,
+              std::vector<events::Event>& step_events)
+      : world_(world), chooser_(chooser), next_seq_(next_seq), step_events_(step_events) {}
+
+  World& world() { return world_; }
+  const World& world() const { return world_; }
+  std::int64_t now_ms() const { return world_.now_ms; }
+
+  // Asks the chooser, logging the decision; a single option is no decision and is not logged.
+  std::uint64_t decide(ChoicePoint point, std::uint64_t options, std::string_view about = {});
+
+  // Starts an event at the current time; the caller fills the body with .with(...).
+  events::Event& emit(events::Origin origin, std::string type, std::string actor,
+                      std::string object = {});
+  events::Event& effect(std::string type, std::string actor, std::string object = {}) {
+    return emit(events::Origin::effect, std::move(type), std::move(actor), std::move(object));
+  }
+
+ private:
+  World& world_;
+  Chooser& chooser_;
+  std::int64_t& next_seq_;
+  std::vector<events::Event>& step_events_;
+};
+
+// The API server as one writer sees it: each write is logged as an api.* event with its outcome
+// and resourceVersions, and a persisted change of a RayJob's deploymentStatus or jobStatus as a
+// status.transition event (DESIGN §3).
+class LoggedApi {
+ public:
+  LoggedApi(StepContext& context, std::string actor) : context_(context), actor_(std::move(actor)) {}
+
+  WriteOutcome create(Object& object);
+  WriteOutcome update(Object& object);
+  WriteOutcome update_status(Object& object);
+  WriteOutcome patch(Kind kind, std::string_view namespace_, std::string_view name,
+                     const std::function<void(Object&)>& mutate);
+  WriteOutcome patch_status(Kind kind, std::string_view namespace_, std::string_view name,
+                            const std::function<void(Object&)>& mutate);
+  WriteOutcome remove(Kind kind, std::string_view namespace_, std::string_view name,
+                      Propagation propagation = Propagation::server_default);
+
+  // Logs a write that did not reach the server (an injected failure) the same way.
+  void log_refused(std::string_view verb, Kind kind, const ObjectMeta& meta, const Error& error,
+                   std::string_view injected);
+
+ private:
+  struct RayJobStatusBefore {
+    bool present = false;
+    std::string deployment, job_status, reason;
+  };
+  RayJobStatusBefore status_before(Kind kind, std::string_view namespace_, std::string_view name) const;
+  // `sent_resource_version`: the precondition an update carried (logged as rv_sent), or 0.
+  void log(std::string_view verb, Kind kind, std::string_view namespace_, std::string_view name,
+           const WriteOutcome& outcome, const RayJobStatusBefore& before,
+           std::int64_t sent_resource_version = 0);
+
+  StepContext& context_;
+  std::string actor_;
+};
+
+}  // namespace rjsim::engine

@@ -1,0 +1,52 @@
+// The world of one run: everything that changes while it runs, as one plain value (DESIGN §1).
+// It can be copied (exploration forks it), compared and hashed; it holds no pointers, and
+// nothing in it refers to another part of it except by key or index. Behaviour lives in the
+// Simulation and the actors, which take a World and change it one step at a time.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/api_server.h"
+#include "engine/informer.h"
+#include "engine/work_queue.h"
+
+namespace rjsim::engine {
+
+// The controller process under test (kubernetes-semantics §2.7, §7.1).
+struct Process {
+  int incarnation = 1;
+  bool up = true;
+  std::int64_t restart_at_ms = 0;          // when down: the new leader may start then
+  std::vector<Informer> informers;         // one per cached kind, in Kind order
+  WorkQueue queue;
+  // Initial-list handler notifications not yet in the queue (releases whose workers start once
+  // the caches synced, before every notification is delivered).
+  std::vector<std::string> pending_notifications;
+  friend bool operator==(const Process&, const Process&) = default;
+};
+
+// What the chooser may still inject; counted down as faults happen (DESIGN §4 `faults`).
+struct FaultsUsed {
+  int conflicts = 0;
+  int write_failures = 0;
+  int http_errors = 0;
+  int restarts = 0;
+  friend bool operator==(const FaultsUsed&, const FaultsUsed&) = default;
+};
+
+struct World {
+  std::int64_t now_ms = 0;
+  std::int64_t steps = 0;
+  ApiServer api;
+  Process process;
+  FaultsUsed faults_used;
+  friend bool operator==(const World&, const World&) = default;
+
+  Informer* informer(Kind kind);
+  const Informer* informer(Kind kind) const;
+};
+
+}  // namespace rjsim::engine

@@ -1,0 +1,82 @@
+#include "store/connection.h"
+
+#include "store/store_error.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+namespace rjsim::store::detail {
+
+Connection::Connection(sqlite3* handle, std::string path) : handle(handle), path(std::move(path)) {}
+
+// close_v2: should a statement still be alive, the connection is freed with the last of them.
+Connection::~Connection() { sqlite3_close_v2(handle); }
+
+void internal_error(std::string_view message) {
+  std::fprintf(stderr, "rjsim internal error (a bug in rjsim, not a finding about KubeRay): %.*s\n",
+               static_cast<int>(message.size()), message.data());
+  std::abort();
+}
+
+void throw_database_error(const Connection& connection, std::string_view doing) {
+  const int code = sqlite3_extended_errcode(connection.handle);
+  std::string advice;
+  if ((code & 0xff) == SQLITE_BUSY) {
+    advice = " (another process holds the database's write lock; retry when it has finished)";
+  } else if ((code & 0xff) == SQLITE_FULL) {
+    advice = " (free some disk space and run again; no partial run was kept)";
+  }
+  throw DatabaseError(fmt::format("{}: SQLite failed while {}: {}{}", connection.path, doing,
+                                  sqlite3_errmsg(connection.handle), advice));
+}
+
+void execute(Connection& connection, const char* sql, std::string_view doing) {
+  if (sqlite3_exec(connection.handle, sql, nullptr, nullptr, nullptr) != SQLITE_OK) {
+    throw_database_error(connection, doing);
+  }
+}
+
+Statement::Statement(Connection& connection, std::string_view sql) : connection_(&connection) {
+  const int result = sqlite3_prepare_v3(connection.handle, sql.data(), static_cast<int>(sql.size()),
+                                        SQLITE_PREPARE_PERSISTENT, &statement_, nullptr);
+  if (result != SQLITE_OK) {
+    throw_database_error(connection, fmt::format("preparing '{}'", sql));
+  }
+}
+
+Statement::~Statement() { sqlite3_finalize(statement_); }
+
+Statement::Statement(Statement&& other) noexcept
+    : connection_(other.connection_), statement_(std::exchange(other.statement_, nullptr)) {}
+
+std::string Statement::sql_summary() const {
+  const std::string_view sql = sqlite3_sql(statement_);
+  constexpr std::size_t shown = 60;
+  return fmt::format("running '{}{}'", sql.substr(0, shown), sql.size() > shown ? "..." : "");
+}
+
+Transaction::Transaction(Connection& connection) : connection_(&connection) {
+  execute(connection, "BEGIN IMMEDIATE", "beginning a write transaction");
+}
+
+Transaction::~Transaction() {
+  // After some errors (disk full, I/O) SQLite has already rolled back: then there is no
+  // transaction left, and a ROLLBACK would fail.
+  if (open_ && connection_ != nullptr && sqlite3_get_autocommit(connection_->handle) == 0) {
+    sqlite3_exec(connection_->handle, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+}
+
+Transaction::Transaction(Transaction&& other) noexcept
+    : connection_(std::exchange(other.connection_, nullptr)), open_(other.open_) {}
+
+void Transaction::commit() {
+  if (!open_) internal_error("Transaction::commit called twice");
+  execute(*connection_, "COMMIT", "committing");
+  open_ = false;
+}
+
+}  // namespace rjsim::store::detail

@@ -1,0 +1,615 @@
+// API server rules (kubernetes-semantics §2.2, §7.3): uid, resourceVersion and generation on
+// create; AlreadyExists, also for a name being deleted; the rv precondition of update and
+// update_status, checked before the no-op short-circuit; status-subresource masking; merge
+// patches without precondition; deletion with finalizers and propagation policies; one watch
+// event per changing write and none for a no-op. Each test builds the smallest server that
+// shows one rule, writes once, and asserts what the server holds and what its watch logs say.
+#include "engine/api_server.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace {
+
+using rjsim::engine::ApiServer;
+using rjsim::engine::ErrorCode;
+using rjsim::engine::has_finalizer;
+using rjsim::engine::Job;
+using rjsim::engine::Kind;
+using rjsim::engine::kAllKinds;
+using rjsim::engine::kForegroundFinalizer;
+using rjsim::engine::kOrphanFinalizer;
+using rjsim::engine::meta;
+using rjsim::engine::Object;
+using rjsim::engine::Pod;
+using rjsim::engine::Propagation;
+using rjsim::engine::RayCluster;
+using rjsim::engine::RayJob;
+using rjsim::engine::WatchType;
+using rjsim::engine::WriteOutcome;
+
+constexpr std::int64_t kCreatedAt = 1'000;
+constexpr std::int64_t kDeletedAt = 2'000;
+constexpr std::string_view kNamespace = "default";
+constexpr std::string_view kUserFinalizer = "ray.io/rayjob-finalizer";
+
+template <class T>
+Object named(std::string_view name) {
+  T typed;
+  typed.metadata.name = std::string(name);
+  typed.metadata.namespace_ = std::string(kNamespace);
+  return typed;
+}
+
+Object rayjob(std::string_view name = "job") {
+  Object object = named<RayJob>(name);
+  std::get<RayJob>(object).spec.entrypoint = "python main.py";
+  return object;
+}
+
+Object batch_job(std::string_view name = "job") { return named<Job>(name); }
+
+Object pod(std::string_view name = "pod") { return named<Pod>(name); }
+
+// Creates `object` and returns the stored copy (uid, rv, generation set by the server).
+Object created(ApiServer& api, Object object) {
+  const WriteOutcome outcome = api.create(object, kCreatedAt);
+  REQUIRE(!outcome.error);
+  return object;
+}
+
+const Object& stored(const ApiServer& api, const Object& object) {
+  const Object* found = api.find(rjsim::engine::kind_of(object), meta(object).namespace_,
+                                 meta(object).name);
+  REQUIRE(found != nullptr);
+  return *found;
+}
+
+// Watch events over every kind's log.
+std::size_t total_watch_events(const ApiServer& api) {
+  std::size_t total = 0;
+  for (Kind kind : kAllKinds) total += api.watch_log(kind).size();
+  return total;
+}
+
+RayJob& as_rayjob(Object& object) { return std::get<RayJob>(object); }
+
+}  // namespace
+
+TEST_SUITE("api_server") {
+
+// ---- create ----------------------------------------------------------------------------------
+
+TEST_CASE("create assigns a uid, the next global resourceVersion, generation 1 and an ADDED event") {
+  ApiServer api;
+  const Object first = created(api, rayjob("a"));
+  const Object second = created(api, batch_job("a"));   // another kind: the same counter
+  Object third = pod("a");
+  const WriteOutcome outcome = api.create(third, kCreatedAt);
+
+  REQUIRE(!outcome.error);
+  CHECK(outcome.changed);
+  CHECK(outcome.watch_type == WatchType::Added);
+  CHECK(meta(first).resource_version == 1);
+  CHECK(meta(second).resource_version == 2);
+  CHECK(meta(third).resource_version == 3);
+  CHECK(outcome.resource_version_after == 3);
+  CHECK(api.resource_version() == 3);
+  CHECK(!meta(first).uid.empty());
+  CHECK(meta(first).uid != meta(second).uid);
+  CHECK(meta(second).uid != meta(third).uid);
+  CHECK(meta(third).generation == 1);
+  CHECK(meta(third).creation_timestamp_ms == kCreatedAt);
+  CHECK(stored(api, third) == third);
+  REQUIRE(api.watch_log(Kind::Pod).size() == 1);
+  CHECK(api.watch_log(Kind::Pod)[0].type == WatchType::Added);
+  CHECK(api.watch_log(Kind::Pod)[0].resource_version == 3);
+  CHECK(api.watch_log(Kind::Pod)[0].object == third);
+}
+
+TEST_CASE("create of a name that exists fails with AlreadyExists and changes nothing") {
+  ApiServer api;
+  const Object existing = created(api, rayjob("job"));
+  Object duplicate = rayjob("job");
+  as_rayjob(duplicate).spec.entrypoint = "python other.py";
+
+  const WriteOutcome outcome = api.create(duplicate, kCreatedAt);
+
+  CHECK(outcome.error.code() == ErrorCode::already_exists);
+  CHECK(outcome.error.message().find("object is being deleted") == std::string::npos);
+  CHECK(!outcome.changed);
+  CHECK(stored(api, existing) == existing);
+  CHECK(api.resource_version() == 1);
+  CHECK(total_watch_events(api) == 1);
+}
+
+TEST_CASE("create of a name whose object is being deleted fails with AlreadyExists, "
+          "message prefixed \"object is being deleted: \"") {
+  ApiServer api;
+  Object terminating = rayjob("job");
+  meta(terminating).finalizers.emplace_back(kUserFinalizer);
+  terminating = created(api, terminating);
+  REQUIRE(!api.remove(Kind::RayJob, kNamespace, "job", Propagation::background, kDeletedAt).error);
+  const std::int64_t rv = api.resource_version();
+  Object again = rayjob("job");
+
+  const WriteOutcome outcome = api.create(again, kDeletedAt);
+
+  CHECK(outcome.error.code() == ErrorCode::already_exists);
+  CHECK(outcome.error.message().starts_with("object is being deleted: "));
+  CHECK(api.resource_version() == rv);
+  CHECK(meta(stored(api, again)).uid == meta(terminating).uid);
+}
+
+// ---- update and update_status: the rv precondition ---------------------------------------
+
+TEST_CASE("update with a stale resourceVersion gets 409 Conflict and changes nothing") {
+  ApiServer api;
+  const Object read = created(api, rayjob());
+  Object current = read;
+  as_rayjob(current).spec.entrypoint = "python v2.py";
+  REQUIRE(!api.update(current, kCreatedAt).error);   // rv 1 -> 2
+  const std::size_t events = total_watch_events(api);
+
+  SUBCASE("update") {
+    Object stale = read;   // rv 1
+    as_rayjob(stale).spec.entrypoint = "python v3.py";
+    const WriteOutcome outcome = api.update(stale, kCreatedAt);
+    CHECK(outcome.error.code() == ErrorCode::conflict);
+    CHECK(!outcome.changed);
+  }
+  SUBCASE("update_status") {
+    Object stale = read;
+    as_rayjob(stale).status.job_deployment_status = "Initializing";
+    const WriteOutcome outcome = api.update_status(stale, kCreatedAt);
+    CHECK(outcome.error.code() == ErrorCode::conflict);
+    CHECK(!outcome.changed);
+  }
+
+  CHECK(stored(api, current) == current);
+  CHECK(api.resource_version() == 2);
+  CHECK(total_watch_events(api) == events);
+}
+
+TEST_CASE("the rv check comes before the no-op short-circuit: a stale identical body gets 409") {
+  ApiServer api;
+  const Object read = created(api, rayjob());
+  REQUIRE(!api.patch(Kind::RayJob, kNamespace, "job",
+                     [](Object& o) { meta(o).labels["team"] = "ray"; }, kCreatedAt)
+               .error);   // rv 1 -> 2
+  // The stored object exactly, but with the rv the writer read before the patch.
+  Object identical_but_stale = stored(api, read);
+  meta(identical_but_stale).resource_version = meta(read).resource_version;
+
+  WriteOutcome outcome;
+  SUBCASE("update") { outcome = api.update(identical_but_stale, kCreatedAt); }
+  SUBCASE("update_status") { outcome = api.update_status(identical_but_stale, kCreatedAt); }
+
+  CHECK(outcome.error.code() == ErrorCode::conflict);
+  CHECK(api.resource_version() == 2);
+  CHECK(total_watch_events(api) == 2);
+}
+
+TEST_CASE("a no-op update or update_status keeps the resourceVersion and appends no watch event") {
+  ApiServer api;
+  const Object original = created(api, rayjob());
+  Object same = original;
+
+  WriteOutcome outcome;
+  SUBCASE("update") { outcome = api.update(same, kCreatedAt); }
+  SUBCASE("update_status") { outcome = api.update_status(same, kCreatedAt); }
+
+  CHECK(!outcome.error);
+  CHECK(!outcome.changed);
+  CHECK(outcome.resource_version_after == meta(original).resource_version);
+  CHECK(meta(same).resource_version == meta(original).resource_version);
+  CHECK(api.resource_version() == 1);
+  CHECK(total_watch_events(api) == 1);
+  CHECK(stored(api, original) == original);
+}
+
+TEST_CASE("an update without resourceVersion is 422 Invalid for a custom resource and "
+          "unconditional for a batch/v1 Job") {
+  ApiServer api;
+
+  SUBCASE("RayJob") {
+    Object object = created(api, rayjob());
+    as_rayjob(object).spec.entrypoint = "python v2.py";
+    meta(object).resource_version = 0;
+    const WriteOutcome outcome = api.update(object, kCreatedAt);
+    CHECK(outcome.error.code() == ErrorCode::invalid);
+    CHECK(outcome.error.message().find("must be specified for an update") != std::string::npos);
+    CHECK(api.resource_version() == 1);
+    CHECK(api.find<RayJob>(kNamespace, "job")->spec.entrypoint == "python main.py");
+  }
+  SUBCASE("RayCluster") {
+    Object object = created(api, named<RayCluster>("cluster"));
+    std::get<RayCluster>(object).spec.ray_version = "2.9.0";
+    meta(object).resource_version = 0;
+    CHECK(api.update(object, kCreatedAt).error.code() == ErrorCode::invalid);
+    CHECK(api.resource_version() == 1);
+  }
+  SUBCASE("Job") {
+    Object object = created(api, batch_job());
+    std::get<Job>(object).spec.backoff_limit = 2;
+    meta(object).resource_version = 0;
+    const WriteOutcome outcome = api.update(object, kCreatedAt);
+    CHECK(!outcome.error);
+    CHECK(outcome.changed);
+    CHECK(api.resource_version() == 2);
+    CHECK(api.find<Job>(kNamespace, "job")->spec.backoff_limit == 2);
+  }
+}
+
+// ---- status-subresource masking and generation -------------------------------------------
+
+TEST_CASE("update ignores status changes (status subresource)") {
+  ApiServer api;
+  const Object original = created(api, rayjob());
+  Object request = original;
+  as_rayjob(request).status.job_deployment_status = "Running";
+
+  SUBCASE("status only: a no-op") {
+    const WriteOutcome outcome = api.update(request, kCreatedAt);
+    CHECK(!outcome.error);
+    CHECK(!outcome.changed);
+    CHECK(api.resource_version() == 1);
+  }
+  SUBCASE("status and spec: the spec is written, the status is not") {
+    as_rayjob(request).spec.entrypoint = "python v2.py";
+    const WriteOutcome outcome = api.update(request, kCreatedAt);
+    CHECK(outcome.changed);
+    CHECK(api.find<RayJob>(kNamespace, "job")->spec.entrypoint == "python v2.py");
+  }
+  CHECK(api.find<RayJob>(kNamespace, "job")->status.job_deployment_status.empty());
+}
+
+TEST_CASE("update_status ignores spec and metadata changes") {
+  ApiServer api;
+  const Object original = created(api, rayjob());
+  Object request = original;
+  as_rayjob(request).status.job_deployment_status = "Initializing";
+  as_rayjob(request).spec.entrypoint = "python v2.py";
+  meta(request).labels["team"] = "ray";
+  meta(request).finalizers.emplace_back(kUserFinalizer);
+
+  const WriteOutcome outcome = api.update_status(request, kCreatedAt);
+
+  REQUIRE(!outcome.error);
+  CHECK(outcome.changed);
+  const RayJob& after = *api.find<RayJob>(kNamespace, "job");
+  CHECK(after.status.job_deployment_status == "Initializing");
+  CHECK(after.spec == std::get<RayJob>(original).spec);
+  CHECK(after.metadata.labels.empty());
+  CHECK(after.metadata.finalizers.empty());
+  CHECK(after.metadata.generation == 1);
+  CHECK(after.metadata.resource_version == 2);
+}
+
+TEST_CASE("generation moves on spec changes only") {
+  ApiServer api;
+  const Object original = created(api, rayjob());
+  Object request = original;
+  std::int64_t expected_generation = 1;
+  WriteOutcome outcome;
+
+  SUBCASE("spec") {
+    as_rayjob(request).spec.entrypoint = "python v2.py";
+    outcome = api.update(request, kCreatedAt);
+    expected_generation = 2;
+  }
+  SUBCASE("status") {
+    as_rayjob(request).status.job_status = "RUNNING";
+    outcome = api.update_status(request, kCreatedAt);
+  }
+  SUBCASE("labels") {
+    meta(request).labels["team"] = "ray";
+    outcome = api.update(request, kCreatedAt);
+  }
+  SUBCASE("finalizers") {
+    meta(request).finalizers.emplace_back(kUserFinalizer);
+    outcome = api.update(request, kCreatedAt);
+  }
+
+  REQUIRE(!outcome.error);
+  REQUIRE(outcome.changed);   // the write happened: only the generation is in question
+  CHECK(meta(stored(api, original)).generation == expected_generation);
+}
+
+// ---- patch -------------------------------------------------------------------------------
+
+TEST_CASE("a merge patch applies without precondition: last writer wins, even right after "
+          "another write") {
+  ApiServer api;
+  created(api, rayjob());
+  REQUIRE(!api.patch(Kind::RayJob, kNamespace, "job",
+                     [](Object& o) { meta(o).labels["owner"] = "alice"; }, kCreatedAt)
+               .error);   // rv 2
+
+  const WriteOutcome outcome = api.patch(Kind::RayJob, kNamespace, "job",
+                                         [](Object& o) { meta(o).labels["owner"] = "bob"; }, kCreatedAt);
+
+  REQUIRE(!outcome.error);
+  CHECK(outcome.changed);
+  CHECK(outcome.resource_version_before == 2);
+  CHECK(outcome.resource_version_after == 3);
+  CHECK(api.find<RayJob>(kNamespace, "job")->metadata.labels.at("owner") == "bob");
+}
+
+TEST_CASE("a patch of the main resource ignores status changes") {
+  ApiServer api;
+  created(api, rayjob());
+
+  const WriteOutcome outcome = api.patch(
+      Kind::RayJob, kNamespace, "job",
+      [](Object& o) { std::get<RayJob>(o).status.job_status = "RUNNING"; }, kCreatedAt);
+
+  CHECK(!outcome.error);
+  CHECK(!outcome.changed);
+  CHECK(api.find<RayJob>(kNamespace, "job")->status.job_status.empty());
+  CHECK(api.resource_version() == 1);
+}
+
+// ---- delete --------------------------------------------------------------------------------
+
+TEST_CASE("delete of a missing object is NotFound") {
+  ApiServer api;
+  created(api, rayjob("other"));
+
+  const WriteOutcome outcome =
+      api.remove(Kind::RayJob, kNamespace, "job", Propagation::background, kDeletedAt);
+
+  CHECK(outcome.error.code() == ErrorCode::not_found);
+  CHECK(api.resource_version() == 1);
+  CHECK(total_watch_events(api) == 1);
+}
+
+TEST_CASE("update of a missing object is NotFound") {
+  ApiServer api;
+  Object missing = rayjob();
+  meta(missing).resource_version = 1;
+
+  CHECK(api.update(missing, kCreatedAt).error.code() == ErrorCode::not_found);
+  CHECK(api.update_status(missing, kCreatedAt).error.code() == ErrorCode::not_found);
+  CHECK(api.resource_version() == 0);
+}
+
+TEST_CASE("delete of an object without finalizers removes it with one DELETED event at a new rv") {
+  ApiServer api;
+  const Object original = created(api, rayjob());
+
+  const WriteOutcome outcome =
+      api.remove(Kind::RayJob, kNamespace, "job", Propagation::server_default, kDeletedAt);
+
+  REQUIRE(!outcome.error);
+  CHECK(outcome.changed);
+  CHECK(outcome.watch_type == WatchType::Deleted);
+  CHECK(api.find(Kind::RayJob, kNamespace, "job") == nullptr);
+  CHECK(api.resource_version() == 2);
+  const auto& log = api.watch_log(Kind::RayJob);
+  REQUIRE(log.size() == 2);
+  CHECK(log[1].type == WatchType::Deleted);
+  CHECK(log[1].resource_version == 2);
+  CHECK(meta(log[1].object).resource_version == 2);
+  CHECK(meta(log[1].object).uid == meta(original).uid);
+}
+
+TEST_CASE("delete of an object with finalizers sets deletionTimestamp, keeps it readable and "
+          "emits MODIFIED") {
+  ApiServer api;
+  Object object = rayjob();
+  meta(object).finalizers.emplace_back(kUserFinalizer);
+  created(api, object);
+
+  const WriteOutcome outcome =
+      api.remove(Kind::RayJob, kNamespace, "job", Propagation::background, kDeletedAt);
+
+  REQUIRE(!outcome.error);
+  CHECK(outcome.changed);
+  CHECK(outcome.watch_type == WatchType::Modified);
+  const RayJob* after = api.find<RayJob>(kNamespace, "job");
+  REQUIRE(after != nullptr);
+  CHECK(after->metadata.deletion_timestamp_ms == kDeletedAt);
+  CHECK(after->metadata.finalizers == std::vector<std::string>{std::string(kUserFinalizer)});
+  CHECK(after->metadata.resource_version == 2);
+  CHECK(api.objects(Kind::RayJob).size() == 1);
+  const auto& log = api.watch_log(Kind::RayJob);
+  REQUIRE(log.size() == 2);
+  CHECK(log[1].type == WatchType::Modified);
+  CHECK(log[1].object == Object(*after));
+}
+
+TEST_CASE("the write that removes the last finalizer deletes the object with exactly one DELETED "
+          "event carrying the last stored object at the deletion rv") {
+  ApiServer api;
+  Object object = rayjob();
+  meta(object).finalizers.emplace_back(kUserFinalizer);
+  created(api, object);
+  REQUIRE(!api.remove(Kind::RayJob, kNamespace, "job", Propagation::background, kDeletedAt).error);
+  const Object last_stored = stored(api, object);   // rv 2, deleting, lists the finalizer
+
+  WriteOutcome outcome;
+  SUBCASE("update") {
+    Object request = last_stored;
+    meta(request).finalizers.clear();
+    outcome = api.update(request, kDeletedAt);
+  }
+  SUBCASE("patch") {
+    outcome = api.patch(Kind::RayJob, kNamespace, "job",
+                        [](Object& o) { meta(o).finalizers.clear(); }, kDeletedAt);
+  }
+
+  REQUIRE(!outcome.error);
+  CHECK(outcome.changed);
+  CHECK(outcome.watch_type == WatchType::Deleted);
+  CHECK(outcome.resource_version_after == 3);
+  CHECK(api.find(Kind::RayJob, kNamespace, "job") == nullptr);
+  const auto& log = api.watch_log(Kind::RayJob);
+  REQUIRE(log.size() == 3);   // ADDED, MODIFIED (deletionTimestamp), DELETED: no second MODIFIED
+  CHECK(log[2].type == WatchType::Deleted);
+  CHECK(log[2].resource_version == 3);
+  Object expected = last_stored;
+  meta(expected).resource_version = 3;
+  CHECK(log[2].object == expected);
+  CHECK(has_finalizer(meta(log[2].object), kUserFinalizer));
+}
+
+TEST_CASE("removing one of two finalizers of a deleting object keeps it, with a MODIFIED event") {
+  ApiServer api;
+  Object object = rayjob();
+  meta(object).finalizers = {std::string(kUserFinalizer), "example.com/other"};
+  created(api, object);
+  REQUIRE(!api.remove(Kind::RayJob, kNamespace, "job", Propagation::background, kDeletedAt).error);
+  Object request = stored(api, object);
+  meta(request).finalizers = {"example.com/other"};
+
+  const WriteOutcome outcome = api.update(request, kDeletedAt);
+
+  REQUIRE(!outcome.error);
+  CHECK(outcome.watch_type == WatchType::Modified);
+  REQUIRE(api.find(Kind::RayJob, kNamespace, "job") != nullptr);
+  CHECK(api.watch_log(Kind::RayJob).back().type == WatchType::Modified);
+}
+
+TEST_CASE("no finalizer can be added to an object being deleted: 422 Invalid") {
+  ApiServer api;
+  Object object = rayjob();
+  meta(object).finalizers.emplace_back(kUserFinalizer);
+  created(api, object);
+  REQUIRE(!api.remove(Kind::RayJob, kNamespace, "job", Propagation::background, kDeletedAt).error);
+  const Object deleting = stored(api, object);
+
+  WriteOutcome outcome;
+  SUBCASE("update") {
+    Object request = deleting;
+    meta(request).finalizers.emplace_back("example.com/new");
+    outcome = api.update(request, kDeletedAt);
+  }
+  SUBCASE("patch") {
+    outcome = api.patch(Kind::RayJob, kNamespace, "job",
+                        [](Object& o) { meta(o).finalizers.emplace_back("example.com/new"); },
+                        kDeletedAt);
+  }
+
+  CHECK(outcome.error.code() == ErrorCode::invalid);
+  CHECK(outcome.error.message().find("no new finalizers can be added if the object is being "
+                                     "deleted") != std::string::npos);
+  CHECK(stored(api, deleting) == deleting);
+  CHECK(api.resource_version() == 2);
+}
+
+TEST_CASE("deleting an object that is already being deleted changes nothing") {
+  ApiServer api;
+  Object object = rayjob();
+  meta(object).finalizers.emplace_back(kUserFinalizer);
+  created(api, object);
+  REQUIRE(!api.remove(Kind::RayJob, kNamespace, "job", Propagation::background, kDeletedAt).error);
+  const Object deleting = stored(api, object);
+
+  const WriteOutcome outcome =
+      api.remove(Kind::RayJob, kNamespace, "job", Propagation::foreground, kDeletedAt + 500);
+
+  CHECK(!outcome.error);
+  CHECK(!outcome.changed);
+  CHECK(stored(api, deleting) == deleting);
+  CHECK(api.resource_version() == 2);
+  CHECK(total_watch_events(api) == 2);
+}
+
+TEST_CASE("a batch/v1 Job deleted with the server default gets the orphan finalizer and lingers") {
+  ApiServer api;
+  created(api, batch_job());
+
+  const WriteOutcome outcome =
+      api.remove(Kind::Job, kNamespace, "job", Propagation::server_default, kDeletedAt);
+
+  REQUIRE(!outcome.error);
+  CHECK(outcome.watch_type == WatchType::Modified);
+  const Job* lingering = api.find<Job>(kNamespace, "job");
+  REQUIRE(lingering != nullptr);
+  CHECK(lingering->metadata.deletion_timestamp_ms == kDeletedAt);
+  CHECK(lingering->metadata.finalizers == std::vector<std::string>{std::string(kOrphanFinalizer)});
+}
+
+TEST_CASE("a custom resource deleted with the server default goes at once (Background)") {
+  ApiServer api;
+  created(api, named<RayCluster>("cluster"));
+
+  const WriteOutcome outcome =
+      api.remove(Kind::RayCluster, kNamespace, "cluster", Propagation::server_default, kDeletedAt);
+
+  REQUIRE(!outcome.error);
+  CHECK(outcome.watch_type == WatchType::Deleted);
+  CHECK(api.find(Kind::RayCluster, kNamespace, "cluster") == nullptr);
+}
+
+TEST_CASE("foreground deletion adds the foregroundDeletion finalizer and keeps the owner") {
+  ApiServer api;
+  created(api, named<RayCluster>("cluster"));
+
+  const WriteOutcome outcome =
+      api.remove(Kind::RayCluster, kNamespace, "cluster", Propagation::foreground, kDeletedAt);
+
+  REQUIRE(!outcome.error);
+  const RayCluster* owner = api.find<RayCluster>(kNamespace, "cluster");
+  REQUIRE(owner != nullptr);
+  CHECK(owner->metadata.deletion_timestamp_ms == kDeletedAt);
+  CHECK(has_finalizer(owner->metadata, kForegroundFinalizer));
+}
+
+// ---- one watch event per changing write --------------------------------------------------
+
+TEST_CASE("a successful changing write bumps the global rv once and appends exactly one watch "
+          "event") {
+  ApiServer api;
+  Object object = rayjob();
+  meta(object).finalizers.emplace_back(kUserFinalizer);
+  object = created(api, object);
+  created(api, pod());   // another kind's log must not move
+  const std::int64_t rv_before = api.resource_version();
+  const std::size_t pod_events = api.watch_log(Kind::Pod).size();
+  const std::size_t rayjob_events = api.watch_log(Kind::RayJob).size();
+  WatchType expected_type = WatchType::Modified;
+  WriteOutcome outcome;
+
+  SUBCASE("create") {
+    Object other = rayjob("other");
+    outcome = api.create(other, kCreatedAt);
+    expected_type = WatchType::Added;
+  }
+  SUBCASE("update") {
+    as_rayjob(object).spec.entrypoint = "python v2.py";
+    outcome = api.update(object, kCreatedAt);
+  }
+  SUBCASE("update_status") {
+    as_rayjob(object).status.job_status = "PENDING";
+    outcome = api.update_status(object, kCreatedAt);
+  }
+  SUBCASE("patch") {
+    outcome = api.patch(Kind::RayJob, kNamespace, "job",
+                        [](Object& o) { meta(o).labels["team"] = "ray"; }, kCreatedAt);
+  }
+  SUBCASE("patch_status") {
+    outcome = api.patch_status(
+        Kind::RayJob, kNamespace, "job",
+        [](Object& o) { std::get<RayJob>(o).status.job_status = "RUNNING"; }, kCreatedAt);
+  }
+  SUBCASE("delete that sets deletionTimestamp") {
+    outcome = api.remove(Kind::RayJob, kNamespace, "job", Propagation::background, kDeletedAt);
+  }
+
+  REQUIRE(!outcome.error);
+  CHECK(outcome.changed);
+  CHECK(outcome.watch_type == expected_type);
+  CHECK(api.resource_version() == rv_before + 1);
+  CHECK(outcome.resource_version_after == rv_before + 1);
+  REQUIRE(api.watch_log(Kind::RayJob).size() == rayjob_events + 1);
+  CHECK(api.watch_log(Kind::RayJob).back().type == expected_type);
+  CHECK(api.watch_log(Kind::RayJob).back().resource_version == rv_before + 1);
+  CHECK(api.watch_log(Kind::Pod).size() == pod_events);
+}
+
+}  // TEST_SUITE

@@ -1,0 +1,306 @@
+// Garbage collector rules (kubernetes-semantics §2.2 "Garbage collection by ownerReferences" and
+// "Propagation policy", §7.3): dependents of a deleted owner (matched by uid) go in later steps
+// of their own, never in the owner's delete; a same-name owner with a new uid does not save
+// them; orphan propagation strips ownerReferences, then the orphan finalizer, and the dependents
+// stay; foreground propagation deletes the dependents before the owner goes.
+#include "engine/garbage_collector.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/chooser.h"
+#include "engine/controller.h"
+#include "engine/simulation.h"
+#include "events/event.h"
+
+namespace {
+
+using rjsim::engine::ActorWork;
+using rjsim::engine::ApiServer;
+using rjsim::engine::Clients;
+using rjsim::engine::Controller;
+using rjsim::engine::DefaultChooser;
+using rjsim::engine::FifoBehaviour;
+using rjsim::engine::GarbageCollector;
+using rjsim::engine::has_finalizer;
+using rjsim::engine::Job;
+using rjsim::engine::kForegroundFinalizer;
+using rjsim::engine::Kind;
+using rjsim::engine::kOrphanFinalizer;
+using rjsim::engine::meta;
+using rjsim::engine::Object;
+using rjsim::engine::OwnerReference;
+using rjsim::engine::Pod;
+using rjsim::engine::Propagation;
+using rjsim::engine::QueueBehaviour;
+using rjsim::engine::RayCluster;
+using rjsim::engine::RayJob;
+using rjsim::engine::ReconcileResult;
+using rjsim::engine::ReleaseEnvironment;
+using rjsim::engine::Request;
+using rjsim::engine::RunEnd;
+using rjsim::engine::Simulation;
+using rjsim::engine::StepContext;
+using rjsim::engine::Watches;
+using rjsim::engine::WatchEvent;
+using rjsim::engine::WatchType;
+using rjsim::engine::World;
+
+constexpr std::string_view kNamespace = "default";
+
+template <class T>
+Object named(std::string_view name) {
+  T typed;
+  typed.metadata.name = std::string(name);
+  typed.metadata.namespace_ = std::string(kNamespace);
+  return typed;
+}
+
+// The ownerReference controllerutil.SetControllerReference writes.
+OwnerReference controller_reference(const Object& owner) {
+  OwnerReference ref;
+  ref.kind = rjsim::engine::kind_of(owner);
+  ref.name = meta(owner).name;
+  ref.uid = meta(owner).uid;
+  ref.controller = true;
+  ref.block_owner_deletion = true;
+  return ref;
+}
+
+Object create(ApiServer& api, Object object) {
+  REQUIRE(!api.create(object, 0).error);
+  return object;
+}
+
+Object create_owned(ApiServer& api, Object object, const Object& owner) {
+  meta(object).owner_references.push_back(controller_reference(owner));
+  return create(api, std::move(object));
+}
+
+bool exists(const ApiServer& api, Kind kind, std::string_view name) {
+  return api.find(kind, kNamespace, name) != nullptr;
+}
+
+// A world and the means to run actor work on it as steps, outside a Simulation.
+struct Bench {
+  World world;
+  DefaultChooser chooser{1};
+  std::int64_t next_seq = 0;
+  std::vector<rjsim::events::Event> events;
+  StepContext context{world, chooser, next_seq, events};
+  GarbageCollector gc;
+
+  ApiServer& api() { return world.api; }
+
+  std::vector<ActorWork> work() const {
+    std::vector<ActorWork> out;
+    gc.enabled(world, out);
+    return out;
+  }
+  // Applies the first enabled piece of work, as the fault-free schedule would; false if none.
+  bool step() {
+    const std::vector<ActorWork> enabled = work();
+    if (enabled.empty()) return false;
+    gc.apply(enabled.front(), context);
+    return true;
+  }
+};
+
+const WatchEvent* deleted_event(const ApiServer& api, Kind kind, std::string_view name) {
+  for (const WatchEvent& event : api.watch_log(kind)) {
+    if (event.type == WatchType::Deleted && meta(event.object).name == name) return &event;
+  }
+  return nullptr;
+}
+
+// A controller that watches RayJobs and does nothing: enough to run a Simulation with actors.
+class IdleController final : public Controller {
+ public:
+  std::string_view name() const override { return "idle"; }
+  ReleaseEnvironment environment() const override {
+    ReleaseEnvironment environment;
+    environment.queue = QueueBehaviour::priority;
+    environment.fifo = FifoBehaviour::real_fifo;
+    environment.workers_wait_for_handlers = true;
+    environment.panic_kills_process = false;
+    return environment;
+  }
+  Watches watches() const override { return Watches{}; }
+  ReconcileResult reconcile(const Request&, Clients&) override { return ReconcileResult::done(); }
+};
+
+}  // namespace
+
+TEST_SUITE("garbage_collector") {
+
+TEST_CASE("a dependent of a deleted owner is removed by the GC in a later step, not in the "
+          "owner's delete") {
+  IdleController controller;
+  GarbageCollector gc;
+  DefaultChooser chooser(1);
+  rjsim::events::MemorySink sink;
+  Simulation simulation(Simulation::initial_world(controller), controller, {&gc}, chooser, sink);
+  World& world = simulation.mutable_world();
+  const Object owner = create(world.api, named<RayJob>("job"));
+  create_owned(world.api, named<RayCluster>("cluster"), owner);
+
+  simulation.run_as_step([](StepContext& context) {
+    REQUIRE(!context.world()
+                 .api.remove(Kind::RayJob, kNamespace, "job", Propagation::background, 0)
+                 .error);
+  });
+
+  CHECK(!exists(simulation.world().api, Kind::RayJob, "job"));
+  CHECK(exists(simulation.world().api, Kind::RayCluster, "cluster"));   // not in the same step
+  const std::int64_t steps_after_delete = simulation.world().steps;
+
+  CHECK(simulation.run() == RunEnd::quiescent);
+
+  CHECK(!exists(simulation.world().api, Kind::RayCluster, "cluster"));
+  CHECK(simulation.world().steps > steps_after_delete);
+  const auto gc_delete = std::find_if(sink.events.begin(), sink.events.end(), [](const auto& e) {
+    return e.type == "api.delete" && e.actor == "gc" && e.object == "RayCluster/default/cluster";
+  });
+  CHECK(gc_delete != sink.events.end());
+}
+
+TEST_CASE("no GC work while every owner exists") {
+  Bench bench;
+  const Object owner = create(bench.api(), named<RayCluster>("cluster"));
+  create_owned(bench.api(), named<Pod>("head"), owner);
+
+  CHECK(bench.work().empty());
+  CHECK(!bench.step());
+  CHECK(exists(bench.api(), Kind::Pod, "head"));
+}
+
+TEST_CASE("Background delete of a RayCluster: its pods stay until the GC deletes each in a step "
+          "of its own") {
+  Bench bench;
+  const Object owner = create(bench.api(), named<RayCluster>("cluster"));
+  create_owned(bench.api(), named<Pod>("head"), owner);
+  create_owned(bench.api(), named<Pod>("worker"), owner);
+  const auto outcome =
+      bench.api().remove(Kind::RayCluster, kNamespace, "cluster", Propagation::background, 0);
+  REQUIRE(outcome.watch_type == WatchType::Deleted);
+  REQUIRE(!exists(bench.api(), Kind::RayCluster, "cluster"));
+  CHECK(exists(bench.api(), Kind::Pod, "head"));
+  CHECK(exists(bench.api(), Kind::Pod, "worker"));
+  CHECK(bench.work().size() == 2);
+
+  REQUIRE(bench.step());
+
+  CHECK(!exists(bench.api(), Kind::Pod, "head"));
+  CHECK(exists(bench.api(), Kind::Pod, "worker"));
+  const WatchEvent* head_deleted = deleted_event(bench.api(), Kind::Pod, "head");
+  REQUIRE(head_deleted != nullptr);
+  CHECK(head_deleted->resource_version > outcome.resource_version_after);
+
+  REQUIRE(bench.step());
+  CHECK(!exists(bench.api(), Kind::Pod, "worker"));
+  CHECK(bench.work().empty());
+}
+
+TEST_CASE("an owner recreated with the same name but a new uid does not save its dependents") {
+  Bench bench;
+  const Object first = create(bench.api(), named<RayCluster>("cluster"));
+  create_owned(bench.api(), named<Pod>("old-head"), first);
+  REQUIRE(!bench.api()
+               .remove(Kind::RayCluster, kNamespace, "cluster", Propagation::background, 0)
+               .error);
+  const Object second = create(bench.api(), named<RayCluster>("cluster"));
+  REQUIRE(meta(second).uid != meta(first).uid);
+  create_owned(bench.api(), named<Pod>("new-head"), second);
+
+  while (bench.step()) {}
+
+  CHECK(!exists(bench.api(), Kind::Pod, "old-head"));
+  CHECK(exists(bench.api(), Kind::Pod, "new-head"));
+  CHECK(exists(bench.api(), Kind::RayCluster, "cluster"));
+}
+
+TEST_CASE("a dependent with one owner left is not garbage") {
+  Bench bench;
+  const Object gone = create(bench.api(), named<RayCluster>("gone"));
+  const Object kept = create(bench.api(), named<RayJob>("kept"));
+  Object shared = named<Pod>("shared");
+  meta(shared).owner_references = {controller_reference(gone), controller_reference(kept)};
+  meta(shared).owner_references[1].controller = false;
+  create(bench.api(), shared);
+  REQUIRE(!bench.api().remove(Kind::RayCluster, kNamespace, "gone", Propagation::background, 0).error);
+
+  CHECK(bench.work().empty());
+  CHECK(exists(bench.api(), Kind::Pod, "shared"));
+}
+
+TEST_CASE("a Job deleted with the server default orphans its pods: ownerReferences go first, then "
+          "the orphan finalizer, and the Job disappears while the pods stay") {
+  Bench bench;
+  const Object job = create(bench.api(), named<Job>("submitter"));
+  create_owned(bench.api(), named<Pod>("submitter-a"), job);
+  create_owned(bench.api(), named<Pod>("submitter-b"), job);
+  REQUIRE(!bench.api().remove(Kind::Job, kNamespace, "submitter", Propagation::server_default, 0).error);
+  REQUIRE(has_finalizer(meta(*bench.api().find(Kind::Job, kNamespace, "submitter")), kOrphanFinalizer));
+
+  int steps = 0;
+  while (bench.step()) {
+    REQUIRE(++steps <= 10);
+    // The Job never goes while a pod still references it.
+    if (!exists(bench.api(), Kind::Job, "submitter")) {
+      for (const Object& pod : bench.api().objects(Kind::Pod)) {
+        CHECK(meta(pod).owner_references.empty());
+      }
+    }
+  }
+
+  CHECK(steps == 3);   // two ownerReference removals, then the finalizer
+  CHECK(!exists(bench.api(), Kind::Job, "submitter"));
+  const WatchEvent* job_deleted = deleted_event(bench.api(), Kind::Job, "submitter");
+  REQUIRE(job_deleted != nullptr);
+  CHECK(has_finalizer(meta(job_deleted->object), kOrphanFinalizer));
+  for (std::string_view name : {"submitter-a", "submitter-b"}) {
+    CAPTURE(name);
+    const Pod* pod = bench.api().find<Pod>(kNamespace, name);
+    REQUIRE(pod != nullptr);
+    CHECK(pod->metadata.owner_references.empty());
+    CHECK(!pod->metadata.deletion_timestamp_ms.has_value());
+    CHECK(pod->metadata.resource_version < job_deleted->resource_version);
+  }
+  CHECK(deleted_event(bench.api(), Kind::Pod, "submitter-a") == nullptr);
+}
+
+TEST_CASE("foreground deletion deletes the dependents before the owner goes") {
+  Bench bench;
+  const Object owner = create(bench.api(), named<RayCluster>("cluster"));
+  create_owned(bench.api(), named<Pod>("head"), owner);
+  create_owned(bench.api(), named<Pod>("worker"), owner);
+  REQUIRE(!bench.api().remove(Kind::RayCluster, kNamespace, "cluster", Propagation::foreground, 0).error);
+  REQUIRE(exists(bench.api(), Kind::RayCluster, "cluster"));
+
+  int steps = 0;
+  while (bench.step()) {
+    REQUIRE(++steps <= 10);
+    if (!exists(bench.api(), Kind::RayCluster, "cluster")) {
+      CHECK(bench.api().objects(Kind::Pod).empty());
+    }
+  }
+
+  CHECK(steps == 3);   // two dependents, then the foregroundDeletion finalizer
+  CHECK(!exists(bench.api(), Kind::RayCluster, "cluster"));
+  const WatchEvent* owner_deleted = deleted_event(bench.api(), Kind::RayCluster, "cluster");
+  REQUIRE(owner_deleted != nullptr);
+  CHECK(has_finalizer(meta(owner_deleted->object), kForegroundFinalizer));
+  for (std::string_view name : {"head", "worker"}) {
+    CAPTURE(name);
+    const WatchEvent* pod_deleted = deleted_event(bench.api(), Kind::Pod, name);
+    REQUIRE(pod_deleted != nullptr);
+    CHECK(pod_deleted->resource_version < owner_deleted->resource_version);
+  }
+}
+
+}  // TEST_SUITE

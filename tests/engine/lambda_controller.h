@@ -1,0 +1,49 @@
+// A controller whose reconcile is a lambda, for tests that need one precise behaviour.
+#pragma once
+
+#include <functional>
+#include <utility>
+
+#include "engine/controller.h"
+
+namespace rjsim::testing {
+
+class LambdaController final : public engine::Controller {
+ public:
+  using Body = std::function<engine::ReconcileResult(const engine::Request&, engine::Clients&)>;
+
+  LambdaController(Body body, engine::ReleaseEnvironment environment = {},
+                   std::vector<engine::Kind> owns = {engine::Kind::RayCluster})
+      : body_(std::move(body)), environment_(environment), owns_(std::move(owns)) {}
+
+  std::string_view name() const override { return "test-lambda"; }
+  engine::ReleaseEnvironment environment() const override { return environment_; }
+  engine::Watches watches() const override {
+    engine::Watches watches;
+    watches.owns = owns_;
+    return watches;
+  }
+  engine::ReconcileResult reconcile(const engine::Request& request, engine::Clients& clients) override {
+    ++reconciles;
+    return body_(request, clients);
+  }
+
+  int reconciles = 0;
+
+ private:
+  Body body_;
+  engine::ReleaseEnvironment environment_;
+  std::vector<engine::Kind> owns_;
+};
+
+// The environment of KubeRay 1.7's release (priority queue, RealFIFO, panics recovered).
+inline engine::ReleaseEnvironment modern_environment() {
+  engine::ReleaseEnvironment environment;
+  environment.queue = engine::QueueBehaviour::priority;
+  environment.fifo = engine::FifoBehaviour::real_fifo;
+  environment.workers_wait_for_handlers = true;
+  environment.panic_kills_process = false;
+  return environment;
+}
+
+}  // namespace rjsim::testing
