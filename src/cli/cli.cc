@@ -28,10 +28,41 @@ std::string usage_failure_message(const CLI::App* rjsim, const CLI::Error& error
                      command);
 }
 
+// CLI11's help, but "Usage: rjsim [OPTIONS] COMMAND": a command is required, which run_cli checks
+// itself after parsing (so that `rjsim --bogus` reports the flag, not the missing command).
+class Formatter : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    std::string usage = CLI::Formatter::make_usage(app, std::move(name));
+    if (app->get_parent() == nullptr) {
+      if (std::size_t at = usage.find("[COMMAND]"); at != std::string::npos) {
+        usage.replace(at, 9, "COMMAND");
+      }
+    }
+    return usage;
+  }
+};
+
+std::string command_names(const CLI::App& rjsim) {
+  std::string names;
+  for (const CLI::App* command : rjsim.get_subcommands({})) {
+    names += (names.empty() ? "" : ", ") + command->get_name();
+  }
+  return names;
+}
+
+bool is_command(const CLI::App& rjsim, const std::string& name) {
+  for (const CLI::App* command : rjsim.get_subcommands({})) {
+    if (command->get_name() == name) return true;
+  }
+  return false;
+}
+
 void configure(CLI::App& rjsim) {
   rjsim.set_version_flag("--version", "rjsim " RJSIM_VERSION, "print the version and exit");
   rjsim.set_help_flag("-h,--help", "print this help and exit");
-  rjsim.require_subcommand(1);
+  rjsim.require_subcommand(-1);  // at most one; "none" is reported by run_cli
+  rjsim.formatter(std::make_shared<Formatter>());
   rjsim.get_formatter()->label("SUBCOMMAND", "COMMAND");
   rjsim.failure_message(usage_failure_message);
   rjsim.footer("Run 'rjsim COMMAND --help' for a command's flags and an example.");
@@ -80,6 +111,11 @@ int run_cli(std::vector<std::string> args, std::ostream& out, std::ostream& err)
         CommandTable commands;
         add_commands(rjsim, commands);
 
+        if (!args.empty() && !args.front().empty() && args.front()[0] != '-' &&
+            !is_command(rjsim, args.front())) {
+          throw UsageError(fmt::format("\"{}\" is not a command (use one of {})", args.front(),
+                                       command_names(rjsim)));
+        }
         std::reverse(args.begin(), args.end());  // CLI11 takes a vector of arguments reversed
         try {
           rjsim.parse(args);
@@ -90,7 +126,11 @@ int run_cli(std::vector<std::string> args, std::ostream& out, std::ostream& err)
         }
 
         std::optional<std::pair<CLI::App*, Action>> selected = commands.selected();
-        if (!selected || !selected->second) {
+        if (!selected) {
+          throw UsageError(
+              fmt::format("a COMMAND is required (one of {})", command_names(rjsim)));
+        }
+        if (!selected->second) {
           throw std::logic_error("rjsim bug: a subcommand was parsed but has no action");
         }
         Io io{out, err};

@@ -72,6 +72,15 @@ Error new_finalizer_refused(const Object& stored) {
                            to_string(kind_of(stored)), meta(stored).name));
 }
 
+// Defaults the server fills in on every write, as the CRD schema and the built-in defaulting do:
+// RayJob.spec.submissionMode (CRD default K8sJobMode), Job.spec.backoffLimit (6).
+void apply_defaults(Object& object) {
+  if (auto* rayjob = std::get_if<RayJob>(&object); rayjob && rayjob->spec.submission_mode.empty()) {
+    rayjob->spec.submission_mode = "K8sJobMode";
+  }
+  if (auto* job = std::get_if<Job>(&object); job && !job->spec.backoff_limit) job->spec.backoff_limit = 6;
+}
+
 WriteOutcome failed(Error error) {
   WriteOutcome outcome;
   outcome.error = std::move(error);
@@ -119,6 +128,9 @@ WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
                                     deleting ? "object is being deleted: " : "", to_string(kind),
                                     m.name)));
   }
+  apply_defaults(object);
+  // Every kind here has a status subresource: a create ignores .status (PrepareForCreate).
+  std::visit([](auto& typed) { typed.status = {}; }, object);
   WriteOutcome outcome;
   outcome.changed = true;
   outcome.watch_type = WatchType::Added;
@@ -181,6 +193,7 @@ WriteOutcome ApiServer::update(Object& object, std::int64_t /*now_ms*/) {
     return failed(new_finalizer_refused(*stored));
   }
   Object next = object;
+  apply_defaults(next);
   keep_server_metadata(meta(*stored), meta(next));
   copy_status(*stored, next);   // the main resource ignores .status (status subresource)
   const Kind stored_kind = kind;
@@ -213,6 +226,7 @@ WriteOutcome ApiServer::patch(Kind kind, std::string_view namespace_, std::strin
   Object next = *stored;
   mutate(next);
   assert(kind_of(next) == kind && "rjsim bug: a patch changed the object's kind");
+  apply_defaults(next);
   if (meta(*stored).deletion_timestamp_ms && adds_finalizer(meta(*stored), meta(next))) {
     return failed(new_finalizer_refused(*stored));
   }

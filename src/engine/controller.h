@@ -2,8 +2,8 @@
 // it. A model (src/models) implements Controller and talks only to these client interfaces:
 // KubeClient (reads from the informer caches, writes to the API server, as controller-runtime's
 // default client does: kubernetes-semantics §2.1, §2.2) and Runtime (the clock and random
-// suffixes that KubeRay takes from time.Now and utilrand). The Ray dashboard client joins them
-// with the RayJob models. Models are stateless between reconciles: everything they remember
+// suffixes that KubeRay takes from time.Now and utilrand) and DashboardApi (HTTP to a Ray head,
+// dashboard_api.h; each release wraps it in its own Go client's behaviour). Models are stateless between reconciles: everything they remember
 // lives in the objects they persist, as in KubeRay.
 #pragma once
 
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/api_server.h"
+#include "engine/dashboard_api.h"
 #include "engine/error.h"
 #include "engine/informer.h"
 #include "engine/objects.h"
@@ -99,6 +100,7 @@ class Runtime {
 struct Clients {
   KubeClient& kube;
   Runtime& runtime;
+  DashboardApi& dashboard;
 };
 
 // The controller-runtime and client-go behaviour of a model's release (kubernetes-semantics §0.1).
@@ -128,6 +130,9 @@ class Controller {
   virtual ReleaseEnvironment environment() const = 0;
   virtual Watches watches() const = 0;
   virtual ReconcileResult reconcile(const Request& request, Clients& clients) = 0;
+  // The persisted jobDeploymentStatus edges (from, to) the model declares legal, for the
+  // legal-transition invariant; empty when the model declares none.
+  virtual std::vector<std::pair<std::string, std::string>> transition_table() const { return {}; }
 };
 
 }  // namespace rjsim::engine

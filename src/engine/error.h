@@ -44,5 +44,6 @@ class Error {
 inline bool is_not_found(const Error& err) { return err.code() == ErrorCode::not_found; }
 inline bool is_already_exists(const Error& err) { return err.code() == ErrorCode::already_exists; }
 inline bool is_conflict(const Error& err) { return err.code() == ErrorCode::conflict; }
+inline bool is_bad_request(const Error& err) { return err.code() == ErrorCode::bad_request; }
 
 }  // namespace rjsim::engine

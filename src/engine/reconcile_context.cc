@@ -142,6 +142,81 @@ Error ReconcileContext::remove(Kind kind, std::string_view namespace_, std::stri
                [&] { return api_.remove(kind, namespace_, name, propagation); });
 }
 
+DashboardResponse ReconcileContext::http(std::string_view verb, std::string_view dashboard_url,
+                                         bool changes_ray,
+                                         const std::function<DashboardResponse()>& call) {
+  enum class HttpFault : std::uint8_t { none, server_error, timeout, applied_then_timeout };
+  std::vector<HttpFault> options = {HttpFault::none};
+  if (context_.world().faults_used.http_errors < faults_.http_errors) {
+    options.push_back(HttpFault::server_error);
+    options.push_back(HttpFault::timeout);
+    if (changes_ray) options.push_back(HttpFault::applied_then_timeout);
+  }
+  const HttpFault fault = options[context_.decide(ChoicePoint::http_outcome, options.size(),
+                                                  fmt::format("{} {}", verb, dashboard_url))];
+  if (fault == HttpFault::none) {
+    if (dashboard_) return call();
+    DashboardResponse refused;
+    refused.connected = false;
+    refused.text = fmt::format("dial tcp {}: connect: connection refused", dashboard_url);
+    return refused;
+  }
+  ++context_.world().faults_used.http_errors;
+  DashboardResponse response;
+  switch (fault) {
+    case HttpFault::server_error:
+      response.status = 500;
+      response.json = false;
+      response.text = "Internal Server Error";
+      break;
+    case HttpFault::applied_then_timeout:
+      if (dashboard_) call();
+      [[fallthrough]];
+    case HttpFault::timeout:
+      response.connected = false;
+      response.timed_out = true;
+      response.text = fmt::format("Get \"http://{}\": context deadline exceeded (Client.Timeout "
+                                  "exceeded while awaiting headers)", dashboard_url);
+      break;
+    case HttpFault::none:
+      break;
+  }
+  context_.effect("dashboard.fault", "controller")
+      .with("verb", verb)
+      .with("url", dashboard_url)
+      .with("injected", fault == HttpFault::server_error ? "server_error"
+                        : fault == HttpFault::timeout    ? "timeout"
+                                                         : "applied_then_timeout");
+  return response;
+}
+
+DashboardResponse ReconcileContext::get_job_info(std::string_view dashboard_url,
+                                                 std::string_view job_id) {
+  return http("get_job_info", dashboard_url, false, [&] {
+    return dashboard_->get_job_info(context_, DashboardCaller::controller, dashboard_url, job_id);
+  });
+}
+
+DashboardResponse ReconcileContext::submit_job(std::string_view dashboard_url,
+                                               const SubmitJobRequest& request) {
+  return http("submit_job", dashboard_url, true, [&] {
+    return dashboard_->submit_job(context_, DashboardCaller::controller, dashboard_url, request);
+  });
+}
+
+DashboardResponse ReconcileContext::stop_job(std::string_view dashboard_url, std::string_view job_id) {
+  return http("stop_job", dashboard_url, true, [&] {
+    return dashboard_->stop_job(context_, DashboardCaller::controller, dashboard_url, job_id);
+  });
+}
+
+DashboardResponse ReconcileContext::delete_job(std::string_view dashboard_url,
+                                               std::string_view job_id) {
+  return http("delete_job", dashboard_url, true, [&] {
+    return dashboard_->delete_job(context_, DashboardCaller::controller, dashboard_url, job_id);
+  });
+}
+
 std::string ReconcileContext::random_string(int length) {
   std::uint64_t options = 1;
   for (int i = 0; i < length; ++i) options *= kSuffixAlphabet.size();

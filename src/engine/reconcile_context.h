@@ -10,15 +10,19 @@
 #include <string>
 
 #include "engine/controller.h"
+#include "engine/ray_dashboard.h"
 #include "engine/simulation.h"
 #include "engine/step_context.h"
 
 namespace rjsim::engine {
 
-class ReconcileContext final : public KubeClient, public Runtime {
+class ReconcileContext final : public KubeClient, public Runtime, public DashboardApi {
  public:
-  ReconcileContext(StepContext& context, const Watches& watches, const FaultBudget& faults)
-      : context_(context), watches_(watches), faults_(faults), api_(context, "controller") {}
+  // `dashboard` may be null (a world without Ray): every dashboard call then fails to connect.
+  ReconcileContext(StepContext& context, const Watches& watches, const FaultBudget& faults,
+                   const RayDashboard* dashboard)
+      : context_(context), watches_(watches), faults_(faults), dashboard_(dashboard),
+        api_(context, "controller") {}
 
   using KubeClient::create;
   using KubeClient::get;
@@ -37,6 +41,11 @@ class ReconcileContext final : public KubeClient, public Runtime {
   std::int64_t now_ms() override { return context_.now_ms(); }
   std::string random_string(int length) override;
 
+  DashboardResponse get_job_info(std::string_view dashboard_url, std::string_view job_id) override;
+  DashboardResponse submit_job(std::string_view dashboard_url, const SubmitJobRequest& request) override;
+  DashboardResponse stop_job(std::string_view dashboard_url, std::string_view job_id) override;
+  DashboardResponse delete_job(std::string_view dashboard_url, std::string_view job_id) override;
+
  private:
   enum class WriteFault : std::uint8_t { none, conflict, server_error, applied_then_timeout };
 
@@ -47,9 +56,16 @@ class ReconcileContext final : public KubeClient, public Runtime {
   Error write(std::string_view verb, Kind kind, const ObjectMeta& request, bool conflict_possible,
               const std::function<WriteOutcome()>& write);
 
+  // Runs a dashboard call with an HTTP outcome chosen within the httpErrors budget: the call as
+  // is, a 500, a timeout before it reached Ray, or (for calls that change Ray) a timeout after it
+  // was applied.
+  DashboardResponse http(std::string_view verb, std::string_view dashboard_url, bool changes_ray,
+                         const std::function<DashboardResponse()>& call);
+
   StepContext& context_;
   const Watches& watches_;
   const FaultBudget& faults_;
+  const RayDashboard* dashboard_;
   LoggedApi api_;
 };
 

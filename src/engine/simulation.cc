@@ -290,8 +290,8 @@ void Simulation::reconcile(StepContext& context) {
   context.effect("reconcile.begin", "controller", ref)
       .with("incarnation", world_.process.incarnation);
 
-  ReconcileContext clients_context(context, watches_, faults_);
-  Clients clients{clients_context, clients_context};
+  ReconcileContext clients_context(context, watches_, faults_, dashboard_);
+  Clients clients{clients_context, clients_context, clients_context};
   ReconcileResult result;
   try {
     result = controller_.reconcile(request, clients);

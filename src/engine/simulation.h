@@ -24,6 +24,7 @@
 #include "engine/actor.h"
 #include "engine/chooser.h"
 #include "engine/controller.h"
+#include "engine/ray_dashboard.h"
 #include "engine/step_context.h"
 #include "engine/world.h"
 #include "events/event.h"
@@ -90,6 +91,9 @@ class Simulation {
   static World initial_world(const Controller& controller);
 
   void add_observer(StepObserver* observer) { observers_.push_back(observer); }
+  // The Ray side the controller's dashboard calls reach (none: every call fails to connect).
+  // It is usually also one of the actors.
+  void set_dashboard(const RayDashboard* dashboard) { dashboard_ = dashboard; }
 
   // Emits an input event outside any step (a scenario stimulus recorded before the run).
   const World& world() const { return world_; }
@@ -131,6 +135,7 @@ class Simulation {
   FaultBudget faults_;
   Limits limits_;
   std::vector<StepObserver*> observers_;
+  const RayDashboard* dashboard_ = nullptr;
   std::int64_t next_seq_ = 0;
   std::vector<events::Event> step_events_;
 };

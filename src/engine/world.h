@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "engine/api_server.h"
+#include "engine/environment_state.h"
 #include "engine/informer.h"
+#include "engine/ray_state.h"
 #include "engine/work_queue.h"
 
 namespace rjsim::engine {
@@ -43,6 +45,8 @@ struct World {
   ApiServer api;
   Process process;
   FaultsUsed faults_used;
+  RayState ray;
+  EnvironmentState environment;
   friend bool operator==(const World&, const World&) = default;
 
   Informer* informer(Kind kind);

@@ -151,7 +151,7 @@ void require_single_column(std::string_view column_name, std::string_view text) 
   }
 }
 
-// ---- Parsing (read path: nlohmann) --------------------------------------------------------
+// ---- Parsing, general path: nlohmann ------------------------------------------------------
 
 using OrderedJson = nlohmann::ordered_json;
 
@@ -227,6 +227,365 @@ std::string find_duplicate_key(std::string_view json) {
   return duplicate;
 }
 
+// ---- Parsing, fast path: the text body_json writes ----------------------------------------
+
+// Parses the compact text body_json writes, without building a JSON tree: top-level strings
+// are decoded, and a nested object or array is kept verbatim when it is already in canonical
+// form (exactly what nlohmann::json::dump() would give back: compact, object keys strictly
+// increasing, strings escaped the way dump escapes them, integers as dump writes them).
+// Anything else (whitespace, floats, duplicate keys, unsorted or unusual nested JSON, errors)
+// makes parse() return false, and the nlohmann parser decides. So this parser may be
+// conservative but must never accept a text with a different meaning than nlohmann gives it.
+class CanonicalBodyParser {
+ public:
+  explicit CanonicalBodyParser(std::string_view text) : text_(text) {}
+
+  bool parse(std::vector<Field>& fields) {
+    std::size_t count = 0;
+    if (!consume('{')) return false;
+    if (!consume('}')) {
+      do {
+        if (count == fields.size()) fields.emplace_back();
+        Field& field = fields[count++];
+        if (!consume('"') || !decode_string(field.key) || !consume(':')) return false;
+        if (!parse_value(field.value)) return false;
+      } while (consume(','));
+      if (!consume('}')) return false;
+    }
+    fields.resize(count);
+    return position_ == text_.size() && !has_duplicate_key(fields);
+  }
+
+ private:
+  static constexpr int max_nesting_depth = 256;   // deeper: the nlohmann parser decides
+
+  bool at_end() const { return position_ >= text_.size(); }
+  char peek() const { return text_[position_]; }
+  bool consume(char expected) {
+    if (at_end() || peek() != expected) return false;
+    ++position_;
+    return true;
+  }
+  bool consume_literal(std::string_view literal) {
+    if (text_.substr(position_, literal.size()) != literal) return false;
+    position_ += literal.size();
+    return true;
+  }
+
+  bool parse_value(Value& value) {
+    if (at_end()) return false;
+    const char first = peek();
+    if (first == '"') {
+      ++position_;
+      if (!std::holds_alternative<std::string>(value)) value = std::string();
+      return decode_string(std::get<std::string>(value));
+    }
+    if (first == '-' || (first >= '0' && first <= '9')) {
+      std::int64_t number = 0;
+      if (!parse_int64(number)) return false;
+      value = number;
+      return true;
+    }
+    if (first == '{' || first == '[') {
+      const std::size_t start = position_;
+      if (!skip_canonical_value(0)) return false;
+      value = RawJson{std::string(text_.substr(start, position_ - start))};
+      return true;
+    }
+    if (consume_literal("null")) {
+      value = std::monostate{};
+      return true;
+    }
+    if (consume_literal("true")) {
+      value = true;
+      return true;
+    }
+    if (consume_literal("false")) {
+      value = false;
+      return true;
+    }
+    return false;
+  }
+
+  // -?(0|[1-9][0-9]*) within int64, not followed by a fraction or exponent.
+  bool parse_int64(std::int64_t& number) {
+    const bool negative = consume('-');
+    const std::size_t digits_start = position_;
+    std::uint64_t magnitude = 0;
+    while (!at_end() && peek() >= '0' && peek() <= '9') {
+      const auto digit = static_cast<std::uint64_t>(peek() - '0');
+      if (magnitude > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return false;
+      magnitude = magnitude * 10 + digit;
+      ++position_;
+    }
+    const std::size_t digit_count = position_ - digits_start;
+    if (digit_count == 0 || (digit_count > 1 && text_[digits_start] == '0')) return false;
+    if (!at_end() && (peek() == '.' || peek() == 'e' || peek() == 'E')) return false;
+    constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    if (magnitude > max + (negative ? 1 : 0)) return false;
+    number = negative ? static_cast<std::int64_t>(0 - magnitude)
+                      : static_cast<std::int64_t>(magnitude);
+    return true;
+  }
+
+  // After the opening quote: decodes a JSON string into `out` up to and past the closing quote.
+  bool decode_string(std::string& out) {
+    out.clear();
+    std::size_t run_start = position_;
+    while (!at_end()) {
+      const auto byte = static_cast<unsigned char>(peek());
+      const ByteClass byte_class = byte_classes[byte];
+      if (byte_class == ByteClass::plain) {
+        ++position_;
+      } else if (byte_class == ByteClass::non_ascii) {
+        const std::size_t length = utf8_sequence_length(text_.substr(position_));
+        if (length == 0) return false;
+        position_ += length;
+      } else if (byte == '"') {
+        out.append(text_.data() + run_start, position_ - run_start);
+        ++position_;
+        return true;
+      } else if (byte == '\\') {
+        out.append(text_.data() + run_start, position_ - run_start);
+        ++position_;
+        if (!decode_escape(out)) return false;
+        run_start = position_;
+      } else {
+        return false;   // a raw control character
+      }
+    }
+    return false;
+  }
+
+  bool decode_escape(std::string& out) {
+    if (at_end()) return false;
+    const char escape = text_[position_++];
+    switch (escape) {
+      case '"': out += '"'; return true;
+      case '\\': out += '\\'; return true;
+      case '/': out += '/'; return true;
+      case 'b': out += '\b'; return true;
+      case 'f': out += '\f'; return true;
+      case 'n': out += '\n'; return true;
+      case 'r': out += '\r'; return true;
+      case 't': out += '\t'; return true;
+      case 'u': return decode_unicode_escape(out);
+      default: return false;
+    }
+  }
+
+  bool read_hex4(std::uint32_t& code_unit) {
+    if (text_.size() - position_ < 4) return false;
+    code_unit = 0;
+    for (int index = 0; index < 4; ++index) {
+      const char digit = text_[position_++];
+      code_unit <<= 4;
+      if (digit >= '0' && digit <= '9') {
+        code_unit |= static_cast<std::uint32_t>(digit - '0');
+      } else if (digit >= 'a' && digit <= 'f') {
+        code_unit |= static_cast<std::uint32_t>(digit - 'a' + 10);
+      } else if (digit >= 'A' && digit <= 'F') {
+        code_unit |= static_cast<std::uint32_t>(digit - 'A' + 10);
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // After "\u": one code point, a surrogate pair counting as one; a lone surrogate is refused.
+  bool decode_unicode_escape(std::string& out) {
+    std::uint32_t code_point = 0;
+    if (!read_hex4(code_point)) return false;
+    if (code_point >= 0xdc00 && code_point <= 0xdfff) return false;
+    if (code_point >= 0xd800 && code_point <= 0xdbff) {
+      std::uint32_t low = 0;
+      if (!consume_literal("\\u") || !read_hex4(low) || low < 0xdc00 || low > 0xdfff) return false;
+      code_point = 0x10000 + ((code_point - 0xd800) << 10) + (low - 0xdc00);
+    }
+    append_utf8(code_point, out);
+    return true;
+  }
+
+  static void append_utf8(std::uint32_t code_point, std::string& out) {
+    if (code_point < 0x80) {
+      out += static_cast<char>(code_point);
+    } else if (code_point < 0x800) {
+      out += static_cast<char>(0xc0 | (code_point >> 6));
+      out += static_cast<char>(0x80 | (code_point & 0x3f));
+    } else if (code_point < 0x10000) {
+      out += static_cast<char>(0xe0 | (code_point >> 12));
+      out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3f));
+      out += static_cast<char>(0x80 | (code_point & 0x3f));
+    } else {
+      out += static_cast<char>(0xf0 | (code_point >> 18));
+      out += static_cast<char>(0x80 | ((code_point >> 12) & 0x3f));
+      out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3f));
+      out += static_cast<char>(0x80 | (code_point & 0x3f));
+    }
+  }
+
+  // ---- nested values: validated as canonical, not decoded ----
+
+  bool skip_canonical_value(int depth) {
+    if (at_end() || depth > max_nesting_depth) return false;
+    switch (peek()) {
+      case '{': return skip_canonical_object(depth);
+      case '[': return skip_canonical_array(depth);
+      case '"': {
+        std::string_view ignored;
+        return skip_canonical_string(ignored);
+      }
+      case 'n': return consume_literal("null");
+      case 't': return consume_literal("true");
+      case 'f': return consume_literal("false");
+      default: return skip_canonical_integer();
+    }
+  }
+
+  bool skip_canonical_object(int depth) {
+    ++position_;   // '{'
+    if (consume('}')) return true;
+    std::string_view previous_key;
+    bool first = true;
+    do {
+      std::string_view key;
+      if (!skip_canonical_string(key) || !consume(':')) return false;
+      // Keys must be strictly increasing, as std::map orders the decoded keys. Escaped keys
+      // compare differently from their decoded form: leave them to nlohmann.
+      if (key.find('\\') != std::string_view::npos) return false;
+      if (!first && !(previous_key < key)) return false;
+      previous_key = key;
+      first = false;
+      if (!skip_canonical_value(depth + 1)) return false;
+    } while (consume(','));
+    return consume('}');
+  }
+
+  bool skip_canonical_array(int depth) {
+    ++position_;   // '['
+    if (consume(']')) return true;
+    do {
+      if (!skip_canonical_value(depth + 1)) return false;
+    } while (consume(','));
+    return consume(']');
+  }
+
+  // A string as nlohmann::json::dump() writes it; `content` is the text between the quotes.
+  bool skip_canonical_string(std::string_view& content) {
+    if (!consume('"')) return false;
+    const std::size_t start = position_;
+    while (!at_end()) {
+      const auto byte = static_cast<unsigned char>(peek());
+      const ByteClass byte_class = byte_classes[byte];
+      if (byte_class == ByteClass::plain) {
+        ++position_;
+      } else if (byte_class == ByteClass::non_ascii) {
+        const std::size_t length = utf8_sequence_length(text_.substr(position_));
+        if (length == 0) return false;
+        position_ += length;
+      } else if (byte == '"') {
+        content = text_.substr(start, position_ - start);
+        ++position_;
+        return true;
+      } else if (byte == '\\') {
+        if (!skip_canonical_escape()) return false;
+      } else {
+        return false;   // a raw control character
+      }
+    }
+    return false;
+  }
+
+  // dump() escapes '"', '\\', \b \f \n \r \t by name and other control characters as \u00xx.
+  bool skip_canonical_escape() {
+    ++position_;   // '\\'
+    if (at_end()) return false;
+    const char escape = text_[position_++];
+    if (std::string_view("\"\\bfnrt").find(escape) != std::string_view::npos) return true;
+    if (escape != 'u') return false;
+    const std::size_t start = position_;
+    std::uint32_t code_unit = 0;
+    if (!read_hex4(code_unit) || code_unit >= 0x20) return false;
+    if (code_unit == '\b' || code_unit == '\f' || code_unit == '\n' || code_unit == '\r' ||
+        code_unit == '\t') {
+      return false;
+    }
+    return text_.substr(start, 4).find_first_of("ABCDEF") == std::string_view::npos;
+  }
+
+  // An integer as dump() writes it: no "-0", within int64 when negative and uint64 otherwise.
+  bool skip_canonical_integer() {
+    const bool negative = consume('-');
+    const std::size_t digits_start = position_;
+    std::uint64_t magnitude = 0;
+    while (!at_end() && peek() >= '0' && peek() <= '9') {
+      const auto digit = static_cast<std::uint64_t>(peek() - '0');
+      if (magnitude > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return false;
+      magnitude = magnitude * 10 + digit;
+      ++position_;
+    }
+    const std::size_t digit_count = position_ - digits_start;
+    if (digit_count == 0 || (digit_count > 1 && text_[digits_start] == '0')) return false;
+    if (!at_end() && (peek() == '.' || peek() == 'e' || peek() == 'E')) return false;
+    if (negative) {
+      constexpr auto min_magnitude =
+          static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + 1;
+      if (magnitude == 0 || magnitude > min_magnitude) return false;
+    }
+    return true;
+  }
+
+  static bool has_duplicate_key(const std::vector<Field>& fields) {
+    for (std::size_t later = 1; later < fields.size(); ++later) {
+      for (std::size_t earlier = 0; earlier < later; ++earlier) {
+        if (fields[earlier].key == fields[later].key) return true;
+      }
+    }
+    return false;
+  }
+
+  std::string_view text_;
+  std::size_t position_ = 0;
+};
+
+// The general parser: any JSON text, and the error message for anything that is not a body.
+bool parse_body_with_nlohmann(std::string_view json, std::vector<Field>& fields,
+                              std::string& error) {
+  fields.clear();
+  std::size_t top_level_keys = 0;
+  auto count_top_level_keys = [&](int depth, OrderedJson::parse_event_t event, OrderedJson&) {
+    if (depth == 1 && event == OrderedJson::parse_event_t::key) ++top_level_keys;
+    return true;
+  };
+  OrderedJson document;
+  try {
+    document = OrderedJson::parse(json, count_top_level_keys);
+  } catch (const OrderedJson::parse_error& parse_error) {
+    error = without_exception_id(parse_error.what());
+    return false;
+  }
+  if (!document.is_object()) {
+    error = fmt::format("expected a JSON object, found {} {}",
+                        document.is_array() ? "an" : "a", document.type_name());
+    return false;
+  }
+  if (document.size() != top_level_keys) {
+    error = fmt::format("key \"{}\" appears more than once", find_duplicate_key(json));
+    return false;
+  }
+  fields.reserve(document.size());
+  for (auto& [key, json_value] : document.items()) {
+    Value value;
+    if (!to_value(key, json_value, value, error)) {
+      fields.clear();
+      return false;
+    }
+    fields.push_back(Field{key, std::move(value)});
+  }
+  return true;
+}
+
 }  // namespace
 
 // ---- Origin, Event ------------------------------------------------------------------------
@@ -298,38 +657,8 @@ std::string fields_json(const std::vector<Field>& fields) {
 std::string body_json(const Event& event) { return fields_json(event.body); }
 
 bool parse_body(std::string_view json, std::vector<Field>& fields, std::string& error) {
-  fields.clear();
-  std::size_t top_level_keys = 0;
-  auto count_top_level_keys = [&](int depth, OrderedJson::parse_event_t event, OrderedJson&) {
-    if (depth == 1 && event == OrderedJson::parse_event_t::key) ++top_level_keys;
-    return true;
-  };
-  OrderedJson document;
-  try {
-    document = OrderedJson::parse(json, count_top_level_keys);
-  } catch (const OrderedJson::parse_error& parse_error) {
-    error = without_exception_id(parse_error.what());
-    return false;
-  }
-  if (!document.is_object()) {
-    error = fmt::format("expected a JSON object, found {} {}",
-                        document.is_array() ? "an" : "a", document.type_name());
-    return false;
-  }
-  if (document.size() != top_level_keys) {
-    error = fmt::format("key \"{}\" appears more than once", find_duplicate_key(json));
-    return false;
-  }
-  fields.reserve(document.size());
-  for (auto& [key, json_value] : document.items()) {
-    Value value;
-    if (!to_value(key, json_value, value, error)) {
-      fields.clear();
-      return false;
-    }
-    fields.push_back(Field{key, std::move(value)});
-  }
-  return true;
+  if (CanonicalBodyParser(json).parse(fields)) return true;
+  return parse_body_with_nlohmann(json, fields, error);
 }
 
 // ---- Canonical line and log hash ----------------------------------------------------------

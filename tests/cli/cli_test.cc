@@ -17,7 +17,7 @@ struct Result {
   std::string err;
 };
 
-Result rjsim(std::vector<std::string> args) {
+Result invoke(std::vector<std::string> args) {
   std::ostringstream out;
   std::ostringstream err;
   Result result;
@@ -37,7 +37,7 @@ const std::vector<std::string> all_commands = {"run",     "check", "explore", "r
 }  // namespace
 
 TEST_CASE("rjsim --help lists every command of DESIGN §6 and exits 0") {
-  Result result = rjsim({"--help"});
+  Result result = invoke({"--help"});
   CHECK(result.code == 0);
   CHECK(result.err.empty());
   for (const std::string& command : all_commands) {
@@ -49,7 +49,7 @@ TEST_CASE("rjsim --help lists every command of DESIGN §6 and exits 0") {
 TEST_CASE("every command's --help shows its usage and an example invocation") {
   for (const std::string& command : all_commands) {
     INFO("command: ", command);
-    Result result = rjsim({command, "--help"});
+    Result result = invoke({command, "--help"});
     CHECK(result.code == 0);
     CHECK(contains(result.out, "Usage: rjsim " + command));
     CHECK(contains(result.out, "Example"));
@@ -58,7 +58,7 @@ TEST_CASE("every command's --help shows its usage and an example invocation") {
 }
 
 TEST_CASE("rjsim --version prints the version") {
-  Result result = rjsim({"--version"});
+  Result result = invoke({"--version"});
   CHECK(result.code == 0);
   CHECK(result.out == "rjsim " RJSIM_VERSION "\n");
   CHECK(std::string(RJSIM_VERSION) == "0.1.0");
@@ -85,7 +85,7 @@ TEST_CASE("a command not built yet exits 3 and names its issue") {
   };
   for (const Pending& command : pending) {
     INFO("args[0]: ", command.args[0]);
-    Result result = rjsim(command.args);
+    Result result = invoke(command.args);
     CHECK(result.code == 3);
     CHECK(result.out.empty());
     CHECK(result.err == command.message);
@@ -113,36 +113,40 @@ TEST_CASE("every flag of DESIGN §6 parses") {
   };
   for (const auto& args : invocations) {
     INFO("args[0]: ", args[0]);
-    Result result = rjsim(args);
+    Result result = invoke(args);
     CHECK(result.code == 3);
     CHECK(contains(result.err, "not implemented yet"));
   }
 }
 
 TEST_CASE("an unknown flag is a usage error: exit 2, CLI11's message on stderr") {
-  Result result = rjsim({"run", "--bogus"});
+  Result result = invoke({"run", "--bogus"});
   CHECK(result.code == 2);
   CHECK(result.out.empty());
   CHECK(contains(result.err, "rjsim run: "));
   CHECK(contains(result.err, "--bogus"));
 
-  Result top = rjsim({"--bogus"});
+  Result top = invoke({"--bogus"});
   CHECK(top.code == 2);
   CHECK(contains(top.err, "--bogus"));
 }
 
-TEST_CASE("a missing argument or command is a usage error (exit 2)") {
-  CHECK(rjsim({}).code == 2);
-  CHECK(rjsim({"nosuchcommand"}).code == 2);
-  Result check = rjsim({"check"});
+TEST_CASE("a missing or unknown command, or a missing argument, is a usage error (exit 2)") {
+  Result none = invoke({});
+  CHECK(none.code == 2);
+  CHECK(contains(none.err, "rjsim: a COMMAND is required (one of run, check, explore"));
+  Result unknown = invoke({"nosuchcommand"});
+  CHECK(unknown.code == 2);
+  CHECK(contains(unknown.err, "rjsim: \"nosuchcommand\" is not a command (use one of run, "));
+  Result check = invoke({"check"});
   CHECK(check.code == 2);
   CHECK(contains(check.err, "PATH is required"));
-  Result import = rjsim({"import", "w.log"});
+  Result import = invoke({"import", "w.log"});
   CHECK(import.code == 2);
   CHECK(contains(import.err, "--format is required"));
-  CHECK(rjsim({"diff", "f.db", "1"}).code == 2);
-  CHECK(rjsim({"merge", "out.db"}).code == 2);
-  CHECK(rjsim({"run", "--db"}).code == 2);
+  CHECK(invoke({"diff", "f.db", "1"}).code == 2);
+  CHECK(invoke({"merge", "out.db"}).code == 2);
+  CHECK(invoke({"run", "--db"}).code == 2);
 }
 
 TEST_CASE("a bad flag value exits 2 with a message naming the flag and what would be right") {
@@ -174,7 +178,7 @@ TEST_CASE("a bad flag value exits 2 with a message naming the flag and what woul
   };
   for (const Bad& invocation : bad) {
     INFO("expected message: ", invocation.message);
-    Result result = rjsim(invocation.args);
+    Result result = invoke(invocation.args);
     CHECK(result.code == 2);
     CHECK(result.out.empty());
     CHECK(contains(result.err, invocation.message));
@@ -182,15 +186,15 @@ TEST_CASE("a bad flag value exits 2 with a message naming the flag and what woul
 }
 
 TEST_CASE("rjsim run needs exactly one of SCENARIO and --demo") {
-  Result neither = rjsim({"run"});
+  Result neither = invoke({"run"});
   CHECK(neither.code == 2);
   CHECK(contains(neither.err, "rjsim run: a SCENARIO is required"));
 
-  Result both = rjsim({"run", "--demo", "s.yaml"});
+  Result both = invoke({"run", "--demo", "s.yaml"});
   CHECK(both.code == 2);
   CHECK(contains(both.err, "give either a SCENARIO or --demo, not both"));
 
-  Result controller = rjsim({"run", "--demo", "--controller", "kuberay-1.1"});
+  Result controller = invoke({"run", "--demo", "--controller", "kuberay-1.1"});
   CHECK(controller.code == 2);
   CHECK(contains(controller.err, "--controller does not apply to --demo"));
 }

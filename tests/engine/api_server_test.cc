@@ -75,6 +75,14 @@ std::size_t total_watch_events(const ApiServer& api) {
   return total;
 }
 
+// The stored object of type T named `name`; REQUIREs that it exists.
+template <class T>
+const T& stored_as(const ApiServer& api, std::string_view name) {
+  const T* found = api.find<T>(kNamespace, name);
+  REQUIRE(found != nullptr);
+  return *found;
+}
+
 RayJob& as_rayjob(Object& object) { return std::get<RayJob>(object); }
 
 }  // namespace
@@ -223,7 +231,7 @@ TEST_CASE("an update without resourceVersion is 422 Invalid for a custom resourc
     CHECK(outcome.error.code() == ErrorCode::invalid);
     CHECK(outcome.error.message().find("must be specified for an update") != std::string::npos);
     CHECK(api.resource_version() == 1);
-    CHECK(api.find<RayJob>(kNamespace, "job")->spec.entrypoint == "python main.py");
+    CHECK(stored_as<RayJob>(api, "job").spec.entrypoint == "python main.py");
   }
   SUBCASE("RayCluster") {
     Object object = created(api, named<RayCluster>("cluster"));
@@ -240,7 +248,7 @@ TEST_CASE("an update without resourceVersion is 422 Invalid for a custom resourc
     CHECK(!outcome.error);
     CHECK(outcome.changed);
     CHECK(api.resource_version() == 2);
-    CHECK(api.find<Job>(kNamespace, "job")->spec.backoff_limit == 2);
+    CHECK(stored_as<Job>(api, "job").spec.backoff_limit == 2);
   }
 }
 
@@ -262,9 +270,9 @@ TEST_CASE("update ignores status changes (status subresource)") {
     as_rayjob(request).spec.entrypoint = "python v2.py";
     const WriteOutcome outcome = api.update(request, kCreatedAt);
     CHECK(outcome.changed);
-    CHECK(api.find<RayJob>(kNamespace, "job")->spec.entrypoint == "python v2.py");
+    CHECK(stored_as<RayJob>(api, "job").spec.entrypoint == "python v2.py");
   }
-  CHECK(api.find<RayJob>(kNamespace, "job")->status.job_deployment_status.empty());
+  CHECK(stored_as<RayJob>(api, "job").status.job_deployment_status.empty());
 }
 
 TEST_CASE("update_status ignores spec and metadata changes") {
@@ -280,7 +288,7 @@ TEST_CASE("update_status ignores spec and metadata changes") {
 
   REQUIRE(!outcome.error);
   CHECK(outcome.changed);
-  const RayJob& after = *api.find<RayJob>(kNamespace, "job");
+  const RayJob& after = stored_as<RayJob>(api, "job");
   CHECK(after.status.job_deployment_status == "Initializing");
   CHECK(after.spec == std::get<RayJob>(original).spec);
   CHECK(after.metadata.labels.empty());
@@ -336,7 +344,7 @@ TEST_CASE("a merge patch applies without precondition: last writer wins, even ri
   CHECK(outcome.changed);
   CHECK(outcome.resource_version_before == 2);
   CHECK(outcome.resource_version_after == 3);
-  CHECK(api.find<RayJob>(kNamespace, "job")->metadata.labels.at("owner") == "bob");
+  CHECK(stored_as<RayJob>(api, "job").metadata.labels.at("owner") == "bob");
 }
 
 TEST_CASE("a patch of the main resource ignores status changes") {
@@ -349,7 +357,7 @@ TEST_CASE("a patch of the main resource ignores status changes") {
 
   CHECK(!outcome.error);
   CHECK(!outcome.changed);
-  CHECK(api.find<RayJob>(kNamespace, "job")->status.job_status.empty());
+  CHECK(stored_as<RayJob>(api, "job").status.job_status.empty());
   CHECK(api.resource_version() == 1);
 }
 

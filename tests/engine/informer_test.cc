@@ -142,7 +142,7 @@ TEST_CASE("RealFIFO: after every pop the cache is the kind's server state at tha
 
   for (std::size_t i = 0; i < log.size(); ++i) {
     CAPTURE(i);
-    CHECK(informer.pending_pops(log) == log.size() - i);
+    REQUIRE(informer.pending_pops(log) == log.size() - i);
     informer.pop(log);
     CHECK(informer.last_sync_resource_version() == log[i].resource_version);
     CHECK(informer.cached() == state_at(log, log[i].resource_version));
@@ -241,6 +241,7 @@ TEST_CASE("OnUpdate carries the old object and the new one") {
   Informer informer(Kind::Pod, FifoBehaviour::real_fifo);
   informer.receive(log);
   informer.pop(log);
+  REQUIRE(informer.has_pending(log));
 
   const std::vector<Notification> notifications = informer.pop(log);
 
@@ -396,10 +397,10 @@ TEST_CASE("a relist at an older rv yields that older state and leaves later even
   CHECK(informer.cached() == state_at(log, snapshot));
   CHECK(names(listed) == std::vector<std::string>{"a", "b"});
   CHECK(informer.last_sync_resource_version() == snapshot);
-  CHECK(informer.has_pending(log));
+  REQUIRE(informer.has_pending(log));
   // The later events are still delivered, in order, from there.
   informer.receive(log);
-  CHECK(informer.pending_events() == 2);
+  REQUIRE(informer.pending_events() == 2);
   const std::vector<Notification> next = informer.pop(log);
   REQUIRE(next.size() == 1);
   CHECK(next[0].type == WatchType::Modified);

@@ -1,0 +1,210 @@
+#include "engine/job_controller.h"
+
+#include <algorithm>
+#include <cassert>
+#include <functional>
+
+#include <fmt/format.h>
+
+#include "engine/name_suffix.h"
+
+namespace rjsim::engine {
+
+namespace {
+
+constexpr std::string_view kComplete = "complete";
+constexpr std::string_view kFail = "fail";
+constexpr std::string_view kSyncStatus = "sync-status";
+constexpr std::string_view kCreatePod = "create-pod";
+
+// uids are "uid-<n>" from one counter: shorter is older.
+bool uid_less(std::string_view a, std::string_view b) {
+  return a.size() != b.size() ? a.size() < b.size() : a < b;
+}
+
+std::int64_t finished_at_ms(const Pod& pod) {
+  std::int64_t at = 0;
+  for (const ContainerStatus& status : pod.status.container_statuses) {
+    if (status.finished_at_ms) at = std::max(at, *status.finished_at_ms);
+  }
+  return at;
+}
+
+// What the Job's Pods say, and where its status stands.
+struct JobView {
+  const Job* job = nullptr;
+  int active = 0, succeeded = 0, failed = 0;
+  std::int64_t last_failure_ms = 0;
+
+  int backoff_limit() const { return job->spec.backoff_limit.value_or(kDefaultJobBackoffLimit); }
+  bool counters_differ() const {
+    return job->status.active != active || job->status.succeeded != succeeded ||
+           job->status.failed != failed;
+  }
+  // When a new Pod may be created (after the failure backoff).
+  std::int64_t create_at_ms() const {
+    if (failed == 0) return 0;
+    std::int64_t delay = kJobPodFailureBackoffMs;
+    for (int i = 1; i < failed && delay < kJobMaxPodFailureBackoffMs; ++i) delay *= 2;
+    return last_failure_ms + std::min(delay, kJobMaxPodFailureBackoffMs);
+  }
+  bool may_create_pod() const {
+    return active == 0 && succeeded == 0 && failed <= backoff_limit() && !job->spec.suspend.value_or(false);
+  }
+};
+
+// Jobs the controller still manages: not being deleted, not finished.
+bool is_managed(const Job& job) {
+  return !job.metadata.deletion_timestamp_ms && !has_true_condition(job, "Complete") &&
+         !has_true_condition(job, "Failed");
+}
+
+JobView view_of(const ApiServer& api, const Job& job) {
+  JobView view;
+  view.job = &job;
+  for (const Pod* pod : pods_of_job(api, job.metadata.namespace_, job.metadata.uid)) {
+    if (pod->status.phase == "Succeeded") {
+      ++view.succeeded;
+    } else if (pod->status.phase == "Failed") {
+      ++view.failed;
+      view.last_failure_ms = std::max(view.last_failure_ms, finished_at_ms(*pod));
+    } else if (!pod->metadata.deletion_timestamp_ms) {
+      ++view.active;
+    }
+  }
+  return view;
+}
+
+// The work for one Job now, if any.
+std::string_view work_for(const JobView& view, std::int64_t now_ms) {
+  if (view.succeeded > 0) return kComplete;
+  if (view.failed > view.backoff_limit()) return kFail;
+  if (view.counters_differ()) return kSyncStatus;
+  if (view.may_create_pod() && view.create_at_ms() <= now_ms) return kCreatePod;
+  return {};
+}
+
+JobCondition condition(std::string type, std::string reason, std::string message, std::int64_t now_ms) {
+  return JobCondition{std::move(type), "True", std::move(reason), std::move(message), now_ms};
+}
+
+}  // namespace
+
+std::vector<const Pod*> pods_of_job(const ApiServer& api, std::string_view namespace_,
+                                    std::string_view job_uid) {
+  std::vector<const Pod*> pods;
+  for (const Object& object : api.objects(Kind::Pod)) {
+    const auto& pod = std::get<Pod>(object);
+    const OwnerReference* owner = controller_owner(pod.metadata);
+    if (pod.metadata.namespace_ == namespace_ && owner && owner->kind == Kind::Job &&
+        owner->uid == job_uid) {
+      pods.push_back(&pod);
+    }
+  }
+  std::sort(pods.begin(), pods.end(), [](const Pod* a, const Pod* b) {
+    if (a->metadata.creation_timestamp_ms != b->metadata.creation_timestamp_ms) {
+      return a->metadata.creation_timestamp_ms < b->metadata.creation_timestamp_ms;
+    }
+    return uid_less(a->metadata.uid, b->metadata.uid);
+  });
+  return pods;
+}
+
+bool has_true_condition(const Job& job, std::string_view type) {
+  return std::any_of(job.status.conditions.begin(), job.status.conditions.end(),
+                     [&](const JobCondition& c) { return c.type == type && c.status == "True"; });
+}
+
+void JobController::enabled(const World& world, std::vector<ActorWork>& out) const {
+  for (const Object& object : world.api.objects(Kind::Job)) {
+    const auto& job = std::get<Job>(object);
+    if (!is_managed(job)) continue;
+    const std::string_view what = work_for(view_of(world.api, job), world.now_ms);
+    if (!what.empty()) out.push_back({std::string(what), object_ref(object), 0});
+  }
+}
+
+std::optional<std::int64_t> JobController::next_timer_ms(const World& world) const {
+  std::optional<std::int64_t> next;
+  for (const Object& object : world.api.objects(Kind::Job)) {
+    const auto& job = std::get<Job>(object);
+    if (!is_managed(job)) continue;
+    const JobView view = view_of(world.api, job);
+    if (!view.may_create_pod()) continue;
+    const std::int64_t at = view.create_at_ms();
+    if (at > world.now_ms && (!next || at < *next)) next = at;
+  }
+  return next;
+}
+
+void JobController::apply(const ActorWork& work, StepContext& context) const {
+  ObjectRef ref;
+  [[maybe_unused]] const bool ok = parse_object_ref(work.object, ref);
+  assert(ok && ref.kind == Kind::Job && "rjsim bug: Job controller work names no Job");
+  const Job* found = context.world().api.find<Job>(ref.namespace_, ref.name);
+  assert(found && "rjsim bug: Job controller work for a Job that is gone");
+  const Job job = *found;   // a copy: the writes below move the stored object
+  const JobView view = view_of(context.world().api, job);
+  const std::int64_t now = context.now_ms();
+  LoggedApi api(context, std::string(name()));
+
+  auto write_status = [&](const std::function<void(JobStatus&)>& edit) {
+    api.patch_status(Kind::Job, ref.namespace_, ref.name, [&](Object& object) {
+      JobStatus& status = std::get<Job>(object).status;
+      status.active = view.active;
+      status.succeeded = view.succeeded;
+      status.failed = view.failed;
+      edit(status);
+    });
+  };
+
+  if (work.what == kComplete) {
+    // Write 1 adds the interim condition, write 2 the terminal one (§4.2, delayTerminalCondition).
+    const std::string message = "Reached expected number of succeeded pods";
+    write_status([&](JobStatus& status) {
+      status.conditions.push_back(condition("SuccessCriteriaMet", "CompletionsReached", message, now));
+    });
+    write_status([&](JobStatus& status) {
+      status.conditions.push_back(condition("Complete", "CompletionsReached", message, now));
+      status.completion_time_ms = now;
+    });
+    return;
+  }
+  if (work.what == kFail) {
+    const std::string message = "Job has reached the specified backoff limit";
+    write_status([&](JobStatus& status) {
+      status.conditions.push_back(condition("FailureTarget", "BackoffLimitExceeded", message, now));
+    });
+    write_status([&](JobStatus& status) {
+      status.conditions.push_back(condition("Failed", "BackoffLimitExceeded", message, now));
+    });
+    return;
+  }
+  if (work.what == kSyncStatus) {
+    write_status([](JobStatus&) {});
+    return;
+  }
+  assert(work.what == kCreatePod && "rjsim bug: unknown Job controller work");
+  Pod pod;
+  pod.metadata.name = fmt::format(
+      "{}-{}", job.metadata.name,
+      random_name_suffix(context, 5, fmt::format("Pod name of {}", work.object)));
+  pod.metadata.namespace_ = ref.namespace_;
+  pod.metadata.labels = job.spec.template_.labels;
+  pod.metadata.labels["job-name"] = job.metadata.name;
+  pod.metadata.labels["batch.kubernetes.io/job-name"] = job.metadata.name;
+  pod.metadata.annotations = job.spec.template_.annotations;
+  pod.metadata.owner_references.push_back(
+      OwnerReference{"batch/v1", Kind::Job, job.metadata.name, job.metadata.uid, true, true});
+  pod.spec.containers = job.spec.template_.containers;
+  pod.spec.restart_policy = job.spec.template_.restart_policy;
+  // No status: the server drops it on create; the Pod is Pending until the kubelet starts it.
+  Object object = std::move(pod);
+  if (api.create(object).error) return;   // a taken name: the next step draws another suffix
+  write_status([&](JobStatus& status) {
+    status.active = view.active + 1;
+    if (!status.start_time_ms) status.start_time_ms = now;
+  });
+}
+
+}  // namespace rjsim::engine

@@ -1,0 +1,46 @@
+// The batch Job controller as far as KubeRay's submitter Jobs use it (kubernetes-semantics §4.2,
+// simplified), acting on the API server's truth. For a Job that is not being deleted and has no
+// Complete or Failed condition, with active/succeeded/failed counted from its Pods (controller
+// ownerReference by uid):
+//  - a succeeded Pod: two status writes in one step, SuccessCriteriaMet then Complete=True
+//    (completionTime, lastTransitionTime now): the delayed terminal condition of 1.31+;
+//  - failed > backoffLimit (nil: 6): FailureTarget then Failed=True, reason BackoffLimitExceeded,
+//    in one step (nothing is left terminating with restartPolicy Never);
+//  - counters that differ from status: one status write;
+//  - no active Pod (and spec.suspend not true): create Pod "<job>-<5 random>" with label
+//    job-name, a controller ownerReference to the Job and the template's containers, and write
+//    status.active and startTime. After f failed Pods the replacement waits 10 s * 2^(f-1), capped
+//    at 10 min, from the last failed Pod's finish time.
+// Not modelled: completions/parallelism other than 1, activeDeadlineSeconds, podFailurePolicy,
+// pod finalizers and the uncounted-pods bookkeeping, the Job controller's own queue and its 1 s
+// batching (every change is handled in the next step), restartPolicy OnFailure.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "engine/actor.h"
+
+namespace rjsim::engine {
+
+inline constexpr std::int64_t kJobPodFailureBackoffMs = 10'000;       // DefaultJobPodFailureBackOff
+inline constexpr std::int64_t kJobMaxPodFailureBackoffMs = 600'000;   // MaxJobPodFailureBackOff
+inline constexpr int kDefaultJobBackoffLimit = 6;
+
+// The Pods whose controller ownerReference is the Job with `job_uid`, oldest first.
+std::vector<const Pod*> pods_of_job(const ApiServer& api, std::string_view namespace_,
+                                    std::string_view job_uid);
+
+// A condition of type `type` with status True.
+bool has_true_condition(const Job& job, std::string_view type);
+
+class JobController final : public Actor {
+ public:
+  std::string_view name() const override { return "job-controller"; }
+  void enabled(const World& world, std::vector<ActorWork>& out) const override;
+  std::optional<std::int64_t> next_timer_ms(const World& world) const override;
+  void apply(const ActorWork& work, StepContext& context) const override;
+};
+
+}  // namespace rjsim::engine

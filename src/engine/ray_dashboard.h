@@ -1,0 +1,58 @@
+// The Ray side of the simulated cluster (kuberay-rayjob §0.4, DESIGN §1 "actors"): every
+// RayCluster head runs a dashboard with a job table. A table belongs to one head incarnation: a
+// head restart (scenario action headRestart) starts a new, empty one, and the old table is kept
+// here only so that the checks can still judge what ran (`table_lost`). A submission id is unique
+// per table (a duplicate gets HTTP 500 with a traceback text); an unknown id gets 404 text.
+// Jobs move PENDING -> RUNNING -> their result on the timers of `world.ray`; the n-th submission
+// of a RayJob (across all tables) takes the n-th entry of `world.ray.results` (the last repeats).
+// The state is plain data in World::ray (ray_state.h); RayDashboard is behaviour only: the HTTP endpoints (for
+// the controller through ReconcileContext, and for submitter pods) and an Actor for the timers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/actor.h"
+#include "engine/dashboard_api.h"
+#include "engine/ray_state.h"
+#include "engine/scenario_behaviour.h"
+
+namespace rjsim::engine {
+
+// Who calls an endpoint: the operator's calls are subject to `world.dashboard.outages`.
+enum class DashboardCaller : std::uint8_t { controller, submitter };
+
+class RayDashboard final : public Actor {
+ public:
+  RayDashboard(DashboardBehaviour dashboard, RayBehaviour ray)
+      : dashboard_(std::move(dashboard)), ray_(std::move(ray)) {}
+
+  const DashboardBehaviour& behaviour() const { return dashboard_; }
+
+  // The endpoints. Each logs a dashboard.* event with the call and its outcome.
+  DashboardResponse get_job_info(StepContext& context, DashboardCaller caller,
+                                 std::string_view dashboard_url, std::string_view job_id) const;
+  DashboardResponse submit_job(StepContext& context, DashboardCaller caller,
+                               std::string_view dashboard_url, const SubmitJobRequest& request) const;
+  DashboardResponse stop_job(StepContext& context, DashboardCaller caller,
+                             std::string_view dashboard_url, std::string_view job_id) const;
+  DashboardResponse delete_job(StepContext& context, DashboardCaller caller,
+                               std::string_view dashboard_url, std::string_view job_id) const;
+
+  // Actor: job status changes on their timers; a head comes up when its cluster is ready.
+  std::string_view name() const override { return "ray"; }
+  void enabled(const World& world, std::vector<ActorWork>& out) const override;
+  std::optional<std::int64_t> next_timer_ms(const World& world) const override;
+  void apply(const ActorWork& work, StepContext& context) const override;
+
+  // A head restart of the cluster's live head: a new incarnation with an empty table.
+  void restart_head(StepContext& context, std::string_view cluster_namespace,
+                    std::string_view cluster_name) const;
+
+ private:
+  DashboardBehaviour dashboard_;
+  RayBehaviour ray_;
+};
+
+}  // namespace rjsim::engine

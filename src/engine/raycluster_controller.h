@@ -1,0 +1,42 @@
+// The RayCluster controller as the RayJob controller sees it (DESIGN §1 actors; kuberay-rayjob
+// §2.6), acting on the API server's truth, one write per step:
+//  - each RayCluster gets its head Service "<cluster>-head-svc" (or
+//    spec.headGroupSpec.headServiceName), controller-owned by the cluster, with the port
+//    {dashboard, 8265}; it is created once no Service of that name exists (an old cluster's
+//    Service waits for the garbage collector);
+//  - status.state becomes "ready" (one status patch) at creationTimestamp + readyAfter;
+//  - with `world.rayCluster.deletionTakes` > 0 each cluster carries the finalizer
+//    "rjsim.dev/lingering-deletion" from when it is first seen, removed once
+//    deletionTimestamp + deletionTakes has passed: a deleted cluster lingers that long.
+// Deliberate omissions: Pods of clusters are not modelled, so State never derives from Pod phases
+// and never becomes unhealthy, failed or suspended (the RayJob controller of 1.1 reads only
+// State, and only before DashboardURL is known); clusters being deleted do not become ready.
+#pragma once
+
+#include <string>
+
+#include "engine/actor.h"
+#include "engine/scenario_behaviour.h"
+
+namespace rjsim::engine {
+
+inline constexpr std::string_view kLingeringDeletionFinalizer = "rjsim.dev/lingering-deletion";
+inline constexpr int kDashboardPort = 8265;
+
+// The name of a cluster's head Service (KubeRay GenerateHeadServiceName).
+std::string head_service_name(const RayCluster& cluster);
+
+class RayClusterController final : public Actor {
+ public:
+  explicit RayClusterController(RayClusterBehaviour behaviour) : behaviour_(behaviour) {}
+
+  std::string_view name() const override { return "raycluster-controller"; }
+  void enabled(const World& world, std::vector<ActorWork>& out) const override;
+  std::optional<std::int64_t> next_timer_ms(const World& world) const override;
+  void apply(const ActorWork& work, StepContext& context) const override;
+
+ private:
+  RayClusterBehaviour behaviour_;
+};
+
+}  // namespace rjsim::engine

@@ -1,0 +1,350 @@
+#include "engine/submitter.h"
+
+#include <algorithm>
+#include <cassert>
+#include <functional>
+
+#include <fmt/format.h>
+
+#include "engine/job_controller.h"
+
+namespace rjsim::engine {
+
+namespace {
+
+constexpr std::string_view kStart = "start";
+constexpr std::string_view kSubmit = "submit";
+constexpr std::string_view kExit = "exit";
+
+// Splits a shell word list: blanks separate words; single quotes, double quotes and backslashes
+// quote. Enough for the commands KubeRay and users put in a submitter template.
+std::vector<std::string> split_words(std::string_view text) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote != 0) {
+      if (c == quote) {
+        quote = 0;
+      } else if (c == '\\' && quote == '"' && i + 1 < text.size()) {
+        word += text[++i];
+      } else {
+        word += c;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < text.size()) {
+      word += text[++i];
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
+bool is_shell(std::string_view program) {
+  const auto slash = program.rfind('/');
+  if (slash != std::string_view::npos) program.remove_prefix(slash + 1);
+  return program == "sh" || program == "bash";
+}
+
+std::string without_scheme(std::string url) {
+  for (std::string_view scheme : {"http://", "https://"}) {
+    if (url.starts_with(scheme)) return url.substr(scheme.size());
+  }
+  return url;
+}
+
+int find_process(const World& world, std::string_view pod_uid) {
+  const auto& processes = world.environment.submitters;
+  for (std::size_t i = 0; i < processes.size(); ++i) {
+    if (processes[i].pod_uid == pod_uid) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// A Pod the submitter runs: owned by a Job, not being deleted.
+bool is_submitter_pod(const Pod& pod) {
+  const OwnerReference* owner = controller_owner(pod.metadata);
+  return owner && owner->kind == Kind::Job && !pod.metadata.deletion_timestamp_ms;
+}
+
+bool is_pending(const Pod& pod) { return pod.status.phase.empty() || pod.status.phase == "Pending"; }
+
+void write_pod_status(StepContext& context, const Pod& pod, const std::function<void(PodStatus&)>& edit) {
+  LoggedApi(context, "submitter")
+      .patch_status(Kind::Pod, pod.metadata.namespace_, pod.metadata.name,
+                    [&](Object& object) { edit(std::get<Pod>(object).status); });
+}
+
+void write_terminated(StepContext& context, const Pod& pod, int exit_code) {
+  const std::int64_t now = context.now_ms();
+  write_pod_status(context, pod, [&](PodStatus& status) {
+    status.phase = exit_code == 0 ? "Succeeded" : "Failed";
+    status.ready = false;
+    status.container_statuses.clear();
+    for (const Container& container : pod.spec.containers) {
+      ContainerStatus terminated;
+      terminated.name = container.name;
+      terminated.state = "terminated";
+      terminated.exit_code = exit_code;
+      terminated.finished_at_ms = now;
+      status.container_statuses.push_back(std::move(terminated));
+    }
+  });
+}
+
+void emit_exit(StepContext& context, const SubmitterProcess& process, int exit_code,
+               std::string_view reason) {
+  context.effect("submitter.exit", "submitter",
+                 fmt::format("Pod/{}/{}", process.pod_namespace, process.pod_name))
+      .with("attempt", process.attempt)
+      .with("exit_code", exit_code)
+      .with("reason", reason);
+}
+
+}  // namespace
+
+bool parse_submit_command(const Container& container, SubmitCommand& out) {
+  std::vector<std::string> words = container.command;
+  words.insert(words.end(), container.args.begin(), container.args.end());
+  if (words.size() >= 3 && is_shell(words[0]) && words[1] == "-c") words = split_words(words[2]);
+
+  out = SubmitCommand{};
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& word = words[i];
+    if (word == "--") {
+      for (std::size_t j = i + 1; j < words.size(); ++j) {
+        if (!out.entrypoint.empty()) out.entrypoint += ' ';
+        out.entrypoint += words[j];
+      }
+      break;
+    }
+    const std::pair<std::string_view, std::string*> flags[] = {
+        {"--address", &out.dashboard_url},
+        {"--submission-id", &out.submission_id},
+        {"--runtime-env-json", &out.runtime_env_json},
+    };
+    for (const auto& [flag, value] : flags) {
+      if (word == flag && i + 1 < words.size()) {
+        *value = words[++i];
+        break;
+      }
+      if (word.starts_with(flag) && word.size() > flag.size() && word[flag.size()] == '=') {
+        *value = word.substr(flag.size() + 1);
+        break;
+      }
+    }
+  }
+  auto from_env = [&](std::string& value, const char* name) {
+    if (!value.empty()) return;
+    if (auto it = container.env.find(name); it != container.env.end()) value = it->second;
+  };
+  from_env(out.dashboard_url, "RAY_DASHBOARD_ADDRESS");
+  from_env(out.submission_id, "RAY_JOB_SUBMISSION_ID");
+  out.dashboard_url = without_scheme(out.dashboard_url);
+  return !out.dashboard_url.empty() && !out.submission_id.empty();
+}
+
+std::optional<Submitter::Exit> Submitter::exit_now(const World& world,
+                                                   const SubmitterProcess& process) const {
+  assert(process.submit_outcome == "ok" && "rjsim bug: only a submitted process waits");
+  const std::int64_t now = world.now_ms;
+  const bool failing = process.attempt < behaviour_.fail_attempts;
+  if (failing && now >= process.started_at_ms + behaviour_.fail_after_ms) return Exit{1, "fail_after"};
+  if (!failing && behaviour_.finishes_after_ms) {
+    if (now >= process.started_at_ms + *behaviour_.finishes_after_ms) return Exit{0, "finishes_after"};
+    return std::nullopt;
+  }
+  assert(process.head >= 0 && "rjsim bug: a submitted process without its head");
+  const RayHead& head = world.ray.heads[static_cast<std::size_t>(process.head)];
+  if (head.table_lost) return Exit{1, "job_lost"};
+  // The job it submitted: the last record of its id in that table (a deleted one is lost too).
+  const RayJobRecord* job = nullptr;
+  for (std::size_t i = head.jobs.size(); i-- > 0;) {
+    if (head.jobs[i].submission_id != process.submission_id) continue;
+    const bool deleted = std::any_of(
+        world.environment.deleted_ray_jobs.begin(), world.environment.deleted_ray_jobs.end(),
+        [&](const DeletedRayJob& d) { return d.head == process.head && d.job == static_cast<int>(i); });
+    if (!deleted) job = &head.jobs[i];
+    break;
+  }
+  if (!job) return Exit{1, "job_lost"};
+  if (job->status == "SUCCEEDED") return Exit{failing ? 1 : 0, "succeeded"};
+  if (job->status == "FAILED") return Exit{1, "failed"};
+  if (job->status == "STOPPED") return Exit{1, "stopped"};
+  return std::nullopt;
+}
+
+void Submitter::enabled(const World& world, std::vector<ActorWork>& out) const {
+  for (const Object& object : world.api.objects(Kind::Pod)) {
+    const auto& pod = std::get<Pod>(object);
+    if (!is_submitter_pod(pod)) continue;
+    const int index = find_process(world, pod.metadata.uid);
+    if (index < 0) {
+      if (is_pending(pod) && pod.metadata.creation_timestamp_ms + behaviour_.start_after_ms <= world.now_ms) {
+        out.push_back({std::string(kStart), object_ref(object), 0});
+      }
+      continue;
+    }
+    if (pod.status.phase != "Running") continue;
+    const SubmitterProcess& process = world.environment.submitters[static_cast<std::size_t>(index)];
+    if (process.submit_outcome.empty()) {
+      out.push_back({std::string(kSubmit), object_ref(object), index});
+    } else if (process.submit_outcome == "ok" && exit_now(world, process)) {
+      out.push_back({std::string(kExit), object_ref(object), index});
+    }
+  }
+}
+
+std::optional<std::int64_t> Submitter::next_timer_ms(const World& world) const {
+  std::optional<std::int64_t> next;
+  auto consider = [&](std::int64_t at) {
+    if (at > world.now_ms && (!next || at < *next)) next = at;
+  };
+  for (const Object& object : world.api.objects(Kind::Pod)) {
+    const auto& pod = std::get<Pod>(object);
+    if (!is_submitter_pod(pod)) continue;
+    const int index = find_process(world, pod.metadata.uid);
+    if (index < 0) {
+      if (is_pending(pod)) consider(pod.metadata.creation_timestamp_ms + behaviour_.start_after_ms);
+      continue;
+    }
+    const SubmitterProcess& process = world.environment.submitters[static_cast<std::size_t>(index)];
+    if (pod.status.phase != "Running" || process.submit_outcome != "ok") continue;
+    if (process.attempt < behaviour_.fail_attempts) {
+      consider(process.started_at_ms + behaviour_.fail_after_ms);
+    } else if (behaviour_.finishes_after_ms) {
+      consider(process.started_at_ms + *behaviour_.finishes_after_ms);
+    }
+  }
+  return next;
+}
+
+void Submitter::apply(const ActorWork& work, StepContext& context) const {
+  ObjectRef ref;
+  [[maybe_unused]] const bool ok = parse_object_ref(work.object, ref);
+  assert(ok && ref.kind == Kind::Pod && "rjsim bug: submitter work names no Pod");
+  const Pod* found = context.world().api.find<Pod>(ref.namespace_, ref.name);
+  assert(found && "rjsim bug: submitter work for a Pod that is gone");
+  const Pod pod = *found;   // a copy: the writes below move the stored object
+  if (work.what == kStart) {
+    start(pod, context);
+    return;
+  }
+  if (work.what == kSubmit) {
+    submit(work.index, pod, context);
+    return;
+  }
+  assert(work.what == kExit && "rjsim bug: unknown submitter work");
+  const SubmitterProcess process = context.world().environment.submitters[static_cast<std::size_t>(work.index)];
+  const std::optional<Exit> exit_code = exit_now(context.world(), process);
+  assert(exit_code && "rjsim bug: an exit that is not due");
+  exit_process(process, *exit_code, context);
+}
+
+void Submitter::start(const Pod& pod, StepContext& context) const {
+  const OwnerReference* owner = controller_owner(pod.metadata);
+  const std::vector<const Pod*> pods = pods_of_job(context.world().api, pod.metadata.namespace_, owner->uid);
+  const auto position = std::find_if(pods.begin(), pods.end(),
+                                     [&](const Pod* p) { return p->metadata.uid == pod.metadata.uid; });
+  SubmitterProcess process;
+  process.pod_namespace = pod.metadata.namespace_;
+  process.pod_name = pod.metadata.name;
+  process.pod_uid = pod.metadata.uid;
+  process.attempt = static_cast<int>(position - pods.begin());
+  process.started_at_ms = context.now_ms();
+  const bool fails_at_start = process.attempt < behaviour_.fail_attempts && behaviour_.fail_after_ms == 0;
+  if (fails_at_start) process.submit_outcome = "not_submitted";
+  context.world().environment.submitters.push_back(process);
+  context.effect("submitter.start", "submitter", object_ref(Kind::Pod, pod.metadata))
+      .with("attempt", process.attempt);
+  if (fails_at_start) {
+    write_terminated(context, pod, 1);
+    emit_exit(context, process, 1, "not_submitted");
+    return;
+  }
+  write_pod_status(context, pod, [&](PodStatus& status) {
+    status.phase = "Running";
+    status.ready = true;
+    status.container_statuses.clear();
+    for (const Container& container : pod.spec.containers) {
+      ContainerStatus running;
+      running.name = container.name;
+      running.ready = true;
+      running.state = "running";
+      status.container_statuses.push_back(std::move(running));
+    }
+  });
+}
+
+void Submitter::submit(int index, const Pod& pod, StepContext& context) const {
+  SubmitCommand command;
+  const bool parsed = !pod.spec.containers.empty() && parse_submit_command(pod.spec.containers[0], command);
+  std::string outcome;
+  int head = -1;
+  if (!parsed) {
+    outcome = "no_command";
+  } else if (!dashboard_) {
+    outcome = "unreachable";
+  } else {
+    SubmitJobRequest request;
+    request.entrypoint = command.entrypoint;
+    request.submission_id = command.submission_id;
+    request.runtime_env_json = command.runtime_env_json;
+    const DashboardResponse response =
+        dashboard_->submit_job(context, DashboardCaller::submitter, command.dashboard_url, request);
+    if (!response.connected) {
+      outcome = "unreachable";
+    } else if (response.status == 500 &&
+               response.text.find("Please use a different submission_id") != std::string::npos) {
+      outcome = "duplicate";
+    } else if (response.status != 200 || !response.json) {
+      outcome = "http_error";
+    } else {
+      outcome = "ok";
+      // The record the dashboard just added: name this pod as its submitter.
+      std::vector<RayHead>& heads = context.world().ray.heads;
+      for (std::size_t h = 0; h < heads.size() && head < 0; ++h) {
+        if (heads[h].table_lost || heads[h].jobs.empty()) continue;
+        RayJobRecord& job = heads[h].jobs.back();
+        if (job.submission_id == response.submission_id && job.submitted_by == "submitter" &&
+            job.submitted_at_ms == context.now_ms()) {
+          job.submitted_by = fmt::format("submitter/{}", pod.metadata.name);
+          head = static_cast<int>(h);
+        }
+      }
+      assert(head >= 0 && "rjsim bug: an accepted submission is in no live table");
+    }
+  }
+  SubmitterProcess& process = context.world().environment.submitters[static_cast<std::size_t>(index)];
+  process.dashboard_url = command.dashboard_url;
+  process.submission_id = command.submission_id;
+  process.submit_outcome = outcome;
+  process.head = head;
+  if (outcome != "ok") {
+    const SubmitterProcess copy = process;
+    write_terminated(context, pod, 1);
+    emit_exit(context, copy, 1, outcome);
+  }
+}
+
+void Submitter::exit_process(const SubmitterProcess& process, const Exit& exit, StepContext& context) const {
+  const Pod* pod = context.world().api.find<Pod>(process.pod_namespace, process.pod_name);
+  assert(pod && "rjsim bug: a submitter exits from a Pod that is gone");
+  const Pod copy = *pod;
+  write_terminated(context, copy, exit.code);
+  emit_exit(context, process, exit.code, exit.reason);
+}
+
+}  // namespace rjsim::engine

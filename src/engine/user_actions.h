@@ -1,0 +1,39 @@
+// The user: fires the scenario's `actions` (DESIGN §4) at their virtual times, in file order, one
+// action per step, each logged first as an input event (the stimulus) and then carried out
+// through the API server or the Ray side, whose effects are logged as usual:
+//  - patch        `action.patch`, then a JSON merge patch of the RayJob (no precondition, last
+//                 writer wins: kubernetes-semantics §2.2 "Patch");
+//  - delete       `action.delete`, then a delete of the RayJob with Background propagation;
+//  - headRestart  `action.head_restart`, then RayDashboard::restart_head of the cluster named by
+//                 the RayJob's status.rayClusterName (API truth).
+// How many actions fired is World::environment.actions_fired.
+#pragma once
+
+#include <vector>
+
+#include "engine/actor.h"
+#include "engine/ray_dashboard.h"
+#include "engine/scenario.h"
+
+namespace rjsim::engine {
+
+class UserActions final : public Actor {
+ public:
+  // `actions` in time order (file order for equal times), as Scenario::actions holds them.
+  // `dashboard` null: a headRestart finds no head.
+  UserActions(std::vector<Action> actions, const RayDashboard* dashboard)
+      : actions_(std::move(actions)), dashboard_(dashboard) {}
+
+  std::string_view name() const override { return "user"; }
+  void enabled(const World& world, std::vector<ActorWork>& out) const override;
+  std::optional<std::int64_t> next_timer_ms(const World& world) const override;
+  void apply(const ActorWork& work, StepContext& context) const override;
+
+ private:
+  const Action* next_action(const World& world) const;
+
+  std::vector<Action> actions_;
+  const RayDashboard* dashboard_;
+};
+
+}  // namespace rjsim::engine

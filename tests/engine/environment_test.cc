@@ -1,0 +1,703 @@
+// The environment actors of DESIGN §1: the RayCluster controller (head Service, readiness,
+// lingering deletion), the Ray dashboard (heads, job tables, endpoints, outages, head restarts;
+// kuberay-rayjob §0.4), the batch Job controller and the submitter (kubernetes-semantics §4.2),
+// and the user's scenario actions. Each test drives a Simulation whose controller does nothing,
+// so that only the environment moves.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/environment_state.h"
+#include "engine/garbage_collector.h"
+#include "engine/job_controller.h"
+#include "engine/ray_dashboard.h"
+#include "engine/raycluster_controller.h"
+#include "engine/scenario.h"
+#include "engine/simulation.h"
+#include "engine/submitter.h"
+#include "engine/user_actions.h"
+#include "lambda_controller.h"
+
+namespace rjsim::engine {
+namespace {
+
+using events::Event;
+using events::MemorySink;
+using testing::LambdaController;
+
+constexpr std::string_view kNamespace = "default";
+constexpr std::string_view kCluster = "demo-raycluster-abcde";
+constexpr std::string_view kUrl = "demo-raycluster-abcde-head-svc.default.svc.cluster.local:8265";
+
+RayCluster make_cluster(std::string_view name = kCluster) {
+  RayCluster cluster;
+  cluster.metadata.name = std::string(name);
+  cluster.metadata.namespace_ = std::string(kNamespace);
+  return cluster;
+}
+
+RayJob make_rayjob(std::string_view name = "demo") {
+  RayJob rayjob;
+  rayjob.metadata.name = std::string(name);
+  rayjob.metadata.namespace_ = std::string(kNamespace);
+  rayjob.spec.entrypoint = "python main.py";
+  return rayjob;
+}
+
+// A submitter Job as KubeRay 1.1 builds it (kuberay-rayjob §2.4 Initializing step 5).
+Job make_submitter_job(std::string_view submission_id, int backoff_limit = 2) {
+  Job job;
+  job.metadata.name = "demo";
+  job.metadata.namespace_ = std::string(kNamespace);
+  job.spec.backoff_limit = backoff_limit;
+  job.spec.template_.restart_policy = "Never";
+  Container container;
+  container.name = "ray-job-submitter";
+  container.command = {"ray", "job", "submit", "--address", "http://" + std::string(kUrl),
+                       "--submission-id", std::string(submission_id), "--", "python", "main.py"};
+  container.env = {{"RAY_DASHBOARD_ADDRESS", std::string(kUrl)},
+                   {"RAY_JOB_SUBMISSION_ID", std::string(submission_id)}};
+  job.spec.template_.containers.push_back(container);
+  return job;
+}
+
+// A world with every environment actor and a controller that does nothing.
+class Harness {
+ public:
+  explicit Harness(WorldBehaviour behaviour = {}, std::vector<Action> actions = {})
+      : ray(behaviour.dashboard, behaviour.ray),
+        clusters(behaviour.ray_cluster),
+        submitter(behaviour.submitter, &ray),
+        user(std::move(actions), &ray),
+        controller([](const Request&, Clients&) { return ReconcileResult::done(); }),
+        chooser(1),
+        sim(Simulation::initial_world(controller), controller,
+            {&user, &clusters, &jobs, &submitter, &ray, &gc}, chooser, sink) {
+    sim.set_dashboard(&ray);
+  }
+
+  const World& world() const { return sim.world(); }
+  std::int64_t now() const { return sim.world().now_ms; }
+
+  void create(Object object) {
+    sim.run_as_step([&](StepContext& context) { LoggedApi(context, "user").create(object); });
+  }
+  void set_job_id(std::string_view rayjob, std::string job_id, std::string cluster = std::string(kCluster)) {
+    sim.run_as_step([&](StepContext& context) {
+      LoggedApi(context, "user").patch_status(Kind::RayJob, kNamespace, rayjob, [&](Object& object) {
+        std::get<RayJob>(object).status.job_id = job_id;
+        std::get<RayJob>(object).status.ray_cluster_name = cluster;
+      });
+    });
+  }
+  void remove(Kind kind, std::string_view name) {
+    sim.run_as_step([&](StepContext& context) {
+      LoggedApi(context, "user").remove(kind, kNamespace, name, Propagation::background);
+    });
+  }
+
+  // Runs every step due up to `t_ms`, then sets the clock to `t_ms` (nothing is due between).
+  void run_until(std::int64_t t_ms) {
+    for (int steps = 0;; ++steps) {
+      REQUIRE(steps < 100'000);
+      const std::vector<Step> enabled = sim.enabled_steps();
+      if (enabled.empty()) break;
+      if (enabled.front().kind == StepKind::clock && enabled.front().clock_to_ms > t_ms) break;
+      sim.step();
+    }
+    if (sim.world().now_ms < t_ms) sim.mutable_world().now_ms = t_ms;
+  }
+
+  DashboardResponse call(const std::function<DashboardResponse(StepContext&)>& endpoint) {
+    DashboardResponse response;
+    sim.run_as_step([&](StepContext& context) { response = endpoint(context); });
+    return response;
+  }
+  DashboardResponse get(std::string_view id, DashboardCaller caller = DashboardCaller::controller) {
+    return call([&](StepContext& c) { return ray.get_job_info(c, caller, kUrl, id); });
+  }
+  DashboardResponse submit(std::string_view id, DashboardCaller caller = DashboardCaller::controller) {
+    SubmitJobRequest request;
+    request.entrypoint = "python main.py";
+    request.submission_id = std::string(id);
+    return call([&](StepContext& c) { return ray.submit_job(c, caller, kUrl, request); });
+  }
+  DashboardResponse stop(std::string_view id) {
+    return call([&](StepContext& c) { return ray.stop_job(c, DashboardCaller::controller, kUrl, id); });
+  }
+  DashboardResponse remove_job(std::string_view id) {
+    return call([&](StepContext& c) { return ray.delete_job(c, DashboardCaller::controller, kUrl, id); });
+  }
+
+  // A ready cluster with its head, at `ready_ms`.
+  void ready_cluster(std::int64_t ready_ms) {
+    create(make_cluster());
+    run_until(ready_ms);
+    REQUIRE(world().ray.heads.size() == 1);
+  }
+
+  std::vector<const Event*> events(std::string_view type) const {
+    std::vector<const Event*> found;
+    for (const Event& event : sink.events) {
+      if (event.type == type) found.push_back(&event);
+    }
+    return found;
+  }
+
+  const RayCluster* cluster() const { return world().api.find<RayCluster>(kNamespace, kCluster); }
+  const Job* job() const { return world().api.find<Job>(kNamespace, "demo"); }
+  std::vector<const Pod*> pods() const {
+    const Job* submitter_job = job();
+    REQUIRE(submitter_job != nullptr);
+    return pods_of_job(world().api, kNamespace, submitter_job->metadata.uid);
+  }
+
+  RayDashboard ray;
+  RayClusterController clusters;
+  JobController jobs;
+  Submitter submitter;
+  GarbageCollector gc;
+  UserActions user;
+  LambdaController controller;
+  DefaultChooser chooser;
+  MemorySink sink;
+  Simulation sim;
+};
+
+std::string text_field(const Event& event, std::string_view key) {
+  const events::Value* value = event.find(key);
+  REQUIRE(value != nullptr);
+  return std::get<std::string>(*value);
+}
+
+std::int64_t int_field(const Event& event, std::string_view key) {
+  const events::Value* value = event.find(key);
+  REQUIRE(value != nullptr);
+  return std::get<std::int64_t>(*value);
+}
+
+WorldBehaviour ready_at_once() {
+  WorldBehaviour behaviour;
+  behaviour.ray_cluster.ready_after_ms = 0;
+  return behaviour;
+}
+
+// ---- the RayCluster controller ----
+
+TEST_CASE("a RayCluster gets its head Service with a dashboard port, owned by the cluster") {
+  Harness h;
+  h.create(make_cluster());
+  h.run_until(0);
+  const Service* service = h.world().api.find<Service>(kNamespace, "demo-raycluster-abcde-head-svc");
+  REQUIRE(service != nullptr);
+  REQUIRE(service->spec.ports.size() == 1);
+  CHECK(service->spec.ports[0] == ServicePort{"dashboard", 8265});
+  const OwnerReference* owner = controller_owner(service->metadata);
+  REQUIRE(owner != nullptr);
+  CHECK(owner->kind == Kind::RayCluster);
+  CHECK(owner->uid == h.cluster()->metadata.uid);
+}
+
+TEST_CASE("headServiceName overrides the head Service name") {
+  Harness h;
+  RayCluster cluster = make_cluster();
+  cluster.spec.head_group_spec.head_service_name = "custom-head";
+  h.create(cluster);
+  h.run_until(0);
+  CHECK(h.world().api.find<Service>(kNamespace, "custom-head") != nullptr);
+  CHECK(h.world().api.find<Service>(kNamespace, "demo-raycluster-abcde-head-svc") == nullptr);
+}
+
+TEST_CASE("a RayCluster's State becomes ready exactly readyAfter after its creation, in one write") {
+  WorldBehaviour behaviour;
+  behaviour.ray_cluster.ready_after_ms = 20'000;
+  Harness h(behaviour);
+  h.create(make_cluster());
+  h.run_until(19'999);
+  CHECK(h.cluster()->status.state == "");
+  h.run_until(20'000);
+  CHECK(h.cluster()->status.state == "ready");
+  const auto writes = h.events("api.patch_status");
+  REQUIRE(writes.size() == 1);
+  CHECK(writes[0]->at_ms == 20'000);
+  CHECK(writes[0]->actor == "raycluster-controller");
+}
+
+TEST_CASE("deletionTakes keeps a deleted RayCluster for that long, then its head is lost") {
+  WorldBehaviour behaviour = ready_at_once();
+  behaviour.ray_cluster.deletion_takes_ms = 30'000;
+  Harness h(behaviour);
+  h.create(make_cluster());
+  h.run_until(0);
+  CHECK(has_finalizer(h.cluster()->metadata, kLingeringDeletionFinalizer));
+  h.run_until(5'000);
+  h.remove(Kind::RayCluster, kCluster);
+  h.run_until(34'999);
+  REQUIRE(h.cluster() != nullptr);
+  CHECK(h.cluster()->metadata.deletion_timestamp_ms == 5'000);
+  CHECK_FALSE(h.world().ray.heads[0].table_lost);
+  h.run_until(35'000);
+  CHECK(h.cluster() == nullptr);
+  CHECK(h.world().ray.heads[0].table_lost);
+  CHECK(h.events("ray.head_lost").size() == 1);
+  // The garbage collector takes the head Service once its owner is gone.
+  CHECK(h.world().api.objects(Kind::Service).empty());
+}
+
+// ---- the Ray dashboard ----
+
+TEST_CASE("a head comes up when its cluster is ready, and the dashboard answers through the URL") {
+  Harness h;   // readyAfter 20 s
+  h.create(make_cluster());
+  h.run_until(19'999);
+  CHECK(h.world().ray.heads.empty());
+  const DashboardResponse before = h.get("nothing");
+  CHECK_FALSE(before.connected);
+  CHECK(before.text.find("connection refused") != std::string::npos);
+
+  h.run_until(20'000);
+  REQUIRE(h.world().ray.heads.size() == 1);
+  CHECK(h.world().ray.heads[0].incarnation == 1);
+  CHECK(h.world().ray.heads[0].cluster_uid == h.cluster()->metadata.uid);
+  const auto up = h.events("ray.head_up");
+  REQUIRE(up.size() == 1);
+  CHECK(up[0]->at_ms == 20'000);
+  CHECK(up[0]->object == "RayCluster/default/demo-raycluster-abcde");
+
+  const DashboardResponse after = h.get("nothing");
+  CHECK(after.connected);
+  CHECK(after.status == 404);
+}
+
+TEST_CASE("GET of an unknown id answers 404 with a plain-text body") {
+  Harness h(ready_at_once());
+  h.ready_cluster(0);
+  const DashboardResponse response = h.get("demo-xyz");
+  CHECK(response.connected);
+  CHECK(response.status == 404);
+  CHECK_FALSE(response.json);
+  CHECK(response.text == "Job demo-xyz does not exist");
+  const auto calls = h.events("dashboard.get_job_info");
+  REQUIRE(calls.size() == 1);
+  CHECK(calls[0]->actor == "dashboard");
+  CHECK(calls[0]->object == "RayCluster/default/demo-raycluster-abcde");
+  CHECK(text_field(*calls[0], "outcome") == "not_found");
+  CHECK(int_field(*calls[0], "status") == 404);
+  CHECK(int_field(*calls[0], "incarnation") == 1);
+}
+
+TEST_CASE("a duplicate submission id answers 500 text and adds no second job") {
+  Harness h(ready_at_once());
+  h.ready_cluster(0);
+  const DashboardResponse first = h.submit("demo-xyz");
+  CHECK(first.status == 200);
+  CHECK(first.submission_id == "demo-xyz");
+  const DashboardResponse second = h.submit("demo-xyz", DashboardCaller::submitter);
+  CHECK(second.connected);
+  CHECK(second.status == 500);
+  CHECK_FALSE(second.json);
+  CHECK(second.text.find("Please use a different submission_id") != std::string::npos);
+  CHECK(h.world().ray.heads[0].jobs.size() == 1);
+  const auto calls = h.events("dashboard.submit_job");
+  REQUIRE(calls.size() == 2);
+  CHECK(text_field(*calls[1], "outcome") == "duplicate");
+  CHECK(text_field(*calls[1], "caller") == "submitter");
+}
+
+TEST_CASE("a Ray job is PENDING, RUNNING after pendingFor, and ends runsFor later") {
+  Harness h;   // pendingFor 2 s, runsFor 30 s, SUCCEEDED
+  h.ready_cluster(20'000);
+  h.submit("demo-xyz");
+  CHECK(h.get("demo-xyz").info.job_status == "PENDING");
+  h.run_until(21'999);
+  CHECK(h.get("demo-xyz").info.job_status == "PENDING");
+  h.run_until(22'000);
+  DashboardResponse running = h.get("demo-xyz");
+  CHECK(running.info.job_status == "RUNNING");
+  CHECK(running.info.start_time_ms == 22'000);
+  h.run_until(51'999);
+  CHECK(h.get("demo-xyz").info.job_status == "RUNNING");
+  h.run_until(52'000);
+  const DashboardResponse done = h.get("demo-xyz");
+  CHECK(done.info.job_status == "SUCCEEDED");
+  CHECK(done.info.end_time_ms == 52'000);
+  const auto changes = h.events("ray.job_status");
+  REQUIRE(changes.size() == 2);
+  CHECK(changes[0]->at_ms == 22'000);
+  CHECK(text_field(*changes[0], "to") == "RUNNING");
+  CHECK(changes[1]->at_ms == 52'000);
+  CHECK(text_field(*changes[1], "from") == "RUNNING");
+  CHECK(text_field(*changes[1], "to") == "SUCCEEDED");
+  CHECK(int_field(*changes[1], "incarnation") == 1);
+}
+
+TEST_CASE("successive submissions of a RayJob take successive results, the last repeating") {
+  WorldBehaviour behaviour = ready_at_once();
+  behaviour.ray.results = {"FAILED", "STOPPED", "SUCCEEDED"};
+  Harness h(behaviour);
+  h.create(make_rayjob());
+  h.ready_cluster(0);
+  for (std::string id : {"demo-a", "demo-b", "demo-c", "demo-d"}) {
+    h.set_job_id("demo", id);
+    h.submit(id);
+  }
+  h.submit("other");   // no RayJob has this id: counted by the id itself, so it is first
+  h.run_until(40'000);
+  std::vector<std::string> statuses;
+  for (const RayJobRecord& job : h.world().ray.heads[0].jobs) statuses.push_back(job.status);
+  CHECK(statuses == std::vector<std::string>{"FAILED", "STOPPED", "SUCCEEDED", "SUCCEEDED", "FAILED"});
+}
+
+TEST_CASE("stopping a running Ray job makes it STOPPED; a terminal one is not stopped again") {
+  Harness h(ready_at_once());
+  h.ready_cluster(0);
+  h.submit("demo-xyz");
+  h.run_until(5'000);
+  const DashboardResponse stopped = h.stop("demo-xyz");
+  CHECK(stopped.status == 200);
+  CHECK(stopped.stopped);
+  const DashboardResponse info = h.get("demo-xyz");
+  CHECK(info.info.job_status == "STOPPED");
+  CHECK(info.info.end_time_ms == 5'000);
+  CHECK_FALSE(h.stop("demo-xyz").stopped);
+  CHECK(h.stop("unknown").status == 404);
+  h.run_until(60'000);
+  CHECK(h.get("demo-xyz").info.job_status == "STOPPED");   // no later change
+}
+
+TEST_CASE("deleting a Ray job needs a terminal status; the record stays in the history") {
+  Harness h(ready_at_once());
+  h.ready_cluster(0);
+  h.submit("demo-xyz");
+  const DashboardResponse early = h.remove_job("demo-xyz");
+  CHECK(early.status == 400);
+  CHECK_FALSE(early.json);
+  h.run_until(40'000);
+  CHECK(h.remove_job("demo-xyz").status == 200);
+  CHECK(h.get("demo-xyz").status == 404);
+  CHECK(h.remove_job("demo-xyz").status == 404);
+  REQUIRE(h.world().ray.heads[0].jobs.size() == 1);
+  CHECK(h.world().ray.heads[0].jobs[0].status == "SUCCEEDED");
+  CHECK(h.submit("demo-xyz").status == 200);   // the id is free again
+}
+
+TEST_CASE("a head restart loses the job table, but the history keeps the lost table") {
+  Harness h(ready_at_once());
+  h.ready_cluster(0);
+  h.submit("demo-xyz");
+  h.run_until(5'000);
+  h.sim.run_as_step([&](StepContext& c) { h.ray.restart_head(c, kNamespace, kCluster); });
+  const DashboardResponse lost = h.get("demo-xyz");
+  CHECK(lost.status == 404);
+  const std::vector<RayHead>& heads = h.world().ray.heads;
+  REQUIRE(heads.size() == 2);
+  CHECK(heads[0].table_lost);
+  REQUIRE(heads[0].jobs.size() == 1);
+  CHECK(heads[0].jobs[0].status == "RUNNING");
+  CHECK_FALSE(heads[1].table_lost);
+  CHECK(heads[1].incarnation == 2);
+  CHECK(heads[1].jobs.empty());
+  const auto restarts = h.events("ray.head_restart");
+  REQUIRE(restarts.size() == 1);
+  CHECK(int_field(*restarts[0], "incarnation") == 2);
+  h.run_until(60'000);
+  CHECK(h.world().ray.heads[0].jobs[0].status == "RUNNING");   // a lost table never moves on
+  CHECK(h.submit("demo-xyz").status == 200);                     // the new table does not know it
+}
+
+TEST_CASE("a dashboard outage fails the controller's calls only") {
+  WorldBehaviour behaviour = ready_at_once();
+  behaviour.dashboard.outages = {Outage{10'000, 5'000}};
+  Harness h(behaviour);
+  h.ready_cluster(0);
+  h.submit("demo-xyz");
+  h.run_until(9'999);
+  CHECK(h.get("demo-xyz").connected);
+  h.run_until(10'000);
+  const DashboardResponse refused = h.get("demo-xyz");
+  CHECK_FALSE(refused.connected);
+  CHECK(h.get("demo-xyz", DashboardCaller::submitter).connected);
+  CHECK_FALSE(h.submit("demo-other").connected);
+  h.run_until(15'000);
+  CHECK(h.get("demo-xyz").connected);
+  const auto calls = h.events("dashboard.get_job_info");
+  REQUIRE(calls.size() == 4);
+  CHECK(text_field(*calls[1], "outcome") == "outage");
+  CHECK(int_field(*calls[1], "status") == 0);
+  CHECK(text_field(*calls[2], "outcome") == "ok");
+}
+
+TEST_CASE("the controller's dashboard client reaches the same Ray side") {
+  WorldBehaviour behaviour = ready_at_once();
+  RayDashboard ray(behaviour.dashboard, behaviour.ray);
+  RayClusterController clusters(behaviour.ray_cluster);
+  DashboardResponse seen;
+  LambdaController controller([&](const Request&, Clients& clients) {
+    seen = clients.dashboard.get_job_info(kUrl, "demo-xyz");
+    return ReconcileResult::done();
+  });
+  DefaultChooser chooser(1);
+  MemorySink sink;
+  Simulation sim(Simulation::initial_world(controller), controller, {&clusters, &ray}, chooser, sink);
+  sim.set_dashboard(&ray);
+  sim.run_as_step([](StepContext& c) {
+    Object cluster = make_cluster();
+    LoggedApi(c, "user").create(cluster);
+  });
+  sim.run();
+  sim.run_as_step([](StepContext& c) {
+    Object rayjob = make_rayjob();
+    LoggedApi(c, "user").create(rayjob);
+  });
+  sim.run();
+  CHECK(seen.connected);
+  CHECK(seen.status == 404);
+  CHECK(seen.text == "Job demo-xyz does not exist");
+}
+
+// ---- the Job controller and the submitter ----
+
+TEST_CASE("the submitter command gives the address, the submission id and the entrypoint") {
+  SubmitCommand command;
+  REQUIRE(parse_submit_command(make_submitter_job("demo-xyz").spec.template_.containers[0], command));
+  CHECK(command.dashboard_url == kUrl);
+  CHECK(command.submission_id == "demo-xyz");
+  CHECK(command.entrypoint == "python main.py");
+
+  Container script;
+  script.command = {"/bin/sh", "-c"};
+  script.args = {"ray job submit --address=http://svc.ns.svc.cluster.local:8265 -- python 'a b.py'"};
+  script.env = {{"RAY_JOB_SUBMISSION_ID", "from-env"}};
+  REQUIRE(parse_submit_command(script, command));
+  CHECK(command.dashboard_url == "svc.ns.svc.cluster.local:8265");
+  CHECK(command.submission_id == "from-env");
+  CHECK(command.entrypoint == "python a b.py");
+
+  CHECK_FALSE(parse_submit_command(Container{}, command));
+}
+
+TEST_CASE("a submitter Job runs a pod that submits, succeeds with the Ray job, and completes the Job") {
+  Harness h(ready_at_once());   // startAfter 2 s, pendingFor 2 s, runsFor 30 s
+  h.ready_cluster(0);
+  h.create(make_submitter_job("demo-xyz"));
+  h.run_until(0);
+  auto pods = h.pods();
+  REQUIRE(pods.size() == 1);
+  const Pod& pod = *pods[0];
+  CHECK(pod.metadata.name.starts_with("demo-"));
+  CHECK(pod.metadata.name.size() == 10);
+  CHECK(pod.metadata.labels.at("job-name") == "demo");
+  CHECK(controller_owner(pod.metadata)->uid == h.job()->metadata.uid);
+  CHECK(pod.spec.containers == h.job()->spec.template_.containers);
+  CHECK(h.job()->status.active == 1);
+  CHECK(h.job()->status.start_time_ms == 0);
+
+  h.run_until(1'999);
+  CHECK(h.pods()[0]->status.phase.empty());
+  h.run_until(2'000);
+  CHECK(h.pods()[0]->status.phase == "Running");
+  REQUIRE(h.world().ray.heads[0].jobs.size() == 1);
+  const RayJobRecord& job = h.world().ray.heads[0].jobs[0];
+  CHECK(job.submission_id == "demo-xyz");
+  CHECK(job.submitted_at_ms == 2'000);
+  CHECK(job.submitted_by == "submitter/" + h.pods()[0]->metadata.name);
+
+  h.run_until(33'999);
+  CHECK(h.pods()[0]->status.phase == "Running");
+  CHECK_FALSE(has_true_condition(*h.job(), "Complete"));
+  h.run_until(34'000);
+  CHECK(h.pods()[0]->status.phase == "Succeeded");
+  CHECK(h.pods()[0]->status.container_statuses[0].exit_code == 0);
+  const Job& finished = *h.job();
+  REQUIRE(finished.status.conditions.size() == 2);
+  CHECK(finished.status.conditions[0].type == "SuccessCriteriaMet");
+  CHECK(finished.status.conditions[1].type == "Complete");
+  CHECK(finished.status.conditions[1].status == "True");
+  CHECK(finished.status.conditions[1].last_transition_time_ms == 34'000);
+  CHECK(finished.status.succeeded == 1);
+  CHECK(finished.status.active == 0);
+  // Two writes, two watch events: the first with only SuccessCriteriaMet.
+  const auto& log = h.world().api.watch_log(Kind::Job);
+  REQUIRE(log.size() >= 2);
+  CHECK(std::get<Job>(log[log.size() - 2].object).status.conditions.size() == 1);
+}
+
+TEST_CASE("two failing attempts back off 10 s then 20 s, and the third succeeds") {
+  WorldBehaviour behaviour = ready_at_once();
+  behaviour.submitter.fail_attempts = 2;
+  Harness h(behaviour);
+  h.ready_cluster(0);
+  h.create(make_submitter_job("demo-xyz", 2));
+  h.run_until(200'000);
+  const auto pods = h.pods();
+  REQUIRE(pods.size() == 3);
+  CHECK(pods[0]->metadata.creation_timestamp_ms == 0);
+  CHECK(pods[0]->status.phase == "Failed");
+  CHECK(pods[0]->status.container_statuses[0].finished_at_ms == 2'000);
+  CHECK(pods[1]->metadata.creation_timestamp_ms == 12'000);   // 2 s + 10 s
+  CHECK(pods[1]->status.phase == "Failed");
+  CHECK(pods[2]->metadata.creation_timestamp_ms == 34'000);   // 14 s + 20 s
+  CHECK(pods[2]->status.phase == "Succeeded");
+  CHECK(h.world().ray.heads[0].jobs.size() == 1);             // failing attempts never submitted
+  CHECK(has_true_condition(*h.job(), "Complete"));
+  CHECK(h.job()->status.failed == 2);
+}
+
+TEST_CASE("attempts beyond backoffLimit fail the Job: FailureTarget, then Failed BackoffLimitExceeded") {
+  WorldBehaviour behaviour = ready_at_once();
+  behaviour.submitter.fail_attempts = 3;
+  Harness h(behaviour);
+  h.ready_cluster(0);
+  h.create(make_submitter_job("demo-xyz", 2));
+  h.run_until(200'000);
+  CHECK(h.pods().size() == 3);
+  const Job& job = *h.job();
+  REQUIRE(job.status.conditions.size() == 2);
+  CHECK(job.status.conditions[0].type == "FailureTarget");
+  CHECK(job.status.conditions[1].type == "Failed");
+  CHECK(job.status.conditions[1].reason == "BackoffLimitExceeded");
+  CHECK(job.status.conditions[1].last_transition_time_ms == 36'000);
+  CHECK(job.status.failed == 3);
+  CHECK(h.world().ray.heads[0].jobs.empty());
+}
+
+TEST_CASE("a failing attempt with failAfter submits, then exits 1 while the Ray job runs") {
+  WorldBehaviour behaviour = ready_at_once();
+  behaviour.submitter.fail_attempts = 1;
+  behaviour.submitter.fail_after_ms = 5'000;
+  Harness h(behaviour);
+  h.ready_cluster(0);
+  h.create(make_submitter_job("demo-xyz", 0));
+  h.run_until(100'000);
+  REQUIRE(h.pods().size() == 1);
+  CHECK(h.pods()[0]->status.phase == "Failed");
+  CHECK(h.pods()[0]->status.container_statuses[0].finished_at_ms == 7'000);
+  CHECK(has_true_condition(*h.job(), "Failed"));
+  REQUIRE(h.world().ray.heads[0].jobs.size() == 1);
+  CHECK(h.world().ray.heads[0].jobs[0].status == "SUCCEEDED");   // Ray went on regardless
+}
+
+TEST_CASE("a duplicate submission fails the submitter pod at once") {
+  Harness h(ready_at_once());
+  h.ready_cluster(0);
+  h.submit("demo-xyz");   // the controller got there first (HTTPMode, or an earlier attempt)
+  h.create(make_submitter_job("demo-xyz", 0));
+  h.run_until(2'000);
+  REQUIRE(h.pods().size() == 1);
+  CHECK(h.pods()[0]->status.phase == "Failed");
+  CHECK(h.pods()[0]->status.container_statuses[0].exit_code == 1);
+  CHECK(h.world().ray.heads[0].jobs.size() == 1);
+  const auto exits = h.events("submitter.exit");
+  REQUIRE(exits.size() == 1);
+  CHECK(text_field(*exits[0], "reason") == "duplicate");
+  h.run_until(2'001);
+  CHECK(has_true_condition(*h.job(), "Failed"));
+}
+
+TEST_CASE("finishesAfter makes the submitter exit 0 whatever Ray does") {
+  WorldBehaviour behaviour = ready_at_once();
+  behaviour.submitter.finishes_after_ms = 5'000;
+  behaviour.ray.results = {"FAILED"};
+  Harness h(behaviour);
+  h.ready_cluster(0);
+  h.create(make_submitter_job("demo-xyz"));
+  h.run_until(6'999);
+  CHECK(h.pods()[0]->status.phase == "Running");
+  h.run_until(7'000);
+  CHECK(h.pods()[0]->status.phase == "Succeeded");
+  CHECK(has_true_condition(*h.job(), "Complete"));
+  CHECK(h.world().ray.heads[0].jobs[0].status == "RUNNING");
+}
+
+TEST_CASE("a head restart makes the waiting submitter exit 1") {
+  Harness h(ready_at_once());
+  h.ready_cluster(0);
+  h.create(make_submitter_job("demo-xyz", 0));
+  h.run_until(10'000);
+  h.sim.run_as_step([&](StepContext& c) { h.ray.restart_head(c, kNamespace, kCluster); });
+  h.run_until(10'000);
+  CHECK(h.pods()[0]->status.phase == "Failed");
+  const auto exits = h.events("submitter.exit");
+  REQUIRE(exits.size() == 1);
+  CHECK(text_field(*exits[0], "reason") == "job_lost");
+}
+
+// ---- the user ----
+
+TEST_CASE("the user patches, restarts the head and deletes at the actions' times") {
+  std::vector<Action> actions(3);
+  actions[0].at_ms = 5'000;
+  actions[0].type = Action::Type::patch;
+  actions[0].rayjob = "demo";
+  actions[0].patch = nlohmann::json::parse(R"({"spec": {"suspend": true}})");
+  actions[1].at_ms = 6'000;
+  actions[1].type = Action::Type::head_restart;
+  actions[1].rayjob = "demo";
+  actions[2].at_ms = 9'000;
+  actions[2].type = Action::Type::delete_;
+  actions[2].rayjob = "demo";
+  Harness h(ready_at_once(), actions);
+  h.create(make_rayjob());
+  h.set_job_id("demo", "demo-xyz");
+  h.ready_cluster(0);
+
+  h.run_until(4'999);
+  CHECK_FALSE(h.world().api.find<RayJob>(kNamespace, "demo")->spec.suspend);
+  CHECK(h.world().environment.actions_fired == 0);
+  h.run_until(5'000);
+  CHECK(h.world().api.find<RayJob>(kNamespace, "demo")->spec.suspend);
+  const auto patches = h.events("action.patch");
+  REQUIRE(patches.size() == 1);
+  CHECK(patches[0]->origin == events::Origin::input);
+  CHECK(patches[0]->at_ms == 5'000);
+  CHECK(std::get<events::RawJson>(*patches[0]->find("patch")).text == R"({"spec":{"suspend":true}})");
+
+  h.run_until(6'000);
+  CHECK(h.world().ray.heads.size() == 2);
+  const auto restarts = h.events("action.head_restart");
+  REQUIRE(restarts.size() == 1);
+  CHECK(text_field(*restarts[0], "ray_cluster") == kCluster);
+
+  h.run_until(8'999);
+  CHECK(h.world().api.find<RayJob>(kNamespace, "demo") != nullptr);
+  h.run_until(9'000);
+  CHECK(h.world().api.find<RayJob>(kNamespace, "demo") == nullptr);
+  CHECK(h.events("action.delete").size() == 1);
+  CHECK(h.world().environment.actions_fired == 3);
+}
+
+TEST_CASE("the environment is deterministic: the same seed gives the same events") {
+  auto run = [] {
+    WorldBehaviour behaviour = ready_at_once();
+    behaviour.submitter.fail_attempts = 1;
+    Harness h(behaviour);
+    h.ready_cluster(0);
+    h.create(make_submitter_job("demo-xyz"));
+    h.run_until(100'000);
+    return std::make_pair(h.sink.events, h.world());
+  };
+  const auto first = run();
+  const auto second = run();
+  CHECK(first.first == second.first);
+  CHECK(first.second == second.second);
+}
+
+}  // namespace
+}  // namespace rjsim::engine
+// TEMP-DUMP
+#include <cstdio>
+namespace rjsim::engine { namespace {
+TEST_CASE("zz dump") {
+  WorldBehaviour behaviour = ready_at_once();
+  behaviour.submitter.fail_attempts = 1;
+  Harness h(behaviour);
+  h.ready_cluster(0);
+  h.create(make_submitter_job("demo-xyz", 1));
+  h.run_until(100'000);
+  for (const Event& e : h.sink.events) std::printf("%lld %lld %s %s %s %s\n", (long long)e.seq, (long long)e.at_ms, e.type.c_str(), e.actor.c_str(), e.object.c_str(), events::body_json(e).c_str());
+}
+}}
