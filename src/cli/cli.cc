@@ -1,5 +1,8 @@
 #include "cli/cli.h"
 
+#include "engine/scenario_loader.h"
+#include "explore/scenario_run.h"
+
 #include "cli/commands.h"
 #include "cli/subcommand.h"
 #include "store/store_error.h"
@@ -89,6 +92,13 @@ int run_guarded(std::string_view command, const std::function<int()>& action, st
     return action();
   } catch (const UsageError& e) {
     err << fmt::format("{}: {}\nRun '{} --help' for usage and an example.\n", who, e.what(), who);
+    return exit_bad_input;
+  } catch (const engine::ScenarioError& e) {
+    // The message already names the file, the line and the field.
+    err << fmt::format("{}: {}\n", who, e.what());
+    return exit_bad_input;
+  } catch (const explore::UnknownController& e) {
+    err << fmt::format("{}: {}\n", who, e.what());
     return exit_bad_input;
   } catch (const store::StoreError& e) {
     // Bad input found by the store (not an rjsim database, no such run); the message names it.

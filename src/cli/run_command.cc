@@ -2,6 +2,15 @@
 // (issue 3), only `rjsim run --demo` works: the built-in kernel demo of cli/demo.h.
 #include "cli/commands.h"
 #include "cli/demo.h"
+#include "cli/run_output.h"
+#include "engine/scenario_loader.h"
+#include "explore/scenario_run.h"
+#include "models/registry.h"
+#include "store/database.h"
+#include "store/run_writer.h"
+
+#include <fmt/format.h>
+#include <optional>
 
 #include <memory>
 
@@ -17,6 +26,43 @@ struct RunOptions {
   bool json = false;
   bool demo = false;
 };
+
+// Loads the scenario (bad input throws before anything is written), runs it, stores the run
+// whole, prints it. Exit 0 when the scenario's expectations hold, 1 otherwise.
+int run_scenario_file(const RunOptions& options, bool seed_given, Io& io) {
+  const engine::Scenario scenario = engine::load_scenario(options.scenario);
+  explore::RunOptions run;
+  if (seed_given) run.seed = options.seed;
+  run.controller = options.controller;
+  run.faults = options.faults;
+  if (!options.controller.empty() && models::canonical_model_name(options.controller).empty()) {
+    throw UsageError(fmt::format("--controller: no model named \"{}\"", options.controller));
+  }
+  std::optional<store::Database> database;
+  std::optional<store::RunWriter> writer;
+  if (!options.db_path.empty()) {
+    database.emplace(store::Database::open(options.db_path));
+    writer.emplace(database->begin_run(store::RunHeader{
+        std::nullopt, "run", scenario.name, scenario.text,
+        models::canonical_model_name(options.controller.empty() ? scenario.controller : options.controller),
+        static_cast<std::int64_t>(run.seed.value_or(scenario.seed))}));
+    run.sinks.push_back(&*writer);
+  }
+  const explore::RunReport report = explore::run_scenario(scenario, run);
+  std::int64_t run_id = 0;
+  if (writer) {
+    for (const explore::ViolationReport& v : report.violations) {
+      writer->add_violation(store::Violation{v.seq, v.invariant, v.message});
+    }
+    run_id = writer->commit(store::RunSummary{report.outcome, report.steps, report.virtual_ms, report.log_hash});
+  }
+  if (options.json) {
+    io.out << run_json(report, run_id).dump() << "\n";
+  } else {
+    print_run_text(io.out, report, run_id, options.db_path);
+  }
+  return report.expectations_hold() ? 0 : 1;
+}
 
 }  // namespace
 
@@ -63,7 +109,7 @@ void add_run_command(CLI::App& rjsim, CommandTable& commands) {
           "a SCENARIO is required (a scenario file such as scenarios/demo.yaml), or --demo for "
           "the built-in kernel demo");
     }
-    return not_implemented(io, "run", 3);
+    return run_scenario_file(*options, seed->count() > 0, io);
   });
 }
 

@@ -688,16 +688,3 @@ TEST_CASE("the environment is deterministic: the same seed gives the same events
 
 }  // namespace
 }  // namespace rjsim::engine
-// TEMP-DUMP
-#include <cstdio>
-namespace rjsim::engine { namespace {
-TEST_CASE("zz dump") {
-  WorldBehaviour behaviour = ready_at_once();
-  behaviour.submitter.fail_attempts = 1;
-  Harness h(behaviour);
-  h.ready_cluster(0);
-  h.create(make_submitter_job("demo-xyz", 1));
-  h.run_until(100'000);
-  for (const Event& e : h.sink.events) std::printf("%lld %lld %s %s %s %s\n", (long long)e.seq, (long long)e.at_ms, e.type.c_str(), e.actor.c_str(), e.object.c_str(), events::body_json(e).c_str());
-}
-}}

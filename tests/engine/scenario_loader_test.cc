@@ -92,7 +92,7 @@ class TempDir {
 fs::path samples_dir() {
   const char* shared = std::getenv("RJSIM_SHARED_DIR");
   const fs::path root = shared != nullptr ? fs::path(shared) : fs::path("..") / "shared";
-  const fs::path samples = root / "trace-samples" / "kuberay";
+  const fs::path samples = fs::absolute(root / "trace-samples" / "kuberay").lexically_normal();
   REQUIRE_MESSAGE(fs::is_directory(samples), "no KubeRay samples at " << samples.string()
                                                  << ": set RJSIM_SHARED_DIR (see tests/meson.build)");
   return samples;

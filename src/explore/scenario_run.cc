@@ -1,0 +1,264 @@
+#include "explore/scenario_run.h"
+
+#include <algorithm>
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/garbage_collector.h"
+#include "engine/job_controller.h"
+#include "engine/ray_dashboard.h"
+#include "engine/raycluster_controller.h"
+#include "engine/submitter.h"
+#include "engine/user_actions.h"
+#include "models/registry.h"
+
+namespace rjsim::explore {
+
+using namespace rjsim::engine;
+using events::Event;
+
+namespace {
+
+// The environment of a scenario: every actor, built from its `world:` and `actions:`.
+struct Environment {
+  explicit Environment(const Scenario& scenario)
+      : ray(scenario.world.dashboard, scenario.world.ray),
+        raycluster_controller(scenario.world.ray_cluster),
+        submitter(scenario.world.submitter, &ray),
+        user(scenario.actions, &ray) {}
+
+  std::vector<const Actor*> actors() const {
+    return {&user, &raycluster_controller, &job_controller, &submitter, &ray, &gc};
+  }
+
+  RayDashboard ray;
+  RayClusterController raycluster_controller;
+  JobController job_controller;
+  Submitter submitter;
+  UserActions user;
+  GarbageCollector gc;
+};
+
+class HashSink final : public events::EventSink {
+ public:
+  void emit(const Event& event) override { hasher.add(event); }
+  events::LogHasher hasher;
+};
+
+class CountingSink final : public events::EventSink {
+ public:
+  void emit(const Event& event) override {
+    ++count;
+    if (event.type != "status.transition") return;
+    Transition transition;
+    transition.seq = event.seq;
+    transition.at_ms = event.at_ms;
+    ObjectRef ref;
+    transition.rayjob = parse_object_ref(event.object, ref) ? ref.name : event.object;
+    transition.from = string_of(event, "from_deployment");
+    transition.to = string_of(event, "to_deployment");
+    transition.job_status = string_of(event, "to_job_status");
+    transition.reason = string_of(event, "reason");
+    transitions.push_back(std::move(transition));
+  }
+  std::int64_t count = 0;
+  std::vector<Transition> transitions;
+
+ private:
+  static std::string string_of(const Event& event, std::string_view key) {
+    const events::Value* value = event.find(key);
+    return value && std::holds_alternative<std::string>(*value) ? std::get<std::string>(*value) : "";
+  }
+};
+
+// The objects of the scenario exist at time 0: one step that creates them, each a user stimulus.
+void create_initial_objects(Simulation& simulation, const Scenario& scenario) {
+  simulation.run_as_step([&](StepContext& context) {
+    LoggedApi api(context, "user");
+    auto create = [&](Object object) {
+      context.emit(events::Origin::input, "action.create", "user", object_ref(object));
+      api.create(object);
+    };
+    for (const RayCluster& cluster : scenario.rayclusters) create(cluster);
+    for (const RayJob& rayjob : scenario.rayjobs) create(rayjob);
+  });
+}
+
+FinalState final_state_of(const World& world, const RayJob& wanted) {
+  FinalState state;
+  const std::string& namespace_ = wanted.metadata.namespace_;
+  const std::string& name = wanted.metadata.name;
+  if (const RayJob* rayjob = world.api.find<RayJob>(namespace_, name)) {
+    state.exists = true;
+    state.job_deployment_status = rayjob->status.job_deployment_status;
+    state.job_status = rayjob->status.job_status;
+    state.reason = rayjob->status.reason;
+    state.job_id = rayjob->status.job_id;
+    state.ray_cluster_name = rayjob->status.ray_cluster_name;
+    state.succeeded = rayjob->status.succeeded;
+    state.failed = rayjob->status.failed;
+  }
+  auto owned_by_rayjob = [&](const Object& object) {
+    const OwnerReference* owner = controller_owner(meta(object));
+    return meta(object).namespace_ == namespace_ && owner && owner->kind == Kind::RayJob && owner->name == name;
+  };
+  const auto clusters = world.api.objects(Kind::RayCluster);
+  const auto jobs = world.api.objects(Kind::Job);
+  state.ray_clusters = static_cast<int>(std::count_if(clusters.begin(), clusters.end(), owned_by_rayjob));
+  state.submitter_jobs = static_cast<int>(std::count_if(jobs.begin(), jobs.end(), owned_by_rayjob));
+  return state;
+}
+
+std::string outcome_of(RunEnd end, bool violated) {
+  if (end == RunEnd::step_limit) return "incomplete";
+  return violated ? "violation" : "pass";
+}
+
+}  // namespace
+
+RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
+  const std::string controller_name =
+      options.controller.empty() ? scenario.controller : options.controller;
+  std::unique_ptr<Controller> model = models::make_model(controller_name);
+  if (!model) {
+    throw UnknownController(fmt::format("no model named \"{}\" (models: {})", controller_name,
+                                        fmt::join(models::model_names(), ", ")));
+  }
+  const std::uint64_t seed = options.seed.value_or(scenario.seed);
+  DefaultChooser fault_free(seed);
+  RandomChooser random(seed);
+  Chooser& chooser = options.chooser ? *options.chooser
+                     : options.faults ? static_cast<Chooser&>(random)
+                                      : static_cast<Chooser&>(fault_free);
+  const FaultBudget faults = options.faults || options.chooser ? scenario.faults : FaultBudget{};
+
+  Environment environment(scenario);
+  events::MemorySink memory;
+  HashSink hash;
+  CountingSink counter;
+  std::vector<events::EventSink*> sinks = {&hash, &counter};
+  if (options.keep_events) sinks.push_back(&memory);
+  sinks.insert(sinks.end(), options.sinks.begin(), options.sinks.end());
+  events::TeeSink sink(sinks);
+
+  Limits limits;
+  limits.steps = scenario.limits.steps;
+  limits.time_ms = scenario.limits.time_ms;
+  Simulation simulation(Simulation::initial_world(*model), *model, environment.actors(), chooser, sink,
+                        faults, limits);
+  simulation.set_dashboard(&environment.ray);
+  create_initial_objects(simulation, scenario);
+  const RunEnd end = simulation.run();
+
+  RunReport report;
+  report.scenario = scenario.name;
+  report.controller = std::string(model->name());
+  report.seed = seed;
+  report.end = end;
+  report.steps = simulation.world().steps;
+  report.virtual_ms = simulation.world().now_ms;
+  report.events = counter.count;
+  report.log_hash = hash.hasher.hex();
+  report.transitions = std::move(counter.transitions);
+  for (const RayJob& rayjob : scenario.rayjobs) {
+    report.final[rayjob.metadata.name] = final_state_of(simulation.world(), rayjob);
+  }
+  report.outcome = outcome_of(end, !report.violations.empty());
+  if (options.keep_events) report.event_log = std::move(memory.events);
+  const bool judge_outcome = !scenario.has_faults && !options.faults && !options.chooser;
+  report.unmet = unmet_expectations(scenario.expect, report, judge_outcome);
+  return report;
+}
+
+std::vector<std::string> deployment_sequence(const std::vector<Transition>& transitions,
+                                             const std::string& rayjob) {
+  std::vector<std::string> sequence = {""};
+  for (const Transition& transition : transitions) {
+    if (transition.rayjob == rayjob && transition.to != sequence.back()) sequence.push_back(transition.to);
+  }
+  return sequence;
+}
+
+namespace {
+
+template <class T>
+void expect_equal(std::vector<std::string>& unmet, const std::string& what, const std::optional<T>& wanted,
+                  const T& actual) {
+  if (wanted && *wanted != actual) unmet.push_back(fmt::format("{}: expected {}, got {}", what, *wanted, actual));
+}
+
+void expect_set_or_empty(std::vector<std::string>& unmet, const std::string& what,
+                         const std::optional<std::string>& wanted, const std::string& actual) {
+  if (!wanted) return;
+  const std::string got = actual.empty() ? "empty" : "set";
+  if (*wanted != got) unmet.push_back(fmt::format("{}: expected {}, got {} (\"{}\")", what, *wanted, got, actual));
+}
+
+std::string quoted_sequence(const std::vector<std::string>& sequence) {
+  std::vector<std::string> quoted;
+  for (const std::string& state : sequence) quoted.push_back(state.empty() ? "\"\"" : state);
+  return fmt::format("[{}]", fmt::join(quoted, ", "));
+}
+
+void check_final(std::vector<std::string>& unmet, const std::string& rayjob, const FinalExpectation& wanted,
+                 const FinalState& state) {
+  const std::string prefix = fmt::format("final.{}", rayjob);
+  expect_equal(unmet, prefix + ".jobDeploymentStatus", wanted.job_deployment_status, state.job_deployment_status);
+  expect_equal(unmet, prefix + ".jobStatus", wanted.job_status, state.job_status);
+  expect_equal(unmet, prefix + ".reason", wanted.reason, state.reason);
+  expect_equal(unmet, prefix + ".rayJobs", wanted.ray_jobs, state.exists ? 1 : 0);
+  expect_equal(unmet, prefix + ".rayClusters", wanted.ray_clusters, state.ray_clusters);
+  expect_equal(unmet, prefix + ".submitterJobs", wanted.submitter_jobs, state.submitter_jobs);
+  expect_set_or_empty(unmet, prefix + ".jobId", wanted.job_id, state.job_id);
+  expect_set_or_empty(unmet, prefix + ".rayClusterName", wanted.ray_cluster_name, state.ray_cluster_name);
+  expect_equal(unmet, prefix + ".succeeded", wanted.succeeded, state.succeeded.value_or(0));
+  expect_equal(unmet, prefix + ".failed", wanted.failed, state.failed.value_or(0));
+}
+
+}  // namespace
+
+std::vector<std::string> unmet_expectations(const Expectation& expect, const RunReport& report,
+                                            bool judge_outcome) {
+  std::vector<std::string> unmet;
+  if (report.outcome == "incomplete") {
+    unmet.push_back(fmt::format("the run hit the step limit after {} steps (a livelock is likely)", report.steps));
+  }
+  for (const auto& [rayjob, wanted] : expect.transitions) {
+    const std::vector<std::string> actual = deployment_sequence(report.transitions, rayjob);
+    if (actual != wanted) {
+      unmet.push_back(fmt::format("transitions.{}: expected {}, got {}", rayjob, quoted_sequence(wanted),
+                                  quoted_sequence(actual)));
+    }
+  }
+  for (const auto& [rayjob, wanted] : expect.final) {
+    auto state = report.final.find(rayjob);
+    if (state == report.final.end()) {
+      unmet.push_back(fmt::format("final.{}: the scenario has no RayJob of that name", rayjob));
+      continue;
+    }
+    check_final(unmet, rayjob, wanted, state->second);
+  }
+  if (!judge_outcome) return unmet;
+  std::vector<std::string> fired;
+  for (const ViolationReport& violation : report.violations) fired.push_back(violation.invariant);
+  if (expect.outcome && *expect.outcome != report.outcome && report.outcome != "incomplete") {
+    unmet.push_back(fmt::format("outcome: expected {}, got {}{}", *expect.outcome, report.outcome,
+                                fired.empty() ? "" : fmt::format(" ({})", fmt::join(fired, ", "))));
+  }
+  if (expect.violations) {
+    for (const std::string& name : *expect.violations) {
+      if (std::find(fired.begin(), fired.end(), name) == fired.end()) {
+        unmet.push_back(fmt::format("violations: expected {} to fire, it did not", name));
+      }
+    }
+  }
+  if (!expect.outcome && !expect.violations && !report.violations.empty()) {
+    const ViolationReport& first = report.violations.front();
+    unmet.push_back(fmt::format("invariant {} violated at seq {}: {}", first.invariant, first.seq, first.message));
+  }
+  return unmet;
+}
+
+}  // namespace rjsim::explore

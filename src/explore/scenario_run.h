@@ -1,0 +1,97 @@
+// One run of a scenario, end to end (DESIGN §1, §4): the scenario's objects and world become a
+// World and its actors, the model runs under a chooser (the fault-free default, or a seeded random
+// walk within the scenario's fault budget), the invariants observe every step, and the events go
+// to the given sinks. The report says how the run ended, what was persisted, what was violated,
+// and which expectations of the scenario were not met. This is the single place where a scenario
+// is turned into a simulation; `run`, `check`, `replay` and exploration all go through it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/chooser.h"
+#include "engine/scenario.h"
+#include "engine/simulation.h"
+#include "events/event.h"
+
+namespace rjsim::explore {
+
+struct RunOptions {
+  std::optional<std::uint64_t> seed;         // default: the scenario's
+  std::string controller;                    // default: the scenario's
+  bool faults = false;                       // draw within the scenario's fault budget (random chooser)
+  engine::Chooser* chooser = nullptr;        // overrides the choice above (replay, exploration)
+  std::vector<events::EventSink*> sinks;     // where the events go, besides the report's hash
+  bool keep_events = true;                   // keep them in RunReport::events
+};
+
+struct Transition {
+  std::int64_t seq = 0;
+  std::int64_t at_ms = 0;
+  std::string rayjob;          // the RayJob's name
+  std::string from;
+  std::string to;
+  std::string job_status;
+  std::string reason;
+};
+
+struct ViolationReport {
+  std::int64_t seq = 0;
+  std::string invariant;
+  std::string message;
+};
+
+// The end state of one RayJob, as `expect.final` names it (DESIGN §4).
+struct FinalState {
+  bool exists = false;
+  std::string job_deployment_status;
+  std::string job_status;
+  std::string reason;
+  std::string job_id;
+  std::string ray_cluster_name;
+  int ray_clusters = 0;        // RayClusters it owns that still exist (deleting ones included)
+  int submitter_jobs = 0;      // submitter Jobs it owns that still exist
+  std::optional<int> succeeded;
+  std::optional<int> failed;
+};
+
+struct RunReport {
+  std::string scenario;
+  std::string controller;
+  std::uint64_t seed = 0;
+  std::string outcome;         // pass | violation | incomplete
+  engine::RunEnd end = engine::RunEnd::quiescent;
+  std::int64_t steps = 0;
+  std::int64_t virtual_ms = 0;
+  std::int64_t events = 0;
+  std::string log_hash;
+  std::vector<Transition> transitions;
+  std::vector<ViolationReport> violations;
+  std::map<std::string, FinalState> final;      // by RayJob name
+  std::vector<std::string> unmet;               // expectations not met, one line each
+  std::vector<events::Event> event_log;         // when RunOptions::keep_events
+  bool expectations_hold() const { return unmet.empty(); }
+};
+
+// Thrown for a controller name that no model has (bad input: exit 2).
+class UnknownController : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+RunReport run_scenario(const engine::Scenario& scenario, const RunOptions& options = {});
+
+// The persisted deploymentStatus sequence of one RayJob as `expect.transitions` lists it:
+// starting with "" (New), consecutive duplicates removed.
+std::vector<std::string> deployment_sequence(const std::vector<Transition>& transitions,
+                                             const std::string& rayjob);
+
+// The expectations of `expect` that `report` does not meet. `judge_outcome`: whether outcome and
+// violations are judged on this run (a scenario without faults, run fault-free).
+std::vector<std::string> unmet_expectations(const engine::Expectation& expect, const RunReport& report,
+                                            bool judge_outcome);
+
+}  // namespace rjsim::explore
