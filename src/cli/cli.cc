@@ -113,41 +113,69 @@ int run_guarded(std::string_view command, const std::function<int()>& action, st
   }
 }
 
+namespace {
+
+// Parses `args` into `rjsim` and, once a command is chosen, returns then(command, its action).
+// --help, --version and usage errors end here with their exit code and output.
+int parse_then(std::vector<std::string> args, std::ostream& out, std::ostream& err,
+               const std::function<int(CLI::App& command, const Action& action)>& then) {
+  CLI::App rjsim{rjsim_description, "rjsim"};
+  configure(rjsim);
+  CommandTable commands;
+  add_commands(rjsim, commands);
+
+  if (!args.empty() && !args.front().empty() && args.front()[0] != '-' &&
+      !is_command(rjsim, args.front())) {
+    throw UsageError(fmt::format("\"{}\" is not a command (use one of {})", args.front(),
+                                 command_names(rjsim)));
+  }
+  std::reverse(args.begin(), args.end());  // CLI11 takes a vector of arguments reversed
+  try {
+    rjsim.parse(args);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version are "errors" with exit code 0; every other one is usage (2).
+    int code = rjsim.exit(e, out, err);
+    return code == 0 ? exit_ok : exit_bad_input;
+  }
+
+  std::optional<std::pair<CLI::App*, Action>> selected = commands.selected();
+  if (!selected) {
+    throw UsageError(fmt::format("a COMMAND is required (one of {})", command_names(rjsim)));
+  }
+  if (!selected->second) {
+    throw std::logic_error("rjsim bug: a subcommand was parsed but has no action");
+  }
+  return then(*selected->first, selected->second);
+}
+
+}  // namespace
+
 int run_cli(std::vector<std::string> args, std::ostream& out, std::ostream& err) {
   return run_guarded(
-      "", [&]() -> int {
-        CLI::App rjsim{rjsim_description, "rjsim"};
-        configure(rjsim);
-        CommandTable commands;
-        add_commands(rjsim, commands);
-
-        if (!args.empty() && !args.front().empty() && args.front()[0] != '-' &&
-            !is_command(rjsim, args.front())) {
-          throw UsageError(fmt::format("\"{}\" is not a command (use one of {})", args.front(),
-                                       command_names(rjsim)));
-        }
-        std::reverse(args.begin(), args.end());  // CLI11 takes a vector of arguments reversed
-        try {
-          rjsim.parse(args);
-        } catch (const CLI::ParseError& e) {
-          // --help and --version are "errors" with exit code 0; every other one is usage (2).
-          int code = rjsim.exit(e, out, err);
-          return code == 0 ? exit_ok : exit_bad_input;
-        }
-
-        std::optional<std::pair<CLI::App*, Action>> selected = commands.selected();
-        if (!selected) {
-          throw UsageError(
-              fmt::format("a COMMAND is required (one of {})", command_names(rjsim)));
-        }
-        if (!selected->second) {
-          throw std::logic_error("rjsim bug: a subcommand was parsed but has no action");
-        }
-        Io io{out, err};
-        return run_guarded(selected->first->get_name(),
-                           [&]() { return selected->second(io); }, err);
+      "",
+      [&]() {
+        return parse_then(std::move(args), out, err,
+                          [&](CLI::App& command, const Action& action) {
+                            Io io{out, err};
+                            return run_guarded(command.get_name(),
+                                               [&]() { return action(io); }, err);
+                          });
       },
       err);
+}
+
+ParsedCommandLine parse_cli(std::vector<std::string> args, std::ostream& out, std::ostream& err) {
+  ParsedCommandLine parsed;
+  parsed.exit_code = run_guarded(
+      "",
+      [&]() {
+        return parse_then(std::move(args), out, err, [&](CLI::App& command, const Action&) {
+          parsed.command = command.get_name();
+          return exit_ok;
+        });
+      },
+      err);
+  return parsed;
 }
 
 }  // namespace rjsim::cli

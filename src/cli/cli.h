@@ -20,6 +20,14 @@ inline constexpr int exit_internal_error = 3;
 // Runs `rjsim ARGS...`; `args` excludes the program name. Returns the exit code.
 int run_cli(std::vector<std::string> args, std::ostream& out, std::ostream& err);
 
+// Parses `rjsim ARGS...` exactly as run_cli does but runs no command: for tests of the command
+// line itself, whatever each command does today.
+struct ParsedCommandLine {
+  std::string command;  // the command that would run; empty when parsing settled the exit
+  int exit_code = 0;    // when it did: 0 for --help and --version, 2 for a usage error
+};
+ParsedCommandLine parse_cli(std::vector<std::string> args, std::ostream& out, std::ostream& err);
+
 // Runs one subcommand's action and maps what escapes it to an exit code with one message on
 // `err`: UsageError -> 2, rjsim::store::StoreError -> 2 (bad input), any other exception,
 // rjsim::store::DatabaseError included, -> 3 (internal error).

@@ -81,6 +81,19 @@ void apply_defaults(Object& object) {
   if (auto* job = std::get_if<Job>(&object); job && !job->spec.backoff_limit) job->spec.backoff_limit = 6;
 }
 
+// A PUT (update or update_status) needs the object to exist and, with an rv, the stored rv: the
+// check runs before the no-op short-circuit (§2.2).
+Error check_put_precondition(const Object* stored, const Object& request) {
+  const ObjectMeta& m = meta(request);
+  const Kind kind = kind_of(request);
+  if (!stored) return not_found(kind, m.name);
+  const bool unconditional = m.resource_version == 0 && allows_unconditional_update(kind);
+  if (!unconditional && m.resource_version != meta(*stored).resource_version) {
+    return precondition_failed(*stored, m.resource_version);
+  }
+  return {};
+}
+
 WriteOutcome failed(Error error) {
   WriteOutcome outcome;
   outcome.error = std::move(error);
@@ -184,11 +197,7 @@ WriteOutcome ApiServer::update(Object& object, std::int64_t /*now_ms*/) {
   const ObjectMeta& request = meta(object);
   const Kind kind = kind_of(object);
   Object* stored = find_mutable(kind, request.namespace_, request.name);
-  if (!stored) return failed(not_found(kind, request.name));
-  const bool unconditional = request.resource_version == 0 && allows_unconditional_update(kind);
-  if (!unconditional && request.resource_version != meta(*stored).resource_version) {
-    return failed(precondition_failed(*stored, request.resource_version));
-  }
+  if (Error err = check_put_precondition(stored, object)) return failed(std::move(err));
   if (meta(*stored).deletion_timestamp_ms && adds_finalizer(meta(*stored), request)) {
     return failed(new_finalizer_refused(*stored));
   }
@@ -207,11 +216,7 @@ WriteOutcome ApiServer::update_status(Object& object, std::int64_t /*now_ms*/) {
   const ObjectMeta& request = meta(object);
   const Kind kind = kind_of(object);
   Object* stored = find_mutable(kind, request.namespace_, request.name);
-  if (!stored) return failed(not_found(kind, request.name));
-  const bool unconditional = request.resource_version == 0 && allows_unconditional_update(kind);
-  if (!unconditional && request.resource_version != meta(*stored).resource_version) {
-    return failed(precondition_failed(*stored, request.resource_version));
-  }
+  if (Error err = check_put_precondition(stored, object)) return failed(std::move(err));
   Object next = *stored;
   copy_status(object, next);   // /status ignores everything but .status
   WriteOutcome outcome = commit_change(*stored, std::move(next));

@@ -1,0 +1,483 @@
+#include "checks/history.h"
+
+#include <algorithm>
+
+namespace rjsim::checks {
+
+using engine::Kind;
+using engine::World;
+using events::Event;
+
+namespace {
+
+constexpr std::string_view kValidationFailed = "ValidationFailed";
+
+std::string_view body_string(const Event& event, std::string_view key) {
+  const events::Value* value = event.find(key);
+  if (!value) return {};
+  const auto* text = std::get_if<std::string>(value);
+  return text ? std::string_view(*text) : std::string_view();
+}
+
+std::int64_t body_int(const Event& event, std::string_view key) {
+  const events::Value* value = event.find(key);
+  if (!value) return 0;
+  const auto* number = std::get_if<std::int64_t>(value);
+  return number ? *number : 0;
+}
+
+bool body_bool(const Event& event, std::string_view key) {
+  const events::Value* value = event.find(key);
+  if (!value) return false;
+  const auto* flag = std::get_if<bool>(value);
+  return flag && *flag;
+}
+
+bool is_rayjob_ref(std::string_view ref) { return ref.starts_with("RayJob/"); }
+
+// The RayJob uid an object's controller ownerReference points at, or "".
+std::string_view rayjob_owner_uid(const engine::ObjectMeta& meta) {
+  const engine::OwnerReference* owner = engine::controller_owner(meta);
+  return owner && owner->kind == Kind::RayJob ? std::string_view(owner->uid) : std::string_view();
+}
+
+// The seq of the step's event that deleted `ref` from the API server, else `fallback`.
+std::int64_t deletion_seq(std::span<const Event> step_events, std::string_view ref,
+                          std::int64_t fallback) {
+  for (const Event& event : step_events) {
+    if (event.object == ref && event.type.starts_with("api.") &&
+        body_string(event, "watch") == "DELETED") {
+      return event.seq;
+    }
+  }
+  return fallback;
+}
+
+// The seq of the step's ray.job_status event that moved `submission` to `status`, else `fallback`.
+std::int64_t job_status_seq(std::span<const Event> step_events, const RaySubmission& submission,
+                            std::string_view status, std::int64_t fallback) {
+  for (const Event& event : step_events) {
+    if (event.type == "ray.job_status" && event.object == submission.cluster &&
+        body_string(event, "submission_id") == submission.submission_id &&
+        body_string(event, "to") == status) {
+      return event.seq;
+    }
+  }
+  return fallback;
+}
+
+}  // namespace
+
+bool is_terminal_job_status(std::string_view status) {
+  return status == "SUCCEEDED" || status == "FAILED" || status == "STOPPED";
+}
+
+bool RayJobHistory::interfered(std::int64_t from_ms, std::int64_t to_ms) const {
+  return std::any_of(interference.begin(), interference.end(), [&](const Interference& i) {
+    return from_ms <= i.at.at_ms && i.at.at_ms <= to_ms;
+  });
+}
+
+void StepFacts::clear() {
+  first_seq = -1;
+  last_seq = -1;
+  at_ms = 0;
+  transitions.clear();
+  clusters_created.clear();
+  submitted.clear();
+  started.clear();
+  finished.clear();
+  panics.clear();
+  deleted.clear();
+}
+
+const RayJobHistory* History::find(std::string_view ref) const {
+  const int index = find_index(ref);
+  return index < 0 ? nullptr : &rayjobs_[static_cast<std::size_t>(index)];
+}
+
+int History::find_index(std::string_view ref) const {
+  int last = -1;
+  for (std::size_t i = 0; i < rayjobs_.size(); ++i) {
+    if (rayjobs_[i].ref != ref) continue;
+    if (!rayjobs_[i].gone) return static_cast<int>(i);
+    last = static_cast<int>(i);
+  }
+  return last;
+}
+
+const RaySubmission* History::ray_job_of(const Attempt& attempt) const {
+  for (auto it = attempt.submissions.rbegin(); it != attempt.submissions.rend(); ++it) {
+    const RaySubmission& submission = submissions_[static_cast<std::size_t>(*it)];
+    if (attempt.job_id.empty() || submission.submission_id == attempt.job_id) return &submission;
+  }
+  return nullptr;
+}
+
+int History::track(const World& world, std::string_view ref, Moment at) {
+  RayJobHistory rayjob;
+  rayjob.ref = std::string(ref);
+  engine::ObjectRef parsed;
+  if (engine::parse_object_ref(ref, parsed)) {
+    rayjob.namespace_ = parsed.namespace_;
+    rayjob.name = parsed.name;
+  }
+  if (const auto* stored = world.api.find<engine::RayJob>(rayjob.namespace_, rayjob.name)) {
+    rayjob.uid = stored->metadata.uid;
+    rayjob.deployment_status = stored->status.job_deployment_status;
+    rayjob.job_status = stored->status.job_status;
+    rayjob.reason = stored->status.reason;
+  }
+  rayjob.deployment_since = at;
+  Attempt first;
+  first.begun = at;
+  rayjob.attempts.push_back(std::move(first));
+  rayjobs_.push_back(std::move(rayjob));
+  return static_cast<int>(rayjobs_.size()) - 1;
+}
+
+void History::apply_step(const World& world, std::span<const Event> step_events, StepFacts& facts) {
+  facts.clear();
+  reconciling_.clear();
+  spec_snapshot_due_.clear();
+  validation_entered_.clear();
+  if (!step_events.empty()) {
+    facts.first_seq = step_events.front().seq;
+    last_seq_ = step_events.back().seq;
+  }
+  facts.last_seq = last_seq_;
+  facts.at_ms = world.now_ms;
+
+  for (const Event& event : step_events) {
+    const std::string& type = event.type;
+    if (type == "status.transition") {
+      on_transition(world, event, facts);
+    } else if (type == "reconcile.begin") {
+      reconciling_ = event.object;
+    } else if (type == "reconcile.panic") {
+      facts.panics.push_back({{event.seq, event.at_ms}, event.object, std::string(body_string(event, "message"))});
+    } else if (type == "dashboard.submit_job") {
+      if (body_string(event, "outcome") == "ok") on_submit(world, event, facts);
+    } else if (type == "api.create") {
+      if (body_string(event, "outcome") != "ok") continue;
+      if (is_rayjob_ref(event.object)) {
+        const int known = find_index(event.object);
+        if (known >= 0 && !rayjobs_[static_cast<std::size_t>(known)].gone) {
+          // A RayJob with this name was tracked: the new object replaces it.
+          rayjobs_[static_cast<std::size_t>(known)].gone = Moment{event.seq, event.at_ms};
+        }
+        track(world, event.object, {event.seq, event.at_ms});
+        rayjobs_.back().last_write_seq = event.seq;
+      } else if (event.object.starts_with("RayCluster/") && event.actor == "controller") {
+        on_cluster_create(world, event, facts);
+      }
+    } else if (type.starts_with("api.")) {
+      if (is_rayjob_ref(event.object) && body_string(event, "outcome") == "ok" &&
+          body_bool(event, "changed")) {
+        const int index = find_index(event.object);
+        if (index >= 0) rayjobs_[static_cast<std::size_t>(index)].last_write_seq = event.seq;
+      }
+    } else if (type == "action.patch" || type == "action.delete") {
+      const int index = find_index(event.object);
+      if (index >= 0) {
+        rayjobs_[static_cast<std::size_t>(index)].interference.push_back({{event.seq, event.at_ms}, type});
+      }
+    }
+  }
+
+  discover_submissions(world, &facts);
+  follow_submissions(world, step_events, &facts);
+  if (!rayjobs_scanned_ || world.api.watch_log(Kind::RayJob).size() != rayjob_log_size_ ||
+      !spec_snapshot_due_.empty() || !validation_entered_.empty()) {
+    refresh_rayjobs(world, step_events, &facts);
+  }
+}
+
+void History::catch_up(const World& world) {
+  StepFacts facts;
+  facts.last_seq = last_seq_;
+  facts.at_ms = world.now_ms;
+  discover_submissions(world, &facts);
+  follow_submissions(world, {}, &facts);
+  refresh_rayjobs(world, {}, &facts);
+}
+
+void History::on_transition(const World& world, const Event& event, StepFacts& facts) {
+  const Moment at{event.seq, event.at_ms};
+  int index = find_index(event.object);
+  if (index < 0 || rayjobs_[static_cast<std::size_t>(index)].gone) index = track(world, event.object, at);
+  RayJobHistory& rayjob = rayjobs_[static_cast<std::size_t>(index)];
+
+  PersistedTransition transition;
+  transition.at = at;
+  transition.rayjob = index;
+  transition.from_deployment = body_string(event, "from_deployment");
+  transition.to_deployment = body_string(event, "to_deployment");
+  transition.from_job_status = body_string(event, "from_job_status");
+  transition.to_job_status = body_string(event, "to_job_status");
+  transition.reason = body_string(event, "reason");
+  const std::string& from = transition.from_deployment;
+  const std::string& to = transition.to_deployment;
+
+  // A persisted New after another status begins a new attempt (DESIGN §5).
+  if (to.empty() && !from.empty()) {
+    Attempt next;
+    next.begun = at;
+    next.begun_after = from;
+    rayjob.attempts.push_back(std::move(next));
+  }
+  Attempt& attempt = rayjob.attempts.back();
+  transition.attempt = rayjob.attempt_index();
+  if (is_terminal_job_status(transition.to_job_status) && !attempt.terminal_job_status) {
+    attempt.terminal_job_status = at;
+    attempt.terminal_job_status_value = transition.to_job_status;
+  }
+  if (to != from && (to == "Complete" || to == "Failed") && !attempt.finished) attempt.finished = at;
+  if (to != from && to == "Suspended" && !attempt.suspended) attempt.suspended = at;
+  if (to != from) rayjob.deployment_since = at;
+  rayjob.deployment_status = to;
+  rayjob.job_status = transition.to_job_status;
+  rayjob.reason = transition.reason;
+  if (to != kValidationFailed) {
+    rayjob.valid_again.reset();
+    rayjob.validation_failed_on_spec = false;
+    spec_snapshot_due_.push_back(index);
+  } else if (from != kValidationFailed) {
+    validation_entered_.push_back(index);
+  }
+  facts.transitions.push_back(std::move(transition));
+}
+
+int History::rayjob_for_uid(const World& world, std::string_view uid) {
+  if (uid.empty()) return -1;
+  for (std::size_t i = rayjobs_.size(); i-- > 0;) {
+    if (rayjobs_[i].uid == uid) return static_cast<int>(i);
+  }
+  for (const engine::Object& object : world.api.objects(Kind::RayJob)) {
+    const auto& rayjob = std::get<engine::RayJob>(object);
+    if (rayjob.metadata.uid == uid) {
+      return track(world, engine::object_ref(object), {last_seq_, world.now_ms});
+    }
+  }
+  return -1;
+}
+
+void History::on_cluster_create(const World& world, const Event& event, StepFacts& facts) {
+  engine::ObjectRef ref;
+  if (!engine::parse_object_ref(event.object, ref)) return;
+  int index = -1;
+  std::string uid;
+  if (const auto* cluster = world.api.find<engine::RayCluster>(ref.namespace_, ref.name)) {
+    uid = cluster->metadata.uid;
+    index = rayjob_for_uid(world, rayjob_owner_uid(cluster->metadata));
+    if (index < 0) return;   // not owned by a RayJob: not created for one
+  } else if (is_rayjob_ref(reconciling_)) {
+    index = find_index(reconciling_);   // gone within its own step: credit the reconciled RayJob
+  }
+  if (index < 0) return;
+  RayJobHistory& rayjob = rayjobs_[static_cast<std::size_t>(index)];
+  rayjob.attempts.back().clusters.push_back({ref.name, uid, event.seq});
+
+  ClusterCreated created;
+  created.at = {event.seq, event.at_ms};
+  created.rayjob = index;
+  created.attempt = rayjob.attempt_index();
+  created.name = ref.name;
+  created.uid = uid;
+  created.name_persisted_before_step = rayjob.persisted_cluster_name;
+  created.rayjob_written_earlier_in_step = facts.first_seq >= 0 && rayjob.last_write_seq >= facts.first_seq;
+  facts.clusters_created.push_back(std::move(created));
+}
+
+void History::on_submit(const World& world, const Event& event, StepFacts& facts) {
+  engine::ObjectRef cluster;
+  if (!engine::parse_object_ref(event.object, cluster)) return;
+  const std::string_view submission_id = body_string(event, "submission_id");
+  const std::int64_t incarnation = body_int(event, "incarnation");
+  const std::vector<engine::RayHead>& heads = world.ray.heads;
+  for (std::size_t h = heads.size(); h-- > 0;) {
+    const engine::RayHead& head = heads[h];
+    if (head.cluster_namespace != cluster.namespace_ || head.cluster_name != cluster.name ||
+        head.incarnation != incarnation) {
+      continue;
+    }
+    if (submission_of_.size() <= h) submission_of_.resize(h + 1);
+    std::vector<int>& known = submission_of_[h];
+    if (known.size() < head.jobs.size()) known.resize(head.jobs.size(), -1);
+    for (std::size_t j = head.jobs.size(); j-- > 0;) {
+      if (head.jobs[j].submission_id == submission_id && known[j] < 0) {
+        add_submission(world, static_cast<int>(h), static_cast<int>(j), {event.seq, event.at_ms}, &facts);
+        return;
+      }
+    }
+    return;
+  }
+}
+
+int History::add_submission(const World& world, int head_index, int job_index, Moment at,
+                            StepFacts* facts) {
+  const engine::RayHead& head = world.ray.heads[static_cast<std::size_t>(head_index)];
+  const engine::RayJobRecord& record = head.jobs[static_cast<std::size_t>(job_index)];
+  RaySubmission submission;
+  submission.head = head_index;
+  submission.job = job_index;
+  submission.submission_id = record.submission_id;
+  submission.cluster = "RayCluster/" + head.cluster_namespace + "/" + head.cluster_name;
+  submission.incarnation = head.incarnation;
+  submission.submitted_by = record.submitted_by;
+  submission.submitted = at;
+  submission.rayjob = attribute(world, head, record);
+  const int index = static_cast<int>(submissions_.size());
+  if (submission.rayjob >= 0) {
+    RayJobHistory& rayjob = rayjobs_[static_cast<std::size_t>(submission.rayjob)];
+    submission.attempt = rayjob.attempt_index();
+    rayjob.attempts.back().submissions.push_back(index);
+  }
+  submissions_.push_back(std::move(submission));
+  submission_of_[static_cast<std::size_t>(head_index)][static_cast<std::size_t>(job_index)] = index;
+  open_submissions_.push_back(index);
+  if (facts) facts->submitted.push_back(index);
+  return index;
+}
+
+int History::attribute(const World& world, const engine::RayHead& head,
+                       const engine::RayJobRecord& record) {
+  const std::string& namespace_ = head.cluster_namespace;
+  // A submitter pod: its Job, and the Job's controller, the RayJob.
+  if (record.submitted_by.starts_with("submitter/")) {
+    const std::string pod_name = record.submitted_by.substr(std::string_view("submitter/").size());
+    if (const auto* pod = world.api.find<engine::Pod>(namespace_, pod_name)) {
+      const engine::OwnerReference* owner = engine::controller_owner(pod->metadata);
+      if (owner && owner->kind == Kind::Job) {
+        const auto* job = world.api.find<engine::Job>(namespace_, owner->name);
+        if (job && job->metadata.uid == owner->uid) {
+          const int index = rayjob_for_uid(world, rayjob_owner_uid(job->metadata));
+          if (index >= 0) return index;
+        }
+      }
+    }
+  }
+  // The controller (HTTPMode): the RayJob it was reconciling.
+  if (record.submitted_by == "controller" && is_rayjob_ref(reconciling_)) {
+    const int index = find_index(reconciling_);
+    if (index >= 0) return index;
+  }
+  // The RayJob whose persisted status.jobId is the submission id.
+  for (const engine::Object& object : world.api.objects(Kind::RayJob)) {
+    const auto& rayjob = std::get<engine::RayJob>(object);
+    if (rayjob.metadata.namespace_ == namespace_ && !record.submission_id.empty() &&
+        rayjob.status.job_id == record.submission_id) {
+      const int index = rayjob_for_uid(world, rayjob.metadata.uid);
+      if (index >= 0) return index;
+    }
+  }
+  // The RayJob that owns the head's cluster.
+  if (const auto* cluster = world.api.find<engine::RayCluster>(namespace_, head.cluster_name);
+      cluster && cluster->metadata.uid == head.cluster_uid) {
+    return rayjob_for_uid(world, rayjob_owner_uid(cluster->metadata));
+  }
+  return -1;
+}
+
+void History::discover_submissions(const World& world, StepFacts* facts) {
+  const std::vector<engine::RayHead>& heads = world.ray.heads;
+  if (submission_of_.size() < heads.size()) submission_of_.resize(heads.size());
+  if (scanned_jobs_.size() < heads.size()) scanned_jobs_.resize(heads.size(), 0);
+  for (std::size_t h = 0; h < heads.size(); ++h) {
+    const std::size_t jobs = heads[h].jobs.size();
+    if (scanned_jobs_[h] >= jobs) continue;
+    std::vector<int>& known = submission_of_[h];
+    if (known.size() < jobs) known.resize(jobs, -1);
+    for (std::size_t j = scanned_jobs_[h]; j < jobs; ++j) {
+      if (known[j] < 0) {
+        add_submission(world, static_cast<int>(h), static_cast<int>(j), {facts->last_seq, world.now_ms}, facts);
+      }
+    }
+    scanned_jobs_[h] = jobs;
+  }
+}
+
+void History::follow_submissions(const World& world, std::span<const Event> step_events,
+                                 StepFacts* facts) {
+  const std::vector<engine::RayHead>& heads = world.ray.heads;
+  for (auto it = open_submissions_.begin(); it != open_submissions_.end();) {
+    RaySubmission& submission = submissions_[static_cast<std::size_t>(*it)];
+    const auto head = static_cast<std::size_t>(submission.head);
+    const auto job = static_cast<std::size_t>(submission.job);
+    if (head >= heads.size() || job >= heads[head].jobs.size()) {
+      ++it;   // not in this world (a world that is not the one the history followed)
+      continue;
+    }
+    const engine::RayJobRecord& record = heads[head].jobs[job];
+    if (!submission.started && record.start_time_ms > 0) {
+      submission.started = Moment{job_status_seq(step_events, submission, "RUNNING", facts->last_seq),
+                                  record.start_time_ms};
+      facts->started.push_back(*it);
+    }
+    if (is_terminal_job_status(record.status)) {
+      submission.final = Moment{job_status_seq(step_events, submission, record.status, facts->last_seq),
+                                record.end_time_ms > 0 ? record.end_time_ms : world.now_ms};
+      submission.final_status = record.status;
+      facts->finished.push_back(*it);
+      it = open_submissions_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void History::refresh_rayjobs(const World& world, std::span<const Event> step_events, StepFacts* facts) {
+  rayjobs_scanned_ = true;
+  rayjob_log_size_ = world.api.watch_log(Kind::RayJob).size();
+  const Moment now{facts->last_seq, world.now_ms};
+  for (std::size_t i = 0; i < rayjobs_.size(); ++i) {
+    RayJobHistory& rayjob = rayjobs_[i];
+    if (rayjob.gone) continue;
+    const auto* stored = world.api.find<engine::RayJob>(rayjob.namespace_, rayjob.name);
+    if (!stored || (!rayjob.uid.empty() && stored->metadata.uid != rayjob.uid)) {
+      rayjob.gone = Moment{deletion_seq(step_events, rayjob.ref, facts->last_seq), world.now_ms};
+      facts->deleted.push_back(static_cast<int>(i));
+      continue;
+    }
+    if (rayjob.uid.empty()) rayjob.uid = stored->metadata.uid;
+    const engine::RayJobStatus& status = stored->status;
+    rayjob.persisted_job_id = status.job_id;
+    rayjob.persisted_cluster_name = status.ray_cluster_name;
+    Attempt& attempt = rayjob.attempts.back();
+    if (!status.job_id.empty()) attempt.job_id = status.job_id;
+    if (!status.ray_cluster_name.empty()) attempt.ray_cluster_name = status.ray_cluster_name;
+
+    const int index = static_cast<int>(i);
+    const auto due = [index](const std::vector<int>& list) {
+      return std::find(list.begin(), list.end(), index) != list.end();
+    };
+    if (due(spec_snapshot_due_)) rayjob.accepted_spec = stored->spec;
+    if (due(validation_entered_)) {
+      rayjob.validation_failed_on_spec = rayjob.accepted_spec && stored->spec != *rayjob.accepted_spec;
+    }
+    if (rayjob.deployment_status == kValidationFailed && rayjob.validation_failed_on_spec) {
+      if (stored->spec == *rayjob.accepted_spec) {
+        if (!rayjob.valid_again) rayjob.valid_again = now;
+      } else {
+        rayjob.valid_again.reset();
+      }
+    }
+  }
+  // RayJobs that reached the API server without an event this history saw.
+  for (const engine::Object& object : world.api.objects(Kind::RayJob)) {
+    const std::string& uid = engine::meta(object).uid;
+    const bool known = std::any_of(rayjobs_.begin(), rayjobs_.end(), [&](const RayJobHistory& r) {
+      return !r.gone && r.uid == uid;
+    });
+    if (known) continue;
+    const int index = track(world, engine::object_ref(object), now);
+    RayJobHistory& rayjob = rayjobs_[static_cast<std::size_t>(index)];
+    const engine::RayJobStatus& status = std::get<engine::RayJob>(object).status;
+    rayjob.persisted_job_id = status.job_id;
+    rayjob.persisted_cluster_name = status.ray_cluster_name;
+    rayjob.attempts.back().job_id = status.job_id;
+    rayjob.attempts.back().ray_cluster_name = status.ray_cluster_name;
+  }
+}
+
+}  // namespace rjsim::checks

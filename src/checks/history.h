@@ -1,0 +1,200 @@
+// What the checks derive from a run, step by step: per RayJob its persisted status (the
+// `status.transition` events of the API server, never a cache), its attempts (DESIGN §5: from a
+// persisted New to the next persisted New, or the end), the RayClusters the controller created
+// for it, the Ray jobs submitted for it (World::ray: every head incarnation's table, kept after
+// restarts) and the user's interference (`action.patch`, `action.delete`). History is a plain
+// value, copyable with the world when exploration forks a run; it reads events and the World
+// and never changes them. StepFacts lists what one step added, in event order, for the safety
+// invariants judged after that step.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/objects.h"
+#include "engine/world.h"
+#include "events/event.h"
+
+namespace rjsim::checks {
+
+// A point in the run: the seq of the event that marks it and the virtual time.
+struct Moment {
+  std::int64_t seq = 0;
+  std::int64_t at_ms = 0;
+  friend bool operator==(const Moment&, const Moment&) = default;
+};
+
+// A RayCluster created by the controller (api.create, outcome ok) for a RayJob.
+struct ClusterCreation {
+  std::string name;   // in the RayJob's namespace
+  std::string uid;
+  std::int64_t seq = 0;
+  friend bool operator==(const ClusterCreation&, const ClusterCreation&) = default;
+};
+
+struct Attempt {
+  Moment begun;                    // the persisted New (for the first attempt: first sight of the RayJob)
+  std::string begun_after;         // the deploymentStatus the New replaced (Suspended, Retrying); "" for the first
+  std::string job_id;              // the last non-empty status.jobId persisted during the attempt
+  std::string ray_cluster_name;    // the last non-empty status.rayClusterName persisted during it
+  std::vector<ClusterCreation> clusters;
+  std::vector<int> submissions;    // indices into History::submissions(), in submission order
+  std::optional<Moment> terminal_job_status;   // the first persisted terminal jobStatus
+  std::string terminal_job_status_value;
+  std::optional<Moment> finished;               // the first persisted Complete or Failed
+  std::optional<Moment> suspended;              // the first persisted Suspended
+  friend bool operator==(const Attempt&, const Attempt&) = default;
+};
+
+// A user action aimed at a RayJob: interference (DESIGN §5).
+struct Interference {
+  Moment at;
+  std::string type;   // action.patch | action.delete
+  friend bool operator==(const Interference&, const Interference&) = default;
+};
+
+struct RayJobHistory {
+  std::string ref;          // RayJob/namespace/name
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  // Persisted status (API truth), as of the end of the last step observed.
+  std::string deployment_status;
+  std::string job_status;
+  std::string reason;
+  Moment deployment_since;            // when the current deploymentStatus was persisted (or first seen)
+  std::string persisted_job_id;
+  std::string persisted_cluster_name;
+  std::int64_t last_write_seq = -1;   // the last api write that changed the RayJob
+  std::optional<Moment> gone;         // deleted from the API server
+  std::vector<Attempt> attempts;      // never empty
+  std::vector<Interference> interference;
+  // validation-recoverable: the spec the controller last accepted (the spec at the last persisted
+  // change into a status other than ValidationFailed), and, while ValidationFailed rests, when the
+  // spec became that accepted spec again.
+  std::optional<engine::RayJobSpec> accepted_spec;
+  bool validation_failed_on_spec = false;   // ValidationFailed was entered with another spec
+  std::optional<Moment> valid_again;
+
+  const Attempt& attempt() const { return attempts.back(); }
+  int attempt_index() const { return static_cast<int>(attempts.size()) - 1; }
+  bool interfered(std::int64_t from_ms, std::int64_t to_ms) const;
+  friend bool operator==(const RayJobHistory&, const RayJobHistory&) = default;
+};
+
+// One record of a Ray job table (World::ray.heads[head].jobs[job]) and whom it was for.
+struct RaySubmission {
+  int head = 0;
+  int job = 0;
+  std::string submission_id;
+  std::string cluster;          // RayCluster/namespace/name of the head
+  int incarnation = 0;
+  std::string submitted_by;     // "controller" or "submitter/<pod>"
+  int rayjob = -1;              // index into History::rayjobs(); -1: attributed to no RayJob
+  int attempt = -1;             // that RayJob's attempt when it was submitted
+  Moment submitted;
+  std::optional<Moment> started;   // reached RUNNING
+  std::optional<Moment> final;     // reached SUCCEEDED, FAILED or STOPPED (at_ms: Ray's end time)
+  std::string final_status;
+  friend bool operator==(const RaySubmission&, const RaySubmission&) = default;
+};
+
+// A persisted change of a RayJob's deploymentStatus or jobStatus (a status.transition event).
+struct PersistedTransition {
+  Moment at;
+  int rayjob = 0;
+  int attempt = 0;   // the attempt it belongs to (a New belongs to the attempt it begins)
+  std::string from_deployment, to_deployment;
+  std::string from_job_status, to_job_status;
+  std::string reason;
+};
+
+struct ClusterCreated {
+  Moment at;
+  int rayjob = 0;
+  int attempt = 0;
+  std::string name;
+  std::string uid;
+  std::string name_persisted_before_step;   // status.rayClusterName persisted before this step
+  bool rayjob_written_earlier_in_step = false;
+};
+
+struct ModelPanic {
+  Moment at;
+  std::string rayjob;   // the object of the reconcile.panic event
+  std::string message;
+};
+
+struct StepFacts {
+  std::int64_t first_seq = -1;   // -1: the step logged no event
+  std::int64_t last_seq = -1;    // the last seq of the step (or of the run so far)
+  std::int64_t at_ms = 0;
+  std::vector<PersistedTransition> transitions;
+  std::vector<ClusterCreated> clusters_created;
+  std::vector<int> submitted;    // indices into History::submissions()
+  std::vector<int> started;
+  std::vector<int> finished;
+  std::vector<ModelPanic> panics;
+  std::vector<int> deleted;      // RayJobs gone from the API server in this step
+  void clear();
+};
+
+// jobStatus values (kuberay-rayjob §2.1).
+bool is_terminal_job_status(std::string_view status);
+
+class History {
+ public:
+  // Folds one step's events (in order) and the world after it into the history; `facts` gets
+  // what the step added.
+  void apply_step(const engine::World& world, std::span<const events::Event> step_events,
+                  StepFacts& facts);
+  // Takes in RayJobs and Ray jobs of `world` not seen yet (the end of a run).
+  void catch_up(const engine::World& world);
+
+  const std::vector<RayJobHistory>& rayjobs() const { return rayjobs_; }
+  const std::vector<RaySubmission>& submissions() const { return submissions_; }
+  // The RayJob with this ref that is still in the API server, else the last one that was.
+  const RayJobHistory* find(std::string_view ref) const;
+  // The attempt's Ray job (DESIGN §5): its latest submission with the attempt's job id, or its
+  // latest submission at all when no job id was persisted.
+  const RaySubmission* ray_job_of(const Attempt& attempt) const;
+  std::int64_t last_seq() const { return last_seq_; }
+
+  friend bool operator==(const History&, const History&) = default;
+
+ private:
+  int find_index(std::string_view ref) const;
+  int track(const engine::World& world, std::string_view ref, Moment at);
+  void on_transition(const engine::World& world, const events::Event& event, StepFacts& facts);
+  void on_cluster_create(const engine::World& world, const events::Event& event, StepFacts& facts);
+  void on_submit(const engine::World& world, const events::Event& event, StepFacts& facts);
+  int add_submission(const engine::World& world, int head, int job, Moment at, StepFacts* facts);
+  int attribute(const engine::World& world, const engine::RayHead& head,
+                const engine::RayJobRecord& record);
+  // The RayJob with this uid, tracked now if only the world knows it; -1 when none.
+  int rayjob_for_uid(const engine::World& world, std::string_view uid);
+  void refresh_rayjobs(const engine::World& world, std::span<const events::Event> step_events,
+                       StepFacts* facts);
+  void discover_submissions(const engine::World& world, StepFacts* facts);
+  void follow_submissions(const engine::World& world, std::span<const events::Event> step_events,
+                          StepFacts* facts);
+
+  std::vector<RayJobHistory> rayjobs_;
+  std::vector<RaySubmission> submissions_;
+  std::vector<std::vector<int>> submission_of_;   // [head][job] -> index into submissions_, -1
+  std::vector<std::size_t> scanned_jobs_;          // per head: jobs below this index are tracked
+  std::vector<int> open_submissions_;             // not final yet
+  std::size_t rayjob_log_size_ = 0;
+  bool rayjobs_scanned_ = false;
+  std::int64_t last_seq_ = -1;
+  // Within the step being applied.
+  std::string reconciling_;                       // the object of the step's reconcile.begin
+  std::vector<int> spec_snapshot_due_;            // RayJobs that persisted a non-ValidationFailed status
+  std::vector<int> validation_entered_;           // RayJobs that persisted ValidationFailed
+};
+
+}  // namespace rjsim::checks

@@ -1,0 +1,78 @@
+// Invariants that hold the RayJob to what its Ray job did: status-mirrors-ray, judged at the
+// step that persists Complete or Failed, and eventually-terminal, judged at the end of the run.
+// The attempt's Ray job is History::ray_job_of: the latest submission of the attempt with the
+// attempt's persisted status.jobId, in any head incarnation (World::ray keeps lost tables).
+#include <fmt/format.h>
+
+#include "checks/judgements.h"
+
+namespace rjsim::checks::judgements {
+
+namespace {
+
+std::string describe(const RaySubmission& submission) {
+  return fmt::format("Ray job {} on {} (head incarnation {})", submission.submission_id, submission.cluster,
+                     submission.incarnation);
+}
+
+bool is_deadline(std::string_view reason) {
+  return reason == "DeadlineExceeded" || reason == "PreRunningDeadlineExceeded";
+}
+
+}  // namespace
+
+void status_mirrors_ray(const StepView& view, Reporter& reporter) {
+  for (const PersistedTransition& t : view.facts.transitions) {
+    const bool finished = t.to_deployment == "Complete" || t.to_deployment == "Failed";
+    if (!finished || t.from_deployment == t.to_deployment || is_deadline(t.reason)) continue;
+    const RayJobHistory& rayjob = view.history.rayjobs()[static_cast<std::size_t>(t.rayjob)];
+    const Attempt& attempt = rayjob.attempts[static_cast<std::size_t>(t.attempt)];
+    const RaySubmission* ray_job = view.history.ray_job_of(attempt);
+    if (!ray_job || !ray_job->final) continue;
+    const std::string& ray_status = ray_job->final_status;
+    const bool deployment_agrees = t.to_deployment == "Complete"
+                                       ? (ray_status == "SUCCEEDED" || ray_status == "STOPPED")
+                                       : ray_status == "FAILED";
+    if (t.to_job_status == ray_status && deployment_agrees) continue;
+    reporter.report("status-mirrors-ray", rayjob.ref, t.at.seq,
+                    fmt::format("{}: {} was persisted at seq {} with jobStatus {} (reason \"{}\"), but its {} "
+                                "ended {} at seq {}{}",
+                                rayjob.ref, t.to_deployment, t.at.seq,
+                                t.to_job_status.empty() ? std::string("\"\"") : t.to_job_status, t.reason,
+                                describe(*ray_job), ray_status, ray_job->final->seq,
+                                deployment_agrees ? ""
+                                                  : fmt::format("; {} goes with {}", t.to_deployment,
+                                                                t.to_deployment == "Complete" ? "SUCCEEDED or STOPPED"
+                                                                                              : "FAILED")));
+  }
+}
+
+void eventually_terminal(const EndView& view, Reporter& reporter) {
+  const std::int64_t eventually_ms = view.settings.eventually_ms;
+  for (const RayJobHistory& rayjob : view.history.rayjobs()) {
+    for (std::size_t k = 0; k < rayjob.attempts.size(); ++k) {
+      const Attempt& attempt = rayjob.attempts[k];
+      const RaySubmission* ray_job = view.history.ray_job_of(attempt);
+      if (!ray_job || !ray_job->final) continue;
+      const std::int64_t deadline_ms = ray_job->final->at_ms + eventually_ms;
+      if (attempt.finished && attempt.finished->at_ms <= deadline_ms) continue;
+      if (view.world.now_ms < deadline_ms) continue;   // the run ended before the deadline
+      // A user action from the attempt's start to the deadline, or the RayJob's deletion, excuses it.
+      if (rayjob.interfered(attempt.begun.at_ms, deadline_ms)) continue;
+      if (rayjob.gone && rayjob.gone->at_ms <= deadline_ms) continue;
+      reporter.report(
+          "eventually-terminal", rayjob.ref, view.last_seq,
+          fmt::format("{}: its {} ended {} at {} ms (seq {}), but Complete or Failed was {} within {} ms "
+                      "(by {} ms) in attempt {} (begun at seq {}), without interference; judged at the end of "
+                      "the run (seq {}, {} ms)",
+                      rayjob.ref, describe(*ray_job), ray_job->final_status, ray_job->final->at_ms,
+                      ray_job->final->seq,
+                      attempt.finished ? fmt::format("only persisted at seq {} ({} ms), not", attempt.finished->seq,
+                                                     attempt.finished->at_ms)
+                                       : std::string("not persisted"),
+                      eventually_ms, deadline_ms, k + 1, attempt.begun.seq, view.last_seq, view.world.now_ms));
+    }
+  }
+}
+
+}  // namespace rjsim::checks::judgements

@@ -1,0 +1,112 @@
+// Invariants over what an attempt starts: single-submission and no-rerun-after-terminal (the Ray
+// jobs of World::ray, attributed to a RayJob and attempt when they were submitted) and
+// single-cluster (the controller's RayCluster creates). Judged at the step that submits,
+// starts or creates.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "checks/judgements.h"
+
+namespace rjsim::checks::judgements {
+
+namespace {
+
+std::string describe(const RaySubmission& submission) {
+  return fmt::format("Ray job {} on {} (head incarnation {})", submission.submission_id, submission.cluster,
+                     submission.incarnation);
+}
+
+}  // namespace
+
+void single_submission(const StepView& view, Reporter& reporter) {
+  const History& history = view.history;
+  const auto& submissions = history.submissions();
+  auto attempt_of = [&](const RaySubmission& s) -> const Attempt& {
+    return history.rayjobs()[static_cast<std::size_t>(s.rayjob)].attempts[static_cast<std::size_t>(s.attempt)];
+  };
+  // A second submission id in the attempt.
+  for (const int index : view.facts.submitted) {
+    const RaySubmission& submission = submissions[static_cast<std::size_t>(index)];
+    if (submission.rayjob < 0) continue;
+    const Attempt& attempt = attempt_of(submission);
+    const auto first = std::find_if(attempt.submissions.begin(), attempt.submissions.end(), [&](int other) {
+      return submissions[static_cast<std::size_t>(other)].submission_id != submission.submission_id;
+    });
+    if (first == attempt.submissions.end()) continue;
+    const RaySubmission& earlier = submissions[static_cast<std::size_t>(*first)];
+    const std::string& ref = history.rayjobs()[static_cast<std::size_t>(submission.rayjob)].ref;
+    reporter.report("single-submission", ref, submission.submitted.seq,
+                    fmt::format("{}: a second submission id reached a dashboard in attempt {} (begun at seq {}): "
+                                "{} at seq {}, after {} at seq {}",
+                                ref, submission.attempt + 1, attempt.begun.seq, describe(submission),
+                                submission.submitted.seq, describe(earlier), earlier.submitted.seq));
+  }
+  // The attempt's submission started executing a second time (any head incarnation).
+  for (const int index : view.facts.started) {
+    const RaySubmission& submission = submissions[static_cast<std::size_t>(index)];
+    if (submission.rayjob < 0) continue;
+    const Attempt& attempt = attempt_of(submission);
+    const auto first = std::find_if(attempt.submissions.begin(), attempt.submissions.end(), [&](int other) {
+      const RaySubmission& s = submissions[static_cast<std::size_t>(other)];
+      return other != index && s.started && s.started->seq <= submission.started->seq;
+    });
+    if (first == attempt.submissions.end()) continue;
+    const RaySubmission& earlier = submissions[static_cast<std::size_t>(*first)];
+    const std::string& ref = history.rayjobs()[static_cast<std::size_t>(submission.rayjob)].ref;
+    reporter.report("single-submission", ref, submission.started->seq,
+                    fmt::format("{}: attempt {} (begun at seq {}) started executing a second time at seq {}: "
+                                "{} reached RUNNING after {} had at seq {}",
+                                ref, submission.attempt + 1, attempt.begun.seq, submission.started->seq,
+                                describe(submission), describe(earlier), earlier.started->seq));
+  }
+}
+
+void single_cluster(const StepView& view, Reporter& reporter) {
+  for (const ClusterCreated& created : view.facts.clusters_created) {
+    const RayJobHistory& rayjob = view.history.rayjobs()[static_cast<std::size_t>(created.rayjob)];
+    const Attempt& attempt = rayjob.attempts[static_cast<std::size_t>(created.attempt)];
+    const std::string cluster = fmt::format("RayCluster/{}/{}", rayjob.namespace_, created.name);
+    if (attempt.clusters.size() > 1 && attempt.clusters.back().seq == created.at.seq) {
+      const ClusterCreation& first = attempt.clusters.front();
+      reporter.report("single-cluster", rayjob.ref, created.at.seq,
+                      fmt::format("{}: a second RayCluster was created in attempt {} (begun at seq {}): {} at "
+                                  "seq {}, after RayCluster/{}/{} at seq {}",
+                                  rayjob.ref, created.attempt + 1, attempt.begun.seq, cluster, created.at.seq,
+                                  rayjob.namespace_, first.name, first.seq));
+      continue;
+    }
+    // The name must have been persisted in status.rayClusterName before the create: before this
+    // step, or by a write of the RayJob earlier in this step (the value after the step).
+    const bool persisted_before =
+        (!created.name_persisted_before_step.empty() && created.name == created.name_persisted_before_step) ||
+        (created.rayjob_written_earlier_in_step && created.name == rayjob.persisted_cluster_name);
+    if (persisted_before) continue;
+    reporter.report("single-cluster", rayjob.ref, created.at.seq,
+                    fmt::format("{}: {} was created at seq {} under a name not persisted in "
+                                "status.rayClusterName before the create (persisted: {})",
+                                rayjob.ref, cluster, created.at.seq,
+                                created.name_persisted_before_step.empty()
+                                    ? std::string("none")
+                                    : fmt::format("\"{}\"", created.name_persisted_before_step)));
+  }
+}
+
+void no_rerun_after_terminal(const StepView& view, Reporter& reporter) {
+  const History& history = view.history;
+  for (const int index : view.facts.submitted) {
+    const RaySubmission& submission = history.submissions()[static_cast<std::size_t>(index)];
+    if (submission.rayjob < 0) continue;
+    const RayJobHistory& rayjob = history.rayjobs()[static_cast<std::size_t>(submission.rayjob)];
+    const Attempt& attempt = rayjob.attempts[static_cast<std::size_t>(submission.attempt)];
+    if (!attempt.terminal_job_status || attempt.terminal_job_status->seq >= submission.submitted.seq) continue;
+    reporter.report("no-rerun-after-terminal", rayjob.ref, submission.submitted.seq,
+                    fmt::format("{}: {} was submitted at seq {} although jobStatus {} was persisted at seq {} "
+                                "in the same attempt {} (begun at seq {}); only a new attempt may run the job again",
+                                rayjob.ref, describe(submission), submission.submitted.seq,
+                                attempt.terminal_job_status_value, attempt.terminal_job_status->seq,
+                                submission.attempt + 1, attempt.begun.seq));
+  }
+}
+
+}  // namespace rjsim::checks::judgements

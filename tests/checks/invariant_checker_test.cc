@@ -1,0 +1,95 @@
+// The checker as a whole: the fifteen names of DESIGN §5, the selection, one violation per
+// invariant and RayJob, several RayJobs kept apart, and a checker that copies with the world.
+#include "checks/invariant_checker.h"
+
+#include <doctest/doctest.h>
+
+#include "check_harness.h"
+
+namespace {
+
+using rjsim::checks::find_invariant;
+using rjsim::checks::invariants;
+using rjsim::engine::InvariantSelection;
+using rjsim::engine::RayJobStatus;
+using rjsim::engine::RunEnd;
+using rjsim::testing::CheckRun;
+
+TEST_CASE("the checks know exactly the fifteen invariants of DESIGN §5") {
+  const std::vector<std::string> names = {
+      "single-submission",   "single-cluster",     "no-leaked-cluster",       "terminal-is-terminal",
+      "legal-transition",    "suspend-atomic",     "suspended-is-clean",      "status-mirrors-ray",
+      "eventually-terminal", "no-stuck-state",     "no-rerun-after-terminal", "jobstatus-monotone",
+      "retry-is-clean",      "validation-recoverable", "no-model-panic"};
+  REQUIRE(invariants().size() == names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    CHECK(invariants()[i].name == names[i]);
+    CHECK((invariants()[i].after_step || invariants()[i].at_end));
+    CHECK(find_invariant(names[i]) == &invariants()[i]);
+  }
+  CHECK(find_invariant("no-such-invariant") == nullptr);
+}
+
+// A history that breaks suspend-atomic twice and jobstatus-monotone once.
+void break_suspend_atomic(CheckRun& run, const std::string& name) {
+  run.create_rayjob(name);
+  run.persist(name, "Initializing", "");
+  run.persist(name, "Suspending", "");
+  run.persist(name, "Running", "RUNNING");
+  run.persist(name, "Suspending", "RUNNING");
+  run.persist(name, "Running", "PENDING");
+}
+
+TEST_CASE("only the selected invariants are judged") {
+  SUBCASE("a list of names") {
+    CheckRun run("suspend-atomic");
+    break_suspend_atomic(run, "demo");
+    run.finish(RunEnd::quiescent);
+    REQUIRE(run.violations().size() == 1);
+    CHECK(run.violations()[0].invariant == "suspend-atomic");
+  }
+  SUBCASE("all but some") {
+    InvariantSelection all_but;
+    all_but.except = {"suspend-atomic", "no-stuck-state"};
+    CheckRun run(all_but);
+    break_suspend_atomic(run, "demo");
+    run.finish(RunEnd::quiescent);
+    REQUIRE(run.violations().size() == 1);
+    CHECK(run.violations()[0].invariant == "jobstatus-monotone");
+  }
+}
+
+TEST_CASE("with every invariant selected, each broken invariant fires once per RayJob") {
+  CheckRun run(InvariantSelection{});
+  break_suspend_atomic(run, "demo");
+  break_suspend_atomic(run, "other");
+  run.finish(RunEnd::time_limit);
+  std::vector<std::pair<std::string, std::string>> found;
+  for (const auto& violation : run.violations()) {
+    found.emplace_back(violation.invariant, violation.rayjob);
+    CHECK(violation.message.find(violation.rayjob) != std::string::npos);
+  }
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"suspend-atomic", "RayJob/default/demo"},
+      {"jobstatus-monotone", "RayJob/default/demo"},
+      {"suspend-atomic", "RayJob/default/other"},
+      {"jobstatus-monotone", "RayJob/default/other"},
+  };
+  CHECK(found == expected);
+}
+
+TEST_CASE("a copied checker goes on from where the original was, independently") {
+  CheckRun run("suspend-atomic");
+  run.create_rayjob("demo");
+  run.persist("demo", "Initializing", "");
+  run.persist("demo", "Suspending", "");
+  const rjsim::checks::InvariantChecker fork = run.checker;
+  run.persist("demo", "Running", "RUNNING");
+  run.finish(RunEnd::quiescent);
+  CHECK(run.violations().size() == 1);
+  CHECK(fork.violations().empty());
+  CHECK(fork.history().rayjobs().size() == 1);
+  CHECK(fork.history().rayjobs()[0].deployment_status == "Suspending");
+}
+
+}  // namespace

@@ -1,0 +1,150 @@
+// status-mirrors-ray (judged at the step that persists Complete or Failed) and
+// eventually-terminal (judged at the end of the run) (DESIGN §5; docs/invariants.md).
+#include <doctest/doctest.h>
+
+#include "check_harness.h"
+
+namespace {
+
+using rjsim::engine::RayJobSpec;
+using rjsim::engine::RayJobStatus;
+using rjsim::engine::RunEnd;
+using rjsim::testing::CheckRun;
+using rjsim::testing::single_violation;
+
+constexpr const char* kCluster = "demo-raycluster-aaaaa";
+constexpr const char* kJobId = "demo-jjjjj";
+
+// A RayJob in Running whose Ray job was submitted and ended `result` at `end_ms`.
+void run_to(CheckRun& run, const std::string& result, std::int64_t end_ms = 0) {
+  run.create_rayjob("demo");
+  run.persist("demo", "Initializing", "", [](RayJobStatus& s) {
+    s.job_id = kJobId;
+    s.ray_cluster_name = kCluster;
+  });
+  run.create_cluster("demo", kCluster);
+  run.head_up(kCluster);
+  run.submit(kCluster, kJobId);
+  run.ray_status(kCluster, kJobId, "RUNNING");
+  run.persist("demo", "Running", "RUNNING");
+  if (end_ms > 0) run.advance_to(end_ms);
+  run.ray_status(kCluster, kJobId, result);
+}
+
+TEST_CASE("status-mirrors-ray fires when Complete is persisted for a Ray job that FAILED") {
+  CheckRun run("status-mirrors-ray");
+  run_to(run, "FAILED");
+  const std::int64_t seq = run.persist("demo", "Complete", "SUCCEEDED");
+  run.finish(RunEnd::quiescent);
+  single_violation(run, "status-mirrors-ray", seq, {"Complete", "FAILED", kJobId, "RayCluster/default/demo-raycluster-aaaaa"});
+}
+
+TEST_CASE("status-mirrors-ray fires when Failed (SubmissionFailed) is persisted for a Ray job that SUCCEEDED") {
+  CheckRun run("status-mirrors-ray");
+  run_to(run, "SUCCEEDED");
+  const std::int64_t seq = run.persist("demo", "Failed", "RUNNING", [](RayJobStatus& s) { s.reason = "SubmissionFailed"; });
+  run.finish(RunEnd::quiescent);
+  single_violation(run, "status-mirrors-ray", seq, {"Failed goes with FAILED", "SubmissionFailed"});
+}
+
+TEST_CASE("status-mirrors-ray is silent when the status mirrors Ray, on deadlines and before Ray is final") {
+  SUBCASE("Complete with SUCCEEDED") {
+    CheckRun run("status-mirrors-ray");
+    run_to(run, "SUCCEEDED");
+    run.persist("demo", "Complete", "SUCCEEDED");
+    run.finish(RunEnd::quiescent);
+    CHECK(run.violations().empty());
+  }
+  SUBCASE("Complete with STOPPED") {
+    CheckRun run("status-mirrors-ray");
+    run_to(run, "STOPPED");
+    run.persist("demo", "Complete", "STOPPED");
+    run.finish(RunEnd::quiescent);
+    CHECK(run.violations().empty());
+  }
+  SUBCASE("Failed by DeadlineExceeded") {
+    CheckRun run("status-mirrors-ray");
+    run_to(run, "SUCCEEDED");
+    run.persist("demo", "Failed", "RUNNING", [](RayJobStatus& s) { s.reason = "DeadlineExceeded"; });
+    run.finish(RunEnd::quiescent);
+    CHECK(run.violations().empty());
+  }
+  SUBCASE("Failed while the Ray job still runs") {
+    CheckRun run("status-mirrors-ray");
+    run.create_rayjob("demo");
+    run.persist("demo", "Initializing", "", [](RayJobStatus& s) {
+      s.job_id = kJobId;
+      s.ray_cluster_name = kCluster;
+    });
+    run.create_cluster("demo", kCluster);
+    run.head_up(kCluster);
+    run.submit(kCluster, kJobId);
+    run.ray_status(kCluster, kJobId, "RUNNING");
+    run.persist("demo", "Failed", "RUNNING", [](RayJobStatus& s) { s.reason = "SubmissionFailed"; });
+    run.finish(RunEnd::quiescent);
+    CHECK(run.violations().empty());
+  }
+}
+
+TEST_CASE("eventually-terminal fires when Complete is not persisted within limits.eventually of Ray's end") {
+  CheckRun run("eventually-terminal", {}, 60'000);
+  run_to(run, "SUCCEEDED", 5'000);
+  run.advance_to(5'000 + 60'000);
+  run.finish(RunEnd::time_limit);
+  single_violation(run, "eventually-terminal", run.last_seq(), {kJobId, "SUCCEEDED", "60000 ms", "attempt 1"});
+}
+
+TEST_CASE("eventually-terminal fires when Complete comes too late") {
+  CheckRun run("eventually-terminal", {}, 60'000);
+  run_to(run, "SUCCEEDED", 5'000);
+  run.advance_to(5'000 + 60'001);
+  run.persist("demo", "Complete", "SUCCEEDED");
+  run.finish(RunEnd::quiescent);
+  single_violation(run, "eventually-terminal", run.last_seq(), {"only persisted at seq"});
+}
+
+TEST_CASE("eventually-terminal is silent on time, with interference, and when the run ends before the deadline") {
+  SUBCASE("Complete within the limit") {
+    CheckRun run("eventually-terminal", {}, 60'000);
+    run_to(run, "SUCCEEDED", 5'000);
+    run.advance_to(5'000 + 60'000);
+    run.persist("demo", "Complete", "SUCCEEDED");
+    run.advance_to(3'600'000);
+    run.finish(RunEnd::time_limit);
+    CHECK(run.violations().empty());
+  }
+  SUBCASE("a user patch in between") {
+    CheckRun run("eventually-terminal", {}, 60'000);
+    run_to(run, "SUCCEEDED", 5'000);
+    run.advance_to(6'000);
+    run.user_patch("demo", [](RayJobSpec& spec) { spec.suspend = true; });
+    run.advance_to(3'600'000);
+    run.finish(RunEnd::time_limit);
+    CHECK(run.violations().empty());
+  }
+  SUBCASE("the run ended before the deadline") {
+    CheckRun run("eventually-terminal", {}, 60'000);
+    run_to(run, "SUCCEEDED", 5'000);
+    run.advance_to(5'000 + 59'999);
+    run.finish(RunEnd::time_limit);
+    CHECK(run.violations().empty());
+  }
+  SUBCASE("the Ray job never ended (its head was lost)") {
+    CheckRun run("eventually-terminal", {}, 60'000);
+    run.create_rayjob("demo");
+    run.persist("demo", "Initializing", "", [](RayJobStatus& s) {
+      s.job_id = kJobId;
+      s.ray_cluster_name = kCluster;
+    });
+    run.create_cluster("demo", kCluster);
+    run.head_up(kCluster);
+    run.submit(kCluster, kJobId);
+    run.ray_status(kCluster, kJobId, "RUNNING");
+    run.head_up(kCluster);
+    run.advance_to(3'600'000);
+    run.finish(RunEnd::time_limit);
+    CHECK(run.violations().empty());
+  }
+}
+
+}  // namespace
