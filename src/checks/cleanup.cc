@@ -151,24 +151,25 @@ void no_leaked_cluster(const EndView& view, Reporter& reporter) {
   for (const RayJobHistory& rayjob : view.history.rayjobs()) {
     if (rayjob.uid.empty()) continue;
     std::vector<std::string> leaked;
+    bool all_past_allowance = true;
     for (const engine::Object& object : view.world.api.objects(Kind::RayCluster)) {
       const auto& cluster = std::get<RayCluster>(object);
       // A cluster being deleted is not leaked: its deletion was issued and is in progress.
       if (!owned_by(cluster.metadata, rayjob.uid) || cluster.metadata.deletion_timestamp_ms) continue;
       const std::optional<Due> due = due_gone(view, rayjob, cluster);
       if (!due) continue;
-      const bool overdue = now_ms >= due->at_ms + view.settings.cleanup_allowance_ms ||
-                           (quiescent && now_ms >= due->at_ms);
-      if (!overdue) continue;
+      const bool past_allowance = now_ms >= due->at_ms + view.settings.cleanup_allowance_ms;
+      if (!past_allowance && !(quiescent && now_ms >= due->at_ms)) continue;
+      all_past_allowance = all_past_allowance && past_allowance;
       leaked.push_back(fmt::format("{} (due gone since {})", engine::object_ref(object), due->why));
     }
     if (leaked.empty()) continue;
     reporter.report("no-leaked-cluster", rayjob.ref, view.last_seq,
-                    fmt::format("{}: {} still exist{} at the end of the run (seq {}, {} ms), past the {} ms "
-                                "cleanup allowance{}",
-                                rayjob.ref, join(leaked), leaked.size() == 1 ? "s" : "", view.last_seq,
-                                now_ms, view.settings.cleanup_allowance_ms,
-                                quiescent ? " or with nothing left to run" : ""));
+                    fmt::format("{}: {} still exist{} at the end of the run (seq {}, {} ms), {}", rayjob.ref,
+                                join(leaked), leaked.size() == 1 ? "s" : "", view.last_seq, now_ms,
+                                all_past_allowance
+                                    ? fmt::format("past the {} ms cleanup allowance", view.settings.cleanup_allowance_ms)
+                                    : std::string("and the run ended with nothing left to run that could remove it")));
   }
 }
 

@@ -219,8 +219,11 @@ void History::on_transition(const World& world, const Event& event, StepFacts& f
   const std::string& from = transition.from_deployment;
   const std::string& to = transition.to_deployment;
 
-  // A persisted New after another status begins a new attempt (DESIGN §5).
-  if (to.empty() && !from.empty()) {
+  // A persisted New after another status begins a new attempt (DESIGN §5); so does leaving
+  // Suspended or Retrying for another status (kuberay-1.0 resumes Suspended -> Initializing:
+  // it has no New).
+  transition.begins_attempt = from != to && (to.empty() || from == "Suspended" || from == "Retrying");
+  if (transition.begins_attempt) {
     Attempt next;
     next.begun = at;
     next.begun_after = from;
@@ -409,9 +412,10 @@ void History::follow_submissions(const World& world, std::span<const Event> step
       continue;
     }
     const engine::RayJobRecord& record = heads[head].jobs[job];
-    if (!submission.started && record.start_time_ms > 0) {
-      submission.started = Moment{job_status_seq(step_events, submission, "RUNNING", facts->last_seq),
-                                  record.start_time_ms};
+    // Started: RUNNING now, or a start time (0 is a valid virtual time, so also the event).
+    const std::int64_t running_seq = job_status_seq(step_events, submission, "RUNNING", -1);
+    if (!submission.started && (record.status == "RUNNING" || record.start_time_ms > 0 || running_seq >= 0)) {
+      submission.started = Moment{running_seq >= 0 ? running_seq : facts->last_seq, record.start_time_ms};
       facts->started.push_back(*it);
     }
     if (is_terminal_job_status(record.status)) {

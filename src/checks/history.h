@@ -38,7 +38,7 @@ struct ClusterCreation {
 
 struct Attempt {
   Moment begun;                    // the persisted New (for the first attempt: first sight of the RayJob)
-  std::string begun_after;         // the deploymentStatus the New replaced (Suspended, Retrying); "" for the first
+  std::string begun_after;         // the deploymentStatus it replaced (Suspended, Retrying); "" for the first
   std::string job_id;              // the last non-empty status.jobId persisted during the attempt
   std::string ray_cluster_name;    // the last non-empty status.rayClusterName persisted during it
   std::vector<ClusterCreation> clusters;
@@ -107,10 +107,11 @@ struct RaySubmission {
 struct PersistedTransition {
   Moment at;
   int rayjob = 0;
-  int attempt = 0;   // the attempt it belongs to (a New belongs to the attempt it begins)
+  int attempt = 0;   // the attempt it belongs to (a transition that begins one belongs to it)
   std::string from_deployment, to_deployment;
   std::string from_job_status, to_job_status;
   std::string reason;
+  bool begins_attempt = false;
 };
 
 struct ClusterCreated {

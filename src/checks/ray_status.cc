@@ -60,17 +60,19 @@ void eventually_terminal(const EndView& view, Reporter& reporter) {
       // A user action from the attempt's start to the deadline, or the RayJob's deletion, excuses it.
       if (rayjob.interfered(attempt.begun.at_ms, deadline_ms)) continue;
       if (rayjob.gone && rayjob.gone->at_ms <= deadline_ms) continue;
-      reporter.report(
-          "eventually-terminal", rayjob.ref, view.last_seq,
-          fmt::format("{}: its {} ended {} at {} ms (seq {}), but Complete or Failed was {} within {} ms "
-                      "(by {} ms) in attempt {} (begun at seq {}), without interference; judged at the end of "
-                      "the run (seq {}, {} ms)",
-                      rayjob.ref, describe(*ray_job), ray_job->final_status, ray_job->final->at_ms,
-                      ray_job->final->seq,
-                      attempt.finished ? fmt::format("only persisted at seq {} ({} ms), not", attempt.finished->seq,
-                                                     attempt.finished->at_ms)
-                                       : std::string("not persisted"),
-                      eventually_ms, deadline_ms, k + 1, attempt.begun.seq, view.last_seq, view.world.now_ms));
+      const std::string outcome =
+          attempt.finished
+              ? fmt::format("Complete or Failed was persisted only at seq {} ({} ms), after the {} ms limit "
+                            "(deadline {} ms)",
+                            attempt.finished->seq, attempt.finished->at_ms, eventually_ms, deadline_ms)
+              : fmt::format("neither Complete nor Failed was persisted within {} ms (deadline {} ms)",
+                            eventually_ms, deadline_ms);
+      reporter.report("eventually-terminal", rayjob.ref, view.last_seq,
+                      fmt::format("{}: its {} ended {} at {} ms (seq {}), but {}, in attempt {} (begun at seq {}) "
+                                  "and without interference; judged at the end of the run (seq {}, {} ms)",
+                                  rayjob.ref, describe(*ray_job), ray_job->final_status, ray_job->final->at_ms,
+                                  ray_job->final->seq, outcome, k + 1, attempt.begun.seq, view.last_seq,
+                                  view.world.now_ms));
     }
   }
 }

@@ -79,10 +79,10 @@ void jobstatus_monotone(const StepView& view, Reporter& reporter) {
     const int from = job_status_rank(t.from_job_status);
     const int to = job_status_rank(t.to_job_status);
     if (from < 0 || to < 0 || to >= from) continue;
-    // The reset to "" that ends an attempt (Suspended, Retrying) or begins one (New).
-    const bool attempt_reset = t.to_job_status.empty() &&
-                               (t.to_deployment.empty() || t.to_deployment == "Suspended" ||
-                                t.to_deployment == "Retrying");
+    // The reset that begins an attempt, or the reset to "" that ends one (Suspended, Retrying).
+    const bool attempt_reset =
+        t.begins_attempt ||
+        (t.to_job_status.empty() && (t.to_deployment == "Suspended" || t.to_deployment == "Retrying"));
     if (attempt_reset) continue;
     const RayJobHistory& rayjob = rayjob_of(view, t);
     const Attempt& attempt = rayjob.attempts[static_cast<std::size_t>(t.attempt)];

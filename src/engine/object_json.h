@@ -1,7 +1,8 @@
 // The Kubernetes JSON form of the typed objects of objects.h: camelCase field names, apiVersion
 // and kind, resourceVersion as a string, times as RFC 3339 strings. to_json omits empty and unset
 // optional fields the way Kubernetes' `omitempty` does (an empty status is omitted as a whole);
-// object_from_json(to_json(x)) == x for every object. Reading ignores fields rjsim does not model
+// object_from_json(to_json(x)) == x for every object (a container status keeps its exit code and
+// finish time only with a state, as in Kubernetes). Reading ignores fields rjsim does not model
 // (a real manifest carries resources, volumes, ports, ...) but rejects a known field of the wrong
 // type with ObjectFormatError, which names the field by its JSON path. Merge patches (RFC 7386)
 // go through this JSON form. Reference: kuberay-rayjob.md §1.2, §2.1; kubernetes-semantics §7.1.

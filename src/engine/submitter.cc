@@ -160,9 +160,11 @@ std::optional<Submitter::Exit> Submitter::exit_now(const World& world,
                                                    const SubmitterProcess& process) const {
   assert(process.submit_outcome == "ok" && "rjsim bug: only a submitted process waits");
   const std::int64_t now = world.now_ms;
-  const bool failing = process.attempt < behaviour_.fail_attempts;
-  if (failing && now >= process.started_at_ms + behaviour_.fail_after_ms) return Exit{1, "fail_after"};
-  if (!failing && behaviour_.finishes_after_ms) {
+  if (process.attempt < behaviour_.fail_attempts) {
+    if (now >= process.started_at_ms + behaviour_.fail_after_ms) return Exit{1, "fail_after"};
+    return std::nullopt;
+  }
+  if (behaviour_.finishes_after_ms) {
     if (now >= process.started_at_ms + *behaviour_.finishes_after_ms) return Exit{0, "finishes_after"};
     return std::nullopt;
   }
@@ -180,9 +182,10 @@ std::optional<Submitter::Exit> Submitter::exit_now(const World& world,
     break;
   }
   if (!job) return Exit{1, "job_lost"};
-  if (job->status == "SUCCEEDED") return Exit{failing ? 1 : 0, "succeeded"};
+  if (job->status == "SUCCEEDED") return Exit{0, "succeeded"};
   if (job->status == "FAILED") return Exit{1, "failed"};
-  if (job->status == "STOPPED") return Exit{1, "stopped"};
+  // `ray job submit` exits non-zero only for FAILED (Ray dashboard/modules/job/cli.py).
+  if (job->status == "STOPPED") return Exit{0, "stopped"};
   return std::nullopt;
 }
 

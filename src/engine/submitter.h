@@ -4,14 +4,13 @@
 //  - start: a Pod of a Job runs at creationTimestamp + world.submitter.startAfter (phase Running);
 //    its attempt index is the number of earlier Pods of the same Job;
 //  - attempts with index < failAttempts fail: with failAfter 0 at start, without submitting;
-//    otherwise they submit like any attempt and exit 1 at start + failAfter (or when the Ray job
-//    ends or is lost, if that is earlier);
+//    otherwise they submit like any attempt and exit 1 at start + failAfter whatever Ray does;
 //  - submit: POST to the dashboard (DashboardCaller::submitter, never subject to outages) with the
 //    address and submission id of the container's `ray job submit --address http://URL ...
 //    --submission-id ID ... -- entrypoint` (env RAY_DASHBOARD_ADDRESS / RAY_JOB_SUBMISSION_ID
 //    when the flags are absent); a rejected submit (duplicate id, unreachable) exits 1 at once;
-//  - then it waits for the Ray job: SUCCEEDED exits 0, FAILED or STOPPED exits 1 (`ray job
-//    submit` without --no-wait exits non-zero unless the job succeeded), a job lost from its table
+//  - then it waits for the Ray job: SUCCEEDED or STOPPED exits 0, FAILED exits 1 (`ray job
+//    submit` without --no-wait calls sys.exit(1) only for FAILED), a job lost from its table
 //    (head restart, cluster gone) exits 1; with world.submitter.finishesAfter set it exits 0 at
 //    start + finishesAfter whatever Ray does.
 // An exit is one status write: phase Succeeded or Failed, the container terminated with its exit

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "checks/invariant_checker.h"
 #include "engine/garbage_collector.h"
 #include "engine/job_controller.h"
 #include "engine/ray_dashboard.h"
@@ -149,8 +150,12 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   Simulation simulation(Simulation::initial_world(*model), *model, environment.actors(), chooser, sink,
                         faults, limits);
   simulation.set_dashboard(&environment.ray);
+  checks::InvariantChecker checker(scenario.invariants, model->transition_table(),
+                                   scenario.limits.eventually_ms);
+  simulation.add_observer(&checker);
   create_initial_objects(simulation, scenario);
   const RunEnd end = simulation.run();
+  checker.finish(simulation.world(), end);
 
   RunReport report;
   report.scenario = scenario.name;
@@ -164,6 +169,9 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   report.transitions = std::move(counter.transitions);
   for (const RayJob& rayjob : scenario.rayjobs) {
     report.final[rayjob.metadata.name] = final_state_of(simulation.world(), rayjob);
+  }
+  for (const checks::Violation& violation : checker.violations()) {
+    report.violations.push_back(ViolationReport{violation.seq, violation.invariant, violation.message});
   }
   report.outcome = outcome_of(end, !report.violations.empty());
   if (options.keep_events) report.event_log = std::move(memory.events);

@@ -131,7 +131,7 @@ TEST_CASE("no-leaked-cluster fires when a deleted RayJob's cluster is still ther
   start(run);
   run.user_delete("demo");   // the garbage collector never ran
   run.finish(RunEnd::quiescent);
-  single_violation(run, "no-leaked-cluster", run.last_seq(), {"RayCluster/default/demo-raycluster-aaaaa", "deleted"});
+  single_violation(run, "no-leaked-cluster", run.last_seq(), {"RayCluster/default/demo-raycluster-aaaaa", "deleted", "nothing left to run"});
 }
 
 TEST_CASE("no-leaked-cluster fires when Complete with shutdownAfterJobFinishes keeps its cluster past the TTL") {

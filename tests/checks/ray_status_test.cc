@@ -100,7 +100,7 @@ TEST_CASE("eventually-terminal fires when Complete comes too late") {
   run.advance_to(5'000 + 60'001);
   run.persist("demo", "Complete", "SUCCEEDED");
   run.finish(RunEnd::quiescent);
-  single_violation(run, "eventually-terminal", run.last_seq(), {"only persisted at seq"});
+  single_violation(run, "eventually-terminal", run.last_seq(), {"persisted only at seq"});
 }
 
 TEST_CASE("eventually-terminal is silent on time, with interference, and when the run ends before the deadline") {

@@ -109,6 +109,18 @@ TEST_CASE("single-cluster is silent on one cluster per attempt under the persist
   CHECK(run.violations().empty());
 }
 
+TEST_CASE("single-cluster counts a resume out of Suspended as a new attempt, also without a New (kuberay-1.0)") {
+  CheckRun run("single-cluster");
+  start(run);
+  run.remove(Kind::RayCluster, kCluster);
+  run.persist("demo", "Suspended", "STOPPED", [](RayJobStatus& s) { s.ray_cluster_name.clear(); });
+  run.persist("demo", "Initializing", "STOPPED", [](RayJobStatus& s) { s.ray_cluster_name = "demo-raycluster-bbbbb"; });
+  run.create_cluster("demo", "demo-raycluster-bbbbb");
+  run.finish(RunEnd::quiescent);
+  CHECK(run.violations().empty());
+  CHECK(run.checker.history().rayjobs()[0].attempts.size() == 2);
+}
+
 TEST_CASE("no-rerun-after-terminal fires on a submission after a terminal jobStatus in the same attempt") {
   CheckRun run("no-rerun-after-terminal");
   start(run);

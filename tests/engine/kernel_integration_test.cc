@@ -117,7 +117,7 @@ TEST_CASE("the kernel runs a controller through create, conflict, requeue and sq
   CHECK(transitions[0].to_deployment == "Initializing");
   CHECK(transitions[1].to_deployment == "Running");
   CHECK(transitions[1].rayjob == "RayJob/default/demo");
-  std::filesystem::remove(path);
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
 }
 
 }  // namespace
