@@ -167,7 +167,12 @@ void History::apply_step(const World& world, std::span<const Event> step_events,
           rayjobs_[static_cast<std::size_t>(known)].gone = Moment{event.seq, event.at_ms};
         }
         track(world, event.object, {event.seq, event.at_ms});
-        rayjobs_.back().last_write_seq = event.seq;
+        RayJobHistory& created = rayjobs_.back();
+        created.last_write_seq = event.seq;
+        // A create stores no status: whatever the world shows came from later writes of this step.
+        created.deployment_status.clear();
+        created.job_status.clear();
+        created.reason.clear();
       } else if (event.object.starts_with("RayCluster/") && event.actor == "controller") {
         on_cluster_create(world, event, facts);
       }
@@ -455,7 +460,9 @@ void History::refresh_rayjobs(const World& world, std::span<const Event> step_ev
     const auto due = [index](const std::vector<int>& list) {
       return std::find(list.begin(), list.end(), index) != list.end();
     };
-    if (due(spec_snapshot_due_)) rayjob.accepted_spec = stored->spec;
+    if (due(spec_snapshot_due_) && (!rayjob.accepted_spec || *rayjob.accepted_spec != stored->spec)) {
+      rayjob.accepted_spec = stored->spec;
+    }
     if (due(validation_entered_)) {
       rayjob.validation_failed_on_spec = rayjob.accepted_spec && stored->spec != *rayjob.accepted_spec;
     }

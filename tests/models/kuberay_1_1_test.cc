@@ -417,6 +417,99 @@ TEST_CASE("kuberay-1.1: Running re-creates a RayCluster that vanished") {
   CHECK(harness.truth<RayCluster>("demo-raycluster-abcde") != nullptr);
 }
 
+// ---- Running (RJC:L207-253), the branches after GetJobInfo ----
+
+// A ready cluster with its head Service and a live Ray head whose table holds `job_status` for
+// the RayJob's submission id (nothing when empty).
+void put_live_ray_head(ModelHarness& harness, const RayJob& rayjob, const std::string& job_status) {
+  const RayCluster& cluster = harness.put(cluster_for(rayjob, "ready"));
+  Service service = head_service_for(cluster);
+  service.metadata.owner_references.push_back(
+      OwnerReference{"ray.io/v1", Kind::RayCluster, cluster.metadata.name, cluster.metadata.uid, true, true});
+  harness.put(service);
+  RayHead head;
+  head.cluster_namespace = "default";
+  head.cluster_name = cluster.metadata.name;
+  head.cluster_uid = cluster.metadata.uid;
+  if (!job_status.empty()) {
+    RayJobRecord job;
+    job.submission_id = rayjob.status.job_id;
+    job.status = job_status;
+    job.message = "from Ray";
+    head.jobs.push_back(job);
+  }
+  harness.world.ray.heads.push_back(head);
+}
+
+TEST_CASE("kuberay-1.1: Running with Ray SUCCEEDED and the submitter Job Complete persists Complete with EndTime") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  const RayJob& rayjob = harness.put(running_rayjob());
+  harness.put(submitter_job_with_condition("Complete"));
+  put_live_ray_head(harness, rayjob, "SUCCEEDED");
+  harness.world.now_ms = 50'000;
+  CHECK(is_requeue_without_error(harness.reconcile("demo")));
+  const RayJobStatus& status = harness.truth<RayJob>("demo")->status;
+  CHECK(status.job_deployment_status == "Complete");
+  CHECK(status.job_status == "SUCCEEDED");
+  CHECK(status.message == "from Ray");
+  CHECK(status.ray_cluster_status.state == "ready");
+  CHECK(status.end_time_ms == 50'000);
+}
+
+TEST_CASE("kuberay-1.1: Running with Ray SUCCEEDED but the submitter Job unfinished stays Running and mirrors the status") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  const RayJob& rayjob = harness.put(running_rayjob());
+  harness.put(submitter_job_with_condition(""));
+  put_live_ray_head(harness, rayjob, "SUCCEEDED");
+  harness.reconcile("demo");
+  const RayJobStatus& status = harness.truth<RayJob>("demo")->status;
+  CHECK(status.job_deployment_status == "Running");
+  CHECK(status.job_status == "SUCCEEDED");
+  CHECK_FALSE(status.end_time_ms.has_value());
+}
+
+TEST_CASE("kuberay-1.1: Running in HTTPMode with Ray FAILED persists Failed with AppFailed") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  RayJob wanted = running_rayjob();
+  wanted.spec.submission_mode = "HTTPMode";
+  const RayJob& rayjob = harness.put(wanted);
+  put_live_ray_head(harness, rayjob, "FAILED");
+  harness.reconcile("demo");
+  const RayJobStatus& status = harness.truth<RayJob>("demo")->status;
+  CHECK(status.job_deployment_status == "Failed");
+  CHECK(status.reason == "AppFailed");
+  CHECK(status.job_status == "FAILED");
+}
+
+TEST_CASE("kuberay-1.1: Running in HTTPMode submits the Ray job on a 404 and requeues without a write") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  RayJob wanted = running_rayjob();
+  wanted.spec.submission_mode = "HTTPMode";
+  const RayJob& rayjob = harness.put(wanted);
+  put_live_ray_head(harness, rayjob, "");
+  CHECK(is_requeue_without_error(harness.reconcile("demo")));
+  CHECK(harness.writes().empty());
+  REQUIRE(harness.world.ray.heads.back().jobs.size() == 1);
+  CHECK(harness.world.ray.heads.back().jobs.front().submission_id == "demo-abcde");
+  CHECK(harness.world.ray.heads.back().jobs.front().submitted_by == "controller");
+}
+
+TEST_CASE("kuberay-1.1: Running in K8sJobMode answers a 404 with an error (backoff), not a submit") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  const RayJob& rayjob = harness.put(running_rayjob());
+  harness.put(submitter_job_with_condition(""));
+  put_live_ray_head(harness, rayjob, "");
+  const ReconcileResult result = harness.reconcile("demo");
+  CHECK(is_bad_request(result.err));
+  CHECK(harness.world.ray.heads.back().jobs.empty());
+  CHECK(harness.writes().empty());
+}
+
 // ---- Suspending (RJC:L255-286) ----
 
 TEST_CASE("kuberay-1.1: Suspending deletes the cluster and the Job and waits for the cache to lose them") {
