@@ -1,6 +1,7 @@
 #include "cli/cli.h"
 
 #include "engine/scenario_loader.h"
+#include "explore/replay.h"
 #include "explore/scenario_run.h"
 
 #include "cli/commands.h"
@@ -98,6 +99,9 @@ int run_guarded(std::string_view command, const std::function<int()>& action, st
     err << fmt::format("{}: {}\n", who, e.what());
     return exit_bad_input;
   } catch (const explore::UnknownController& e) {
+    err << fmt::format("{}: {}\n", who, e.what());
+    return exit_bad_input;
+  } catch (const explore::NotReplayable& e) {
     err << fmt::format("{}: {}\n", who, e.what());
     return exit_bad_input;
   } catch (const store::StoreError& e) {

@@ -102,7 +102,7 @@ void add_run_command(CLI::App& rjsim, CommandTable& commands) {
       demo.seed = seed->count() > 0 ? options->seed : 1;
       demo.random_schedule = options->faults;
       demo.json = options->json;
-      return run_kernel_demo(demo);
+      return run_kernel_demo(demo, io.out);
     }
     if (options->scenario.empty()) {
       throw UsageError(

@@ -36,6 +36,16 @@ void print_run_text(std::ostream& out, const explore::RunReport& report, std::in
   }
 }
 
+nlohmann::ordered_json event_json(const events::Event& event) {
+  return {{"seq", event.seq},
+          {"at_ms", event.at_ms},
+          {"origin", events::to_string(event.origin)},
+          {"type", event.type},
+          {"actor", event.actor},
+          {"object", event.object.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(event.object)},
+          {"body", nlohmann::ordered_json::parse(events::body_json(event))}};
+}
+
 nlohmann::ordered_json run_json(const explore::RunReport& report, std::int64_t run_id) {
   nlohmann::ordered_json transitions = nlohmann::ordered_json::array();
   for (const explore::Transition& t : report.transitions) {

@@ -56,6 +56,7 @@ std::uint64_t RandomChooser::choose(ChoicePoint, std::uint64_t options) {
 }
 
 std::uint64_t ReplayChooser::choose(ChoicePoint point, std::uint64_t options) {
+  if (diverged_) return fallback_->choose(point, options);
   if (next_ >= decisions_.size()) {
     if (fallback_) return fallback_->choose(point, options);
     throw ReplayDiverged(fmt::format("decision {} ({}, {} options) is past the end of the "
@@ -64,6 +65,10 @@ std::uint64_t ReplayChooser::choose(ChoicePoint point, std::uint64_t options) {
   }
   const Decision& recorded = decisions_[next_];
   if (recorded.point != point || recorded.options != options || recorded.picked >= options) {
+    if (fallback_) {
+      diverged_ = true;
+      return fallback_->choose(point, options);
+    }
     throw ReplayDiverged(fmt::format(
         "decision {}: the run asks for {} with {} options, the recording has {} with {} options",
         next_, to_string(point), options, to_string(recorded.point), recorded.options));

@@ -84,18 +84,25 @@ class ReplayDiverged : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Answers from a recorded list of decisions, in order; a different point or option count than
-// recorded means the run diverged. When the recording runs out, `fallback` answers (null: throw).
+// Answers from a recorded list of decisions, in order. A run that asks for a different point or
+// option count than recorded at that position has diverged from the recording (a model changed,
+// or a shrinker dropped a decision); so has one that asks past its end. Without a `fallback`
+// that throws ReplayDiverged; with one, the fallback answers from then on (a prefix of
+// decisions, then the fault-free run, say) and diverged()/used() tell where it happened.
 class ReplayChooser final : public Chooser {
  public:
   explicit ReplayChooser(std::vector<Decision> decisions, Chooser* fallback = nullptr)
       : decisions_(std::move(decisions)), fallback_(fallback) {}
   std::uint64_t choose(ChoicePoint point, std::uint64_t options) override;
+  // Recorded decisions answered before the run diverged or ran past the recording.
   std::size_t used() const { return next_; }
+  // Whether the run asked for something other than what was recorded at some position.
+  bool diverged() const { return diverged_; }
 
  private:
   std::vector<Decision> decisions_;
   std::size_t next_ = 0;
+  bool diverged_ = false;
   Chooser* fallback_;
 };
 

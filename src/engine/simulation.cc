@@ -203,6 +203,12 @@ void Simulation::inject_crash() {
   run_as_step([this](StepContext& context) { crash(context, "injected"); });
 }
 
+void Simulation::record(Event event) {
+  event.seq = next_seq_++;
+  event.at_ms = world_.now_ms;
+  sink_.emit(event);
+}
+
 void Simulation::finish_step() {
   for (const Event& event : step_events_) sink_.emit(event);
   for (StepObserver* observer : observers_) observer->after_step(world_, step_events_);

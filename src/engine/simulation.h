@@ -95,7 +95,11 @@ class Simulation {
   // It is usually also one of the actors.
   void set_dashboard(const RayDashboard* dashboard) { dashboard_ = dashboard; }
 
-  // Emits an input event outside any step (a scenario stimulus recorded before the run).
+  // Appends an event that belongs to no step (the run's header, a check's verdict): it gets the
+  // next seq and the current virtual time and goes to the sink only, not to the observers.
+  // Observers may call it from after_step.
+  void record(events::Event event);
+
   const World& world() const { return world_; }
   World& mutable_world() { return world_; }
   std::int64_t events_emitted() const { return next_seq_; }

@@ -18,6 +18,24 @@ std::uint64_t StepContext::decide(ChoicePoint point, std::uint64_t options, std:
   return picked;
 }
 
+bool decision_of(const Event& event, Decision& decision) {
+  if (event.type != "choice") return false;
+  const events::Value* point = event.find("point");
+  const events::Value* options = event.find("options");
+  const events::Value* picked = event.find("picked");
+  if (!point || !options || !picked || !std::holds_alternative<std::string>(*point) ||
+      !std::holds_alternative<std::int64_t>(*options) || !std::holds_alternative<std::int64_t>(*picked)) {
+    return false;
+  }
+  const std::int64_t option_count = std::get<std::int64_t>(*options);
+  const std::int64_t picked_index = std::get<std::int64_t>(*picked);
+  if (option_count < 2 || picked_index < 0 || picked_index >= option_count) return false;
+  if (!parse_choice_point(std::get<std::string>(*point), decision.point)) return false;
+  decision.options = static_cast<std::uint64_t>(option_count);
+  decision.picked = static_cast<std::uint64_t>(picked_index);
+  return true;
+}
+
 Event& StepContext::emit(Origin origin, std::string type, std::string actor, std::string object) {
   Event& event = step_events_.emplace_back();
   event.seq = next_seq_++;

@@ -42,6 +42,10 @@ class StepContext {
   std::vector<events::Event>& step_events_;
 };
 
+// Reads back a decision that StepContext::decide logged: false when `event` is not a `choice`
+// event or its body is not one decide writes.
+bool decision_of(const events::Event& event, Decision& decision);
+
 // The API server as one writer sees it: each write is logged as an api.* event with its outcome
 // and resourceVersions, and a persisted change of a RayJob's deploymentStatus or jobStatus as a
 // status.transition event (DESIGN §3).

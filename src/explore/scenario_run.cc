@@ -52,27 +52,66 @@ class CountingSink final : public events::EventSink {
  public:
   void emit(const Event& event) override {
     ++count;
-    if (event.type != "status.transition") return;
-    Transition transition;
-    transition.seq = event.seq;
-    transition.at_ms = event.at_ms;
-    ObjectRef ref;
-    transition.rayjob = parse_object_ref(event.object, ref) ? ref.name : event.object;
-    transition.from = string_of(event, "from_deployment");
-    transition.to = string_of(event, "to_deployment");
-    transition.job_status = string_of(event, "to_job_status");
-    transition.reason = string_of(event, "reason");
-    transitions.push_back(std::move(transition));
+    if (std::optional<Transition> transition = transition_of(event)) transitions.push_back(std::move(*transition));
   }
   std::int64_t count = 0;
   std::vector<Transition> transitions;
+};
+
+std::string string_of(const Event& event, std::string_view key) {
+  const events::Value* value = event.find(key);
+  return value && std::holds_alternative<std::string>(*value) ? std::get<std::string>(*value) : "";
+}
+
+// Puts the checker's verdicts into the log as `invariant.violated` effects, right after the step
+// that broke the invariant (or at the end, for liveness), so that a replay compares them too.
+// The checker itself only observes; this is the driver writing down what it said.
+class VerdictRecorder final : public StepObserver {
+ public:
+  VerdictRecorder(checks::InvariantChecker& checker, Simulation& simulation)
+      : checker_(checker), simulation_(simulation) {}
+
+  void after_step(const World& world, std::span<const Event> step_events) override {
+    checker_.after_step(world, step_events);
+    record_new_violations();
+  }
+  void finish(const World& world, RunEnd end) {
+    checker_.finish(world, end);
+    record_new_violations();
+  }
 
  private:
-  static std::string string_of(const Event& event, std::string_view key) {
-    const events::Value* value = event.find(key);
-    return value && std::holds_alternative<std::string>(*value) ? std::get<std::string>(*value) : "";
+  void record_new_violations() {
+    const std::vector<checks::Violation>& found = checker_.violations();
+    for (; recorded_ < found.size(); ++recorded_) {
+      const checks::Violation& violation = found[recorded_];
+      Event event;
+      event.origin = events::Origin::effect;
+      event.type = "invariant.violated";
+      event.actor = "checker";
+      event.object = violation.rayjob;
+      event.with("invariant", violation.invariant).with("step_seq", violation.seq).with("message", violation.message);
+      simulation_.record(std::move(event));
+    }
   }
+
+  checks::InvariantChecker& checker_;
+  Simulation& simulation_;
+  std::size_t recorded_ = 0;
 };
+
+// The run's header in the log: what a replay needs besides the scenario text and the choices.
+Event run_start_event(const Scenario& scenario, const Controller& model, std::uint64_t seed, bool faults) {
+  Event event;
+  event.origin = events::Origin::input;
+  event.type = "run.start";
+  event.actor = "rjsim";
+  event.with("scenario", scenario.name)
+      .with("controller", model.name())
+      .with("seed", static_cast<std::int64_t>(seed))   // as the runs table stores it
+      .with("faults", faults);
+  return event;
+}
 
 // The objects of the scenario exist at time 0: one step that creates them, each a user stimulus.
 void create_initial_objects(Simulation& simulation, const Scenario& scenario) {
@@ -133,7 +172,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   Chooser& chooser = options.chooser ? *options.chooser
                      : options.faults ? static_cast<Chooser&>(random)
                                       : static_cast<Chooser&>(fault_free);
-  const FaultBudget faults = options.faults || options.chooser ? scenario.faults : FaultBudget{};
+  const FaultBudget faults = options.faults ? scenario.faults : FaultBudget{};
 
   Environment environment(scenario);
   events::MemorySink memory;
@@ -152,10 +191,12 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   simulation.set_dashboard(&environment.ray);
   checks::InvariantChecker checker(scenario.invariants, model->transition_table(),
                                    scenario.limits.eventually_ms);
-  simulation.add_observer(&checker);
+  VerdictRecorder verdicts(checker, simulation);
+  simulation.add_observer(&verdicts);
+  simulation.record(run_start_event(scenario, *model, seed, options.faults));
   create_initial_objects(simulation, scenario);
   const RunEnd end = simulation.run();
-  checker.finish(simulation.world(), end);
+  verdicts.finish(simulation.world(), end);
 
   RunReport report;
   report.scenario = scenario.name;
@@ -175,9 +216,23 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   }
   report.outcome = outcome_of(end, !report.violations.empty());
   if (options.keep_events) report.event_log = std::move(memory.events);
-  const bool judge_outcome = !scenario.has_faults && !options.faults && !options.chooser;
+  const bool judge_outcome = !scenario.has_faults && !options.faults;
   report.unmet = unmet_expectations(scenario.expect, report, judge_outcome);
   return report;
+}
+
+std::optional<Transition> transition_of(const Event& event) {
+  if (event.type != "status.transition") return std::nullopt;
+  Transition transition;
+  transition.seq = event.seq;
+  transition.at_ms = event.at_ms;
+  ObjectRef ref;
+  transition.rayjob = parse_object_ref(event.object, ref) ? ref.name : event.object;
+  transition.from = string_of(event, "from_deployment");
+  transition.to = string_of(event, "to_deployment");
+  transition.job_status = string_of(event, "to_job_status");
+  transition.reason = string_of(event, "reason");
+  return transition;
 }
 
 std::vector<std::string> deployment_sequence(const std::vector<Transition>& transitions,

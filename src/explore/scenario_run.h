@@ -1,7 +1,9 @@
 // One run of a scenario, end to end (DESIGN §1, §4): the scenario's objects and world become a
 // World and its actors, the model runs under a chooser (the fault-free default, or a seeded random
 // walk within the scenario's fault budget), the invariants observe every step, and the events go
-// to the given sinks. The report says how the run ended, what was persisted, what was violated,
+// to the given sinks. The log opens with a `run.start` input (scenario, controller, seed, whether
+// the fault budget applied: what a replay needs besides the choices), and each violation is
+// logged as an `invariant.violated` effect right after the step that broke the invariant. The report says how the run ended, what was persisted, what was violated,
 // and which expectations of the scenario were not met. This is the single place where a scenario
 // is turned into a simulation; `run`, `check`, `replay` and exploration all go through it.
 #pragma once
@@ -22,12 +24,14 @@ namespace rjsim::explore {
 struct RunOptions {
   std::optional<std::uint64_t> seed;         // default: the scenario's
   std::string controller;                    // default: the scenario's
-  bool faults = false;                       // draw within the scenario's fault budget (random chooser)
-  engine::Chooser* chooser = nullptr;        // overrides the choice above (replay, exploration)
+  bool faults = false;                       // the scenario's fault budget applies (else none)
+  engine::Chooser* chooser = nullptr;        // who decides (replay, exploration); default: the
+                                             // seeded random walk with faults, else fault-free
   std::vector<events::EventSink*> sinks;     // where the events go, besides the report's hash
   bool keep_events = true;                   // keep them in RunReport::events
 };
 
+// One persisted RayJob status change (a status.transition event).
 struct Transition {
   std::int64_t seq = 0;
   std::int64_t at_ms = 0;
@@ -36,6 +40,7 @@ struct Transition {
   std::string to;
   std::string job_status;
   std::string reason;
+  friend bool operator==(const Transition&, const Transition&) = default;
 };
 
 struct ViolationReport {
@@ -83,6 +88,9 @@ class UnknownController : public std::runtime_error {
 };
 
 RunReport run_scenario(const engine::Scenario& scenario, const RunOptions& options = {});
+
+// The persisted transition a `status.transition` event records; nullopt for any other event.
+std::optional<Transition> transition_of(const events::Event& event);
 
 // The persisted deploymentStatus sequence of one RayJob as `expect.transitions` lists it:
 // starting with "" (New), consecutive duplicates removed.

@@ -1,5 +1,6 @@
 // The rjsim command line (DESIGN.md §6), driven in-process through run_cli.
 #include "cli/cli.h"
+#include "cli_harness.h"
 #include "store/store_error.h"
 
 #include <doctest/doctest.h>
@@ -11,25 +12,9 @@
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-Result invoke(std::vector<std::string> args) {
-  std::ostringstream out;
-  std::ostringstream err;
-  Result result;
-  result.code = rjsim::cli::run_cli(std::move(args), out, err);
-  result.out = out.str();
-  result.err = err.str();
-  return result;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using rjsim::cli::testing::Result;
+using rjsim::cli::testing::contains;
+using rjsim::cli::testing::invoke;
 
 const std::vector<std::string> all_commands = {"run",     "check", "explore", "replay",  "import",
                                                "conform", "show",  "diff",    "compare", "merge"};
@@ -72,7 +57,6 @@ TEST_CASE("a command not built yet exits 3 and names its issue") {
   };
   const std::vector<Pending> pending = {
       {{"explore", "scenarios/x.yaml"}, "rjsim explore: not implemented yet (see issue 5)\n"},
-      {{"replay", "x.db"}, "rjsim replay: not implemented yet (see issue 4)\n"},
       {{"import", "w.log", "--format", "kubectl-watch"},
        "rjsim import: not implemented yet (see issue 7)\n"},
       {{"conform", "x.db"}, "rjsim conform: not implemented yet (see issue 7)\n"},

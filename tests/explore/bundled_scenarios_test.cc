@@ -6,20 +6,13 @@
 #include <fmt/format.h>
 
 #include "engine/scenario_loader.h"
+#include "bundled_scenarios.h"
 #include "explore/scenario_run.h"
 
 namespace rjsim::explore {
 namespace {
 
-std::vector<std::filesystem::path> bundled_scenarios() {
-  std::vector<std::filesystem::path> files;
-  const std::filesystem::path root = std::filesystem::path(RJSIM_SOURCE_DIR) / "scenarios";
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".yaml") files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
+using testing::bundled_scenarios;
 
 TEST_CASE("every bundled scenario meets its expectations in the fault-free run") {
   const auto files = bundled_scenarios();

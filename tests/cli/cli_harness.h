@@ -1,0 +1,33 @@
+// Drives the rjsim command line in-process (run_cli) for the tests of tests/cli: the exit code
+// and what went to stdout and stderr.
+#pragma once
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/cli.h"
+
+namespace rjsim::cli::testing {
+
+struct Result {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline Result invoke(std::vector<std::string> args) {
+  std::ostringstream out;
+  std::ostringstream err;
+  Result result;
+  result.code = run_cli(std::move(args), out, err);
+  result.out = out.str();
+  result.err = err.str();
+  return result;
+}
+
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace rjsim::cli::testing

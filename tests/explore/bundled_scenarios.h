@@ -1,0 +1,21 @@
+// The bundled scenarios (scenarios/**/*.yaml of the source tree), sorted, for tests that run
+// every one of them.
+#pragma once
+
+#include <algorithm>
+#include <filesystem>
+#include <vector>
+
+namespace rjsim::explore::testing {
+
+inline std::vector<std::filesystem::path> bundled_scenarios() {
+  std::vector<std::filesystem::path> files;
+  const std::filesystem::path root = std::filesystem::path(RJSIM_SOURCE_DIR) / "scenarios";
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".yaml") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace rjsim::explore::testing
