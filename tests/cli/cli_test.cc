@@ -1,5 +1,6 @@
 // The rjsim command line (DESIGN.md §6), driven in-process through run_cli.
 #include "cli/cli.h"
+#include "cli_test_support.h"
 #include "store/store_error.h"
 
 #include <doctest/doctest.h>
@@ -11,25 +12,9 @@
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-Result invoke(std::vector<std::string> args) {
-  std::ostringstream out;
-  std::ostringstream err;
-  Result result;
-  result.code = rjsim::cli::run_cli(std::move(args), out, err);
-  result.out = out.str();
-  result.err = err.str();
-  return result;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using rjsim::cli::testing::contains;
+using rjsim::cli::testing::invoke;
+using rjsim::cli::testing::Result;
 
 const std::vector<std::string> all_commands = {"run",     "check", "explore", "replay",  "import",
                                                "conform", "show",  "diff",    "compare", "merge"};
