@@ -1,68 +1,269 @@
-// rjsim explore: search a scenario's schedules for invariant violations, shrink and store what
-// is found (DESIGN.md §6). Issue 5.
+// rjsim explore: searches a scenario's schedules within its `faults` budget for invariant
+// violations, shrinks each one found, stores what is kept and prints the replay command
+// (DESIGN.md §6; issue 5). Only what is kept reaches the database, after the search: one summary
+// row (kind explore, its one event explore.summary), the fault-free baseline (kind run), each
+// counterexample (kind explore) and its shrunk form (kind shrink, parent_run the counterexample).
+// Exit 0 none found, 1 found.
 #include "cli/commands.h"
 
+#include <unistd.h>
+
+#include <iostream>
 #include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/timeline.h"
+#include "engine/scenario_loader.h"
+#include "explore/explorer.h"
+#include "explore/replay.h"
+#include "store/database.h"
 
 namespace rjsim::cli {
 namespace {
 
-struct ExploreOptions {
+struct ExploreFlags {
   std::string scenario;
   std::string strategy = "random";
-  std::int64_t runs = 0;  // 0: until --time or the search is complete
+  std::int64_t runs = 0;  // 0: the default budget, or until --time
   std::string time;
   std::uint64_t seed = 1;
+  int depth = 3;
   bool all = false;
-  int jobs = 0;  // 0: one per core
+  int jobs = 1;
   std::string shard;
   std::string from_trace;
   std::string db_path = "rjsim.db";
   bool json = false;
 };
 
+// Run ids of what an exploration stored.
+struct StoredFinding {
+  std::int64_t run_id = 0;
+  std::int64_t shrunk_run_id = 0;
+};
+
+explore::ExploreOptions explore_options(const ExploreFlags& flags) {
+  explore::ExploreOptions options;
+  options.strategy = *explore::parse_strategy(flags.strategy);
+  options.seed = flags.seed;
+  if (flags.runs > 0) options.runs = flags.runs;
+  if (!flags.time.empty()) options.time_ms = parse_duration_ms(flags.time);
+  options.all = flags.all;
+  options.jobs = flags.jobs > 0 ? flags.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (!flags.shard.empty()) {
+    const Shard shard = *parse_shard(flags.shard);
+    options.shard_index = shard.index;
+    options.shard_count = shard.count;
+  }
+  options.pct_depth = flags.depth;
+  return options;
+}
+
+// A live line on a terminal; nothing when stderr is not one (CI logs stay clean).
+std::function<void(const explore::ExploreProgress&)> progress_line(Io& io) {
+  if (&io.err != &std::cerr || !::isatty(STDERR_FILENO)) return {};
+  return [&io](const explore::ExploreProgress& p) {
+    const double rate = p.elapsed_s > 0 ? static_cast<double>(p.schedules) / p.elapsed_s : 0;
+    io.err << fmt::format("\r  schedules {}  ({:.0f}/s)  steps {}  violations {}  elapsed {:.1f}s   ", p.schedules,
+                          rate, p.steps, p.violations, p.elapsed_s)
+           << std::flush;
+  };
+}
+
+// Runs `schedule` again exactly (it is deterministic) with a writer attached.
+std::int64_t store_schedule(store::Database& database, const engine::Scenario& scenario, const std::string& kind,
+                            std::optional<std::int64_t> parent, std::uint64_t seed, const explore::Schedule& schedule,
+                            bool faults, bool stop_at_violation) {
+  const std::string controller = scenario.controller;
+  store::RunWriter writer = database.begin_run(
+      store::RunHeader{parent, kind, scenario.name, scenario.text, controller, static_cast<std::int64_t>(seed)});
+  engine::DefaultChooser fallback(seed);
+  engine::ReplayChooser chooser(schedule, &fallback);
+  explore::RunOptions options;
+  options.seed = seed;
+  options.faults = faults;
+  options.chooser = &chooser;
+  options.keep_events = false;
+  options.stop_at_violation = stop_at_violation;
+  options.sinks.push_back(&writer);
+  const explore::RunReport report = explore::run_scenario(scenario, options);
+  for (const explore::ViolationReport& v : report.violations) writer.add_violation(store::Violation{v.seq, v.invariant, v.message});
+  return writer.commit(store::RunSummary{report.outcome, report.steps, report.virtual_ms, report.log_hash});
+}
+
+nlohmann::ordered_json summary_json(const explore::ExploreReport& report, const std::vector<StoredFinding>& stored) {
+  nlohmann::ordered_json violations = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < report.findings.size(); ++i) {
+    const explore::Finding& f = report.findings[i];
+    violations.push_back({{"invariant", f.invariant},
+                          {"run_id", stored.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(stored[i].run_id)},
+                          {"shrunk_run_id", stored.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(stored[i].shrunk_run_id)},
+                          {"steps", f.report.steps},
+                          {"shrunk_steps", f.shrunk.report.steps},
+                          {"decisions", f.schedule.size()},
+                          {"shrunk_decisions", f.shrunk.schedule.size()},
+                          {"departures", explore::departures(f.schedule)},
+                          {"shrunk_departures", explore::departures(f.shrunk.schedule)},
+                          {"schedule_index", f.schedule_index},
+                          {"found_after_s", f.found_after_s}});
+  }
+  const double elapsed = std::max(report.elapsed_s, 1e-9);
+  return {{"strategy", explore::to_string(report.strategy)},
+          {"schedules", report.schedules},
+          {"steps", report.steps},
+          {"distinct_states", report.distinct_states},
+          {"elapsed_s", report.elapsed_s},
+          {"schedules_per_s", static_cast<double>(report.schedules) / elapsed},
+          {"steps_per_s", static_cast<double>(report.steps) / elapsed},
+          {"complete", report.complete},
+          {"violations", violations}};
+}
+
+// The summary row: a run of kind explore whose only event is the summary.
+std::int64_t store_summary(store::Database& database, const engine::Scenario& scenario, const ExploreFlags& flags,
+                           const explore::ExploreReport& report) {
+  store::RunWriter writer = database.begin_run(store::RunHeader{
+      std::nullopt, "explore", scenario.name, scenario.text, scenario.controller, static_cast<std::int64_t>(flags.seed)});
+  events::Event summary;
+  summary.origin = events::Origin::effect;
+  summary.type = "explore.summary";
+  summary.actor = "rjsim";
+  summary.with("strategy", explore::to_string(report.strategy))
+      .with("schedules", report.schedules)
+      .with("steps", report.steps)
+      .with("distinct_states", report.distinct_states)
+      .with("complete", report.complete)
+      .with("violations", static_cast<std::int64_t>(report.findings.size()))
+      .with("shard", flags.shard.empty() ? std::string("0/1") : flags.shard);
+  writer.emit(summary);
+  const std::string outcome = report.findings.empty() ? "pass" : "violation";
+  return writer.commit(store::RunSummary{outcome, report.steps, 0, ""});
+}
+
+std::vector<StoredFinding> store_results(store::Database& database, const engine::Scenario& scenario,
+                                         const ExploreFlags& flags, const explore::ExploreReport& report) {
+  const std::int64_t summary = store_summary(database, scenario, flags, report);
+  store_schedule(database, scenario, "run", summary, scenario.seed, {}, false, false);   // the fault-free baseline
+  std::vector<StoredFinding> stored;
+  for (const explore::Finding& finding : report.findings) {
+    StoredFinding ids;
+    ids.run_id = store_schedule(database, scenario, "explore", summary, finding.schedule_seed, finding.schedule, true,
+                                !flags.all);
+    ids.shrunk_run_id = store_schedule(database, scenario, "shrink", ids.run_id, finding.schedule_seed,
+                                       finding.shrunk.schedule, true, true);
+    stored.push_back(ids);
+  }
+  return stored;
+}
+
+void print_text(std::ostream& out, const engine::Scenario& scenario, const explore::ExploreReport& report,
+                const std::vector<StoredFinding>& stored, const std::string& db_path) {
+  const double elapsed = std::max(report.elapsed_s, 1e-9);
+  out << fmt::format("explore {} under {}: strategy {}\n", scenario.name, scenario.controller,
+                     explore::to_string(report.strategy));
+  out << fmt::format("schedules {} ({:.0f}/s), steps {} ({:.0f}/s), elapsed {:.2f}s\n", report.schedules,
+                     static_cast<double>(report.schedules) / elapsed, report.steps,
+                     static_cast<double>(report.steps) / elapsed, report.elapsed_s);
+  if (report.findings.empty()) {
+    out << fmt::format("no violation found within {} schedules{}\n", report.schedules,
+                       report.complete ? " (complete: no violation within these bounds)" : "");
+    return;
+  }
+  for (std::size_t i = 0; i < report.findings.size(); ++i) {
+    const explore::Finding& f = report.findings[i];
+    out << fmt::format("\nviolation: {} (schedule {}, found after {:.2f}s)\n", f.invariant, f.schedule_index,
+                       f.found_after_s);
+    out << fmt::format("  found:  {} steps, {} decisions, {} departing from the fault-free run{}\n", f.report.steps,
+                       f.schedule.size(), explore::departures(f.schedule),
+                       stored.empty() ? "" : fmt::format("  (run {})", stored[i].run_id));
+    out << fmt::format("  shrunk: {} steps, {} decisions, {} departing{}  [{} shrink runs]\n",
+                       f.shrunk.report.steps, f.shrunk.schedule.size(), explore::departures(f.shrunk.schedule),
+                       stored.empty() ? "" : fmt::format("  (run {})", stored[i].shrunk_run_id), f.shrunk.runs);
+    for (const explore::ViolationReport& v : f.shrunk.report.violations) {
+      if (v.invariant == f.invariant) out << fmt::format("  #{} {}\n", v.seq, v.message);
+    }
+    if (!stored.empty()) {
+      out << fmt::format("  replay: rjsim replay {} --run {}   (see it: rjsim show {} --run {})\n", db_path,
+                         stored[i].shrunk_run_id, db_path, stored[i].shrunk_run_id);
+    }
+  }
+}
+
+int run_explore(const ExploreFlags& flags, Io& io) {
+  if (!flags.from_trace.empty()) return not_implemented(io, "explore --from-trace", 7);
+  const engine::Scenario scenario = engine::load_scenario(flags.scenario);
+  explore::ExploreOptions options = explore_options(flags);
+  options.on_progress = progress_line(io);
+  explore::ExploreReport report;
+  try {
+    report = explore::explore(scenario, options);
+  } catch (const explore::UnsupportedStrategy& error) {
+    io.err << "rjsim explore: " << error.what() << "\n";
+    return 3;
+  }
+  if (options.on_progress) io.err << "\n";
+  std::vector<StoredFinding> stored;
+  if (!flags.db_path.empty()) {
+    store::Database database = store::Database::open(flags.db_path);
+    stored = store_results(database, scenario, flags, report);
+  }
+  if (flags.json) {
+    io.out << summary_json(report, stored).dump() << "\n";
+  } else {
+    print_text(io.out, scenario, report, stored, flags.db_path);
+  }
+  return report.findings.empty() ? 0 : 1;
+}
+
 }  // namespace
 
 void add_explore_command(CLI::App& rjsim, CommandTable& commands) {
-  auto options = std::make_shared<ExploreOptions>();
+  auto flags = std::make_shared<ExploreFlags>();
   CLI::App* explore = commands.add(
       rjsim, "explore",
       "search the schedules within a scenario's faults for violations; shrink, store and print "
       "the replay command",
-      {"rjsim explore scenarios/suspend-while-initializing.yaml --strategy pct --time 30s",
+      {"rjsim explore scenarios/explore/suspend-before-cluster-cached.yaml --strategy pct --time 30s",
        "rjsim explore scenarios/x.yaml --shard 0/4 --db shard0.db   # then: rjsim merge"});
-  explore->add_option("SCENARIO", options->scenario, "the scenario file (YAML, DESIGN.md §4)")
+  explore->add_option("SCENARIO", flags->scenario, "the scenario file (YAML, DESIGN.md §4)")
       ->type_name("")
       ->required();
   explore
-      ->add_option("--strategy", options->strategy,
+      ->add_option("--strategy", flags->strategy,
                    "how to search: random, pct, exhaustive or targeted")
       ->type_name("S")
       ->check(one_of({"random", "pct", "exhaustive", "targeted"}))
       ->capture_default_str();
-  explore->add_option("--runs", options->runs, "stop after N schedules (1 or more)")
+  explore->add_option("--runs", flags->runs, "stop after N schedules (default 1000 unless --time is given)")
       ->type_name("N")
       ->check(at_least_one());
-  explore->add_option("--time", options->time, "stop after D of wall time (500ms, 30s, 2m, 1h)")
+  explore->add_option("--time", flags->time, "stop after D of wall time (500ms, 30s, 2m, 1h)")
       ->type_name("D")
       ->check(duration());
-  add_seed_option(*explore, options->seed, "the seed of the search")->capture_default_str();
-  explore->add_flag("--all", options->all,
+  add_seed_option(*explore, flags->seed, "the seed of the search")->capture_default_str();
+  explore->add_option("--depth", flags->depth, "pct: the bug depth d (d - 1 priority change points)")
+      ->type_name("d")
+      ->check(at_least_one())
+      ->capture_default_str();
+  explore->add_flag("--all", flags->all,
                     "keep searching after the first violation and report every invariant found");
-  add_jobs_option(*explore, options->jobs);
+  add_jobs_option(*explore, flags->jobs);
   explore
-      ->add_option("--shard", options->shard,
+      ->add_option("--shard", flags->shard,
                    "search only shard I of N (0 <= I < N), to split a search over machines")
       ->type_name("I/N")
       ->check(shard());
   explore
-      ->add_option("--from-trace", options->from_trace,
+      ->add_option("--from-trace", flags->from_trace,
                    "start from the schedules of the trace runs in database DB")
       ->type_name("DB");
-  add_db_option(*explore, options->db_path, "where the counterexamples are stored");
-  add_json_flag(*explore, options->json);
+  add_db_option(*explore, flags->db_path, "where the counterexamples are stored (\"\" stores nothing)");
+  add_json_flag(*explore, flags->json);
 
-  commands.set_action(explore, [options](Io& io) { return not_implemented(io, "explore", 5); });
+  commands.set_action(explore, [flags](Io& io) { return run_explore(*flags, io); });
 }
 
 }  // namespace rjsim::cli

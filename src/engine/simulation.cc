@@ -17,6 +17,7 @@ std::string_view to_string(RunEnd end) {
     case RunEnd::quiescent: return "quiescent";
     case RunEnd::time_limit: return "time_limit";
     case RunEnd::step_limit: return "step_limit";
+    case RunEnd::stopped: return "stopped";
   }
   return "quiescent";
 }
@@ -213,6 +214,7 @@ void Simulation::finish_step() {
 
 RunEnd Simulation::run() {
   while (true) {
+    if (stop_requested_) return RunEnd::stopped;
     if (world_.steps >= limits_.steps) return RunEnd::step_limit;
     const std::vector<Step> steps = enabled_steps();
     if (steps.empty()) return RunEnd::quiescent;

@@ -76,6 +76,7 @@ enum class RunEnd : std::uint8_t {
   quiescent,     // nothing enabled, no timer pending
   time_limit,    // virtual time reached limits.time
   step_limit,    // limits.steps reached: incomplete (a livelock is likely)
+  stopped,       // the driver stopped it (exploration: at the first violation)
 };
 std::string_view to_string(RunEnd end);
 
@@ -106,8 +107,10 @@ class Simulation {
   std::vector<Step> enabled_steps() const;
   // Runs one step; false when none is enabled.
   bool step();
-  // Runs until quiescence, the time limit or the step limit.
+  // Runs until quiescence, the time limit, the step limit or a stop() request.
   RunEnd run();
+  // Ends run() after the current step (an observer that has seen enough calls it).
+  void stop() { stop_requested_ = true; }
 
   // Runs `apply` as one step of its own (scenario set-up, tests): its events are logged and
   // observed like any step's.
@@ -141,6 +144,7 @@ class Simulation {
   const RayDashboard* dashboard_ = nullptr;
   std::int64_t next_seq_ = 0;
   std::vector<events::Event> step_events_;
+  bool stop_requested_ = false;
 };
 
 }  // namespace rjsim::engine

@@ -20,6 +20,7 @@ namespace {
 struct RunStart {
   std::uint64_t seed = 0;
   bool faults = false;
+  bool stop_at_violation = false;
 };
 
 RunStart run_start_of(const RecordedRun& recorded) {
@@ -35,7 +36,9 @@ RunStart run_start_of(const RecordedRun& recorded) {
     throw NotReplayable(fmt::format("{}: seq 0: run.start needs an integer \"seed\" and a boolean \"faults\"",
                                     recorded.source));
   }
-  return RunStart{static_cast<std::uint64_t>(std::get<std::int64_t>(*seed)), std::get<bool>(*faults)};
+  const events::Value* stop = header->find("stop_at_violation");
+  const bool stop_at_violation = stop && std::holds_alternative<bool>(*stop) && std::get<bool>(*stop);
+  return RunStart{static_cast<std::uint64_t>(std::get<std::int64_t>(*seed)), std::get<bool>(*faults), stop_at_violation};
 }
 
 std::vector<engine::Decision> decisions_of(const RecordedRun& recorded) {
@@ -141,6 +144,7 @@ ReplayReport replay_run(const RecordedRun& recorded, const std::vector<events::E
   options.seed = start.seed;
   options.controller = recorded.controller;
   options.faults = start.faults;
+  options.stop_at_violation = start.stop_at_violation;
   options.chooser = &chooser;
   options.keep_events = false;
   options.sinks = sinks;

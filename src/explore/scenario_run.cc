@@ -68,12 +68,13 @@ std::string string_of(const Event& event, std::string_view key) {
 // The checker itself only observes; this is the driver writing down what it said.
 class VerdictRecorder final : public StepObserver {
  public:
-  VerdictRecorder(checks::InvariantChecker& checker, Simulation& simulation)
-      : checker_(checker), simulation_(simulation) {}
+  VerdictRecorder(checks::InvariantChecker& checker, Simulation& simulation, bool stop_at_violation)
+      : checker_(checker), simulation_(simulation), stop_at_violation_(stop_at_violation) {}
 
   void after_step(const World& world, std::span<const Event> step_events) override {
     checker_.after_step(world, step_events);
     record_new_violations();
+    if (stop_at_violation_ && recorded_ > 0) simulation_.stop();
   }
   void finish(const World& world, RunEnd end) {
     checker_.finish(world, end);
@@ -97,11 +98,12 @@ class VerdictRecorder final : public StepObserver {
 
   checks::InvariantChecker& checker_;
   Simulation& simulation_;
+  bool stop_at_violation_;
   std::size_t recorded_ = 0;
 };
 
 // The run's header in the log: what a replay needs besides the scenario text and the choices.
-Event run_start_event(const Scenario& scenario, const Controller& model, std::uint64_t seed, bool faults) {
+Event run_start_event(const Scenario& scenario, const Controller& model, std::uint64_t seed, const RunOptions& options) {
   Event event;
   event.origin = events::Origin::input;
   event.type = "run.start";
@@ -109,7 +111,8 @@ Event run_start_event(const Scenario& scenario, const Controller& model, std::ui
   event.with("scenario", scenario.name)
       .with("controller", model.name())
       .with("seed", static_cast<std::int64_t>(seed))   // as the runs table stores it
-      .with("faults", faults);
+      .with("faults", options.faults)
+      .with("stop_at_violation", options.stop_at_violation);
   return event;
 }
 
@@ -191,12 +194,12 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   simulation.set_dashboard(&environment.ray);
   checks::InvariantChecker checker(scenario.invariants, model->transition_table(),
                                    scenario.limits.eventually_ms);
-  VerdictRecorder verdicts(checker, simulation);
+  VerdictRecorder verdicts(checker, simulation, options.stop_at_violation);
   simulation.add_observer(&verdicts);
-  simulation.record(run_start_event(scenario, *model, seed, options.faults));
+  simulation.record(run_start_event(scenario, *model, seed, options));
   create_initial_objects(simulation, scenario);
   const RunEnd end = simulation.run();
-  verdicts.finish(simulation.world(), end);
+  if (end != RunEnd::stopped) verdicts.finish(simulation.world(), end);
 
   RunReport report;
   report.scenario = scenario.name;

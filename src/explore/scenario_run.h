@@ -29,6 +29,8 @@ struct RunOptions {
                                              // seeded random walk with faults, else fault-free
   std::vector<events::EventSink*> sinks;     // where the events go, besides the report's hash
   bool keep_events = true;                   // keep them in RunReport::events
+  bool stop_at_violation = false;            // end the run after the step of the first violation
+                                             // (exploration; liveness is then not judged)
 };
 
 // One persisted RayJob status change (a status.transition event).

@@ -1,0 +1,217 @@
+#include "explore/explorer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "explore/strategies.h"
+
+namespace rjsim::explore {
+
+namespace {
+
+constexpr std::int64_t kDefaultRuns = 1000;
+constexpr std::int64_t kNoStop = std::numeric_limits<std::int64_t>::max();
+
+using Clock = std::chrono::steady_clock;   // the search budget only; never reaches a run
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// What one schedule did.
+struct ScheduleResult {
+  std::int64_t index = 0;
+  std::uint64_t seed = 0;
+  Schedule schedule;
+  RunReport report;
+};
+
+// The search shared by the worker threads: which schedule is next, where to stop, what was found.
+class Search {
+ public:
+  Search(const engine::Scenario& scenario, const ExploreOptions& options, std::int64_t baseline_steps)
+      : scenario_(scenario), options_(options), baseline_steps_(baseline_steps), started_(Clock::now()) {
+    budget_ = options.runs.value_or(options.time_ms ? kNoStop : kDefaultRuns);
+  }
+
+  void work() {
+    while (true) {
+      const std::int64_t local = next_local_.fetch_add(1);
+      const std::int64_t index = options_.shard_index + local * options_.shard_count;
+      if (local >= budget_ || index >= stop_before_.load() || out_of_time()) return;
+      record(run_schedule(index));
+    }
+  }
+
+  ExploreProgress progress() const {
+    return ExploreProgress{schedules_.load(), steps_.load(), violations_.load(), seconds_since(started_)};
+  }
+
+  // The findings and totals as one thread would have seen them: every schedule up to the last
+  // one that counts (the first failing one, unless `all`).
+  void finish(ExploreReport& report) {
+    std::lock_guard lock(mutex_);
+    const std::int64_t cutoff = options_.all ? kNoStop : stop_before_.load();
+    for (const auto& [index, steps] : completed_) {
+      if (index > cutoff) continue;
+      ++report.schedules;
+      report.steps += steps;
+    }
+    std::map<std::string, ScheduleResult*> first_by_invariant;
+    for (auto& [index, result] : failing_) {
+      if (index > cutoff) continue;
+      for (const ViolationReport& violation : result.report.violations) {
+        first_by_invariant.try_emplace(violation.invariant, &result);
+      }
+    }
+    for (auto& [invariant, result] : first_by_invariant) {
+      Finding finding;
+      finding.invariant = invariant;
+      finding.schedule_index = result->index;
+      finding.schedule_seed = result->seed;
+      finding.schedule = result->schedule;
+      finding.report = result->report;
+      finding.found_after_s = found_after_s_[result->index];
+      report.findings.push_back(std::move(finding));
+    }
+    std::sort(report.findings.begin(), report.findings.end(), [](const Finding& a, const Finding& b) {
+      return std::tie(a.schedule_index, a.invariant) < std::tie(b.schedule_index, b.invariant);
+    });
+    report.elapsed_s = seconds_since(started_);
+  }
+
+ private:
+  bool out_of_time() const {
+    return options_.time_ms && seconds_since(started_) * 1000.0 >= static_cast<double>(*options_.time_ms);
+  }
+
+  ScheduleResult run_schedule(std::int64_t index) {
+    ScheduleResult result;
+    result.index = index;
+    result.seed = schedule_seed(options_.seed, index);
+    RandomWalk random(result.seed);
+    Pct pct(result.seed, options_.pct_depth, baseline_steps_);
+    engine::Chooser& strategy = options_.strategy == Strategy::pct ? static_cast<engine::Chooser&>(pct) : random;
+    RecordingChooser recording(strategy);
+    RunOptions run;
+    run.seed = result.seed;
+    run.controller = options_.controller;
+    run.faults = true;
+    run.chooser = &recording;
+    run.keep_events = false;
+    run.stop_at_violation = !options_.all;
+    result.report = run_scenario(scenario_, run);
+    result.schedule = recording.take();
+    return result;
+  }
+
+  void record(ScheduleResult result) {
+    schedules_.fetch_add(1);
+    steps_.fetch_add(result.report.steps);
+    std::lock_guard lock(mutex_);
+    completed_.emplace(result.index, result.report.steps);
+    if (result.report.violations.empty()) return;
+    violations_.fetch_add(1);
+    found_after_s_[result.index] = seconds_since(started_);
+    if (!options_.all) {
+      std::int64_t current = stop_before_.load();
+      while (result.index < current && !stop_before_.compare_exchange_weak(current, result.index)) {
+      }
+    }
+    failing_.emplace(result.index, std::move(result));
+  }
+
+  const engine::Scenario& scenario_;
+  const ExploreOptions& options_;
+  std::int64_t baseline_steps_;
+  Clock::time_point started_;
+  std::int64_t budget_ = kDefaultRuns;
+  std::atomic<std::int64_t> next_local_{0};
+  std::atomic<std::int64_t> stop_before_{kNoStop};
+  std::atomic<std::int64_t> schedules_{0};
+  std::atomic<std::int64_t> steps_{0};
+  std::atomic<std::int64_t> violations_{0};
+  std::mutex mutex_;
+  std::map<std::int64_t, std::int64_t> completed_;     // schedule index -> steps
+  std::map<std::int64_t, ScheduleResult> failing_;     // schedule index -> what it did
+  std::map<std::int64_t, double> found_after_s_;
+};
+
+// Runs the workers; the calling thread reports progress until they are done.
+void run_workers(Search& search, const ExploreOptions& options) {
+  std::atomic<int> running{std::max(1, options.jobs)};
+  std::vector<std::thread> workers;
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  for (int i = 0; i < std::max(1, options.jobs); ++i) {
+    workers.emplace_back([&] {
+      try {
+        search.work();
+      } catch (...) {
+        std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+      }
+      running.fetch_sub(1);
+    });
+  }
+  while (running.load() > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (options.on_progress) options.on_progress(search.progress());
+  }
+  for (std::thread& worker : workers) worker.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace
+
+std::string_view to_string(Strategy strategy) {
+  switch (strategy) {
+    case Strategy::random: return "random";
+    case Strategy::pct: return "pct";
+    case Strategy::exhaustive: return "exhaustive";
+    case Strategy::targeted: return "targeted";
+  }
+  return "random";
+}
+
+std::optional<Strategy> parse_strategy(std::string_view text) {
+  for (Strategy strategy : {Strategy::random, Strategy::pct, Strategy::exhaustive, Strategy::targeted}) {
+    if (to_string(strategy) == text) return strategy;
+  }
+  return std::nullopt;
+}
+
+ExploreReport explore(const engine::Scenario& scenario, const ExploreOptions& options) {
+  if (options.strategy == Strategy::exhaustive || options.strategy == Strategy::targeted) {
+    throw UnsupportedStrategy(fmt::format("--strategy {} is not built yet (issue 5); use random or pct",
+                                          to_string(options.strategy)));
+  }
+  ExploreReport report;
+  report.strategy = options.strategy;
+  RunOptions fault_free;
+  fault_free.controller = options.controller;
+  fault_free.keep_events = false;
+  report.baseline = run_scenario(scenario, fault_free);
+
+  Search search(scenario, options, report.baseline.steps);
+  run_workers(search, options);
+  search.finish(report);
+
+  for (Finding& finding : report.findings) {
+    RunOptions base;
+    base.seed = finding.schedule_seed;
+    base.controller = options.controller;
+    base.faults = true;
+    finding.shrunk = shrink(scenario, base, finding.schedule, finding.invariant, options.shrink_runs);
+  }
+  return report;
+}
+
+}  // namespace rjsim::explore

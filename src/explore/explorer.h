@@ -1,0 +1,85 @@
+// Exploration (DESIGN §1, §6 `explore`; issue 5): runs a scenario under many schedules within its
+// `faults` budget, checking every invariant at every step, and reports what failed with the
+// schedule that made it fail, shrunk. Strategies:
+//   random      a seeded RandomWalk per schedule (strategies.h)
+//   pct         a seeded Pct per schedule, with `pct_depth`
+//   exhaustive  (not yet: a later step of issue 5)
+//   targeted    (not yet: a later step of issue 5)
+// Schedule i is seeded schedule_seed(seed, i), so results depend only on the seed and the budget:
+// `jobs` threads split the schedules among them and the findings are reported in schedule order;
+// shard I of N takes the schedules with i % N == I, so N machines cover disjoint schedules.
+// Without `all` the search stops at the first violation (the lowest schedule index that fails,
+// whatever thread found it first). Nothing is stored here: the caller keeps what it wants.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/scenario.h"
+#include "explore/scenario_run.h"
+#include "explore/schedule.h"
+#include "explore/shrink.h"
+
+namespace rjsim::explore {
+
+enum class Strategy { random, pct, exhaustive, targeted };
+std::string_view to_string(Strategy strategy);
+std::optional<Strategy> parse_strategy(std::string_view text);
+
+struct ExploreOptions {
+  Strategy strategy = Strategy::random;
+  std::uint64_t seed = 1;
+  std::string controller;                  // default: the scenario's
+  std::optional<std::int64_t> runs;        // schedules to try (default: 1000 unless time is given)
+  std::optional<std::int64_t> time_ms;     // wall-clock budget
+  bool all = false;                        // keep going after the first violation
+  int jobs = 1;
+  std::int64_t shard_index = 0;
+  std::int64_t shard_count = 1;
+  int pct_depth = 3;
+  std::int64_t shrink_runs = 400;          // candidate runs a shrink may spend
+  // Called now and then from the calling thread while the search runs (progress lines).
+  std::function<void(const struct ExploreProgress&)> on_progress;
+};
+
+struct ExploreProgress {
+  std::int64_t schedules = 0;
+  std::int64_t steps = 0;
+  std::int64_t violations = 0;
+  double elapsed_s = 0;
+};
+
+// One invariant found violated: the first schedule (lowest index) that violated it.
+struct Finding {
+  std::string invariant;
+  std::int64_t schedule_index = 0;
+  std::uint64_t schedule_seed = 0;
+  Schedule schedule;
+  RunReport report;          // the failing run (no events kept)
+  ShrinkResult shrunk;
+  double found_after_s = 0;  // wall time from the start of the search
+};
+
+struct ExploreReport {
+  Strategy strategy = Strategy::random;
+  std::int64_t schedules = 0;
+  std::int64_t steps = 0;
+  std::int64_t distinct_states = 0;   // 0 until world fingerprints are in (exhaustive)
+  double elapsed_s = 0;
+  bool complete = false;              // the whole bounded space was searched (exhaustive)
+  RunReport baseline;                 // the fault-free run
+  std::vector<Finding> findings;      // by schedule index
+};
+
+class UnsupportedStrategy : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+ExploreReport explore(const engine::Scenario& scenario, const ExploreOptions& options);
+
+}  // namespace rjsim::explore
