@@ -174,6 +174,11 @@ CheckResult result_of(const PlannedCheck& check, const TimedRun& run) {
   result.unmet = report.unmet;
   result.golden_file = check.golden_file;
   result.wall_ms = run.wall_ms;
+  if (run.exploration) {
+    const std::vector<std::string> unmet = explore::unmet_expectations(check.scenario.expect, *run.exploration);
+    result.unmet.insert(result.unmet.end(), unmet.begin(), unmet.end());
+    result.outcome = run.exploration->findings.empty() ? "pass" : "violation";
+  }
   if (check.recorded) {
     result.golden_differences = golden_differences(*check.recorded, golden_of(report));
     result.golden = result.golden_differences.empty() ? GoldenVerdict::match : GoldenVerdict::differs;
@@ -224,6 +229,17 @@ void store_failing_runs(const std::vector<PlannedCheck>& planned, std::vector<Ch
   }
 }
 
+ExploreBudget explore_budget_of(const CheckOptions& options) {
+  ExploreBudget budget;
+  if (options.explore_budget.empty()) return budget;
+  if (std::optional<std::int64_t> schedules = parse_count(options.explore_budget)) {
+    budget.runs = *schedules;
+  } else {
+    budget.time_ms = parse_duration_ms(options.explore_budget);
+  }
+  return budget;
+}
+
 int worker_threads(int jobs) {
   if (jobs > 0) return jobs;
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -246,7 +262,7 @@ int run_check(const CheckOptions& options, Io& io) {
   const auto started = std::chrono::steady_clock::now();  // wall time for JUnit only
   std::vector<engine::Scenario> scenarios;
   for (const PlannedCheck& check : planned) scenarios.push_back(check.scenario);
-  const std::vector<TimedRun> runs = run_in_parallel(scenarios, worker_threads(options.jobs));
+  const std::vector<TimedRun> runs = run_in_parallel(scenarios, worker_threads(options.jobs), explore_budget_of(options));
   std::vector<CheckResult> results;
   for (std::size_t i = 0; i < planned.size(); ++i) results.push_back(result_of(planned[i], runs[i]));
   if (options.update_golden) write_goldens(runs, results);

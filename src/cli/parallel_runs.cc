@@ -9,11 +9,14 @@
 namespace rjsim::cli {
 namespace {
 
-TimedRun timed_run(const engine::Scenario& scenario) {
+TimedRun timed_run(const engine::Scenario& scenario, const ExploreBudget& budget) {
   const auto started = std::chrono::steady_clock::now();
   explore::RunOptions options;
   options.keep_events = false;
-  TimedRun run{explore::run_scenario(scenario, options), 0};
+  TimedRun run{explore::run_scenario(scenario, options), std::nullopt, 0};
+  if (scenario.has_faults) {
+    run.exploration = explore::explore(scenario, explore::check_exploration(scenario, budget.runs, budget.time_ms));
+  }
   const auto elapsed = std::chrono::steady_clock::now() - started;
   run.wall_ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count();
   return run;
@@ -21,14 +24,15 @@ TimedRun timed_run(const engine::Scenario& scenario) {
 
 }  // namespace
 
-std::vector<TimedRun> run_in_parallel(const std::vector<engine::Scenario>& scenarios, int jobs) {
+std::vector<TimedRun> run_in_parallel(const std::vector<engine::Scenario>& scenarios, int jobs,
+                                      const ExploreBudget& budget) {
   std::vector<TimedRun> runs(scenarios.size());
   std::vector<std::exception_ptr> errors(scenarios.size());
   std::atomic<std::size_t> next{0};
   auto work = [&] {  // each thread takes the next scenario nobody has taken
     for (std::size_t i = next++; i < scenarios.size(); i = next++) {
       try {
-        runs[i] = timed_run(scenarios[i]);
+        runs[i] = timed_run(scenarios[i], budget);
       } catch (...) {
         errors[i] = std::current_exception();
       }

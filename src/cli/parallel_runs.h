@@ -6,19 +6,30 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "engine/scenario.h"
+#include "explore/explorer.h"
 #include "explore/scenario_run.h"
 
 namespace rjsim::cli {
 
 struct TimedRun {
   explore::RunReport report;   // without its events (RunOptions::keep_events off)
+  std::optional<explore::ExploreReport> exploration;   // scenarios with `faults` are explored too
   std::int64_t wall_ms = 0;
 };
 
+// How far scenarios with `faults` are explored (check --explore-budget): schedules or wall time;
+// neither: explore::check_exploration's default.
+struct ExploreBudget {
+  std::optional<std::int64_t> runs;
+  std::optional<std::int64_t> time_ms;
+};
+
 // jobs >= 1.
-std::vector<TimedRun> run_in_parallel(const std::vector<engine::Scenario>& scenarios, int jobs);
+std::vector<TimedRun> run_in_parallel(const std::vector<engine::Scenario>& scenarios, int jobs,
+                                      const ExploreBudget& budget = {});
 
 }  // namespace rjsim::cli

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "explore/strategies.h"
 
@@ -17,6 +18,7 @@ namespace rjsim::explore {
 namespace {
 
 constexpr std::int64_t kDefaultRuns = 1000;
+constexpr std::int64_t kCheckDefaultRuns = 300;   // keeps the bundled suite within seconds
 constexpr std::int64_t kNoStop = std::numeric_limits<std::int64_t>::max();
 
 using Clock = std::chrono::steady_clock;   // the search budget only; never reaches a run
@@ -205,6 +207,7 @@ ExploreReport explore(const engine::Scenario& scenario, const ExploreOptions& op
   search.finish(report);
 
   for (Finding& finding : report.findings) {
+    if (options.shrink_runs <= 0) continue;
     RunOptions base;
     base.seed = finding.schedule_seed;
     base.controller = options.controller;
@@ -212,6 +215,46 @@ ExploreReport explore(const engine::Scenario& scenario, const ExploreOptions& op
     finding.shrunk = shrink(scenario, base, finding.schedule, finding.invariant, options.shrink_runs);
   }
   return report;
+}
+
+std::vector<std::string> unmet_expectations(const engine::Expectation& expect, const ExploreReport& report) {
+  std::vector<std::string> unmet;
+  std::vector<std::string> found;
+  for (const Finding& finding : report.findings) found.push_back(finding.invariant);
+  const std::string searched = fmt::format("{} schedules ({})", report.schedules, to_string(report.strategy));
+  const bool expect_some = expect.violations && !expect.violations->empty();
+  if (expect_some) {
+    const bool any_listed = std::any_of(expect.violations->begin(), expect.violations->end(), [&](const std::string& name) {
+      return std::find(found.begin(), found.end(), name) != found.end();
+    });
+    if (!any_listed) {
+      unmet.push_back(fmt::format("violations: expected exploration to find one of {}; {} found {}",
+                                  fmt::join(*expect.violations, ", "), searched,
+                                  found.empty() ? std::string("none") : fmt::format("{}", fmt::join(found, ", "))));
+    }
+  }
+  const bool expect_none = (expect.outcome && *expect.outcome == "pass") || (!expect.outcome && !expect_some);
+  if (expect_none && !report.findings.empty()) {
+    const Finding& first = report.findings.front();
+    unmet.push_back(fmt::format("outcome: expected pass, exploration found {} in schedule {} of {}", first.invariant,
+                                first.schedule_index, searched));
+  }
+  if (expect.outcome && *expect.outcome == "violation" && report.findings.empty()) {
+    unmet.push_back(fmt::format("outcome: expected a violation; {} found none", searched));
+  }
+  return unmet;
+}
+
+ExploreOptions check_exploration(const engine::Scenario& scenario, std::optional<std::int64_t> budget_runs,
+                                 std::optional<std::int64_t> budget_ms) {
+  ExploreOptions options;
+  options.seed = scenario.seed;
+  options.runs = budget_runs;
+  options.time_ms = budget_ms;
+  if (!budget_runs && !budget_ms) options.runs = kCheckDefaultRuns;
+  options.jobs = 1;
+  options.shrink_runs = 0;
+  return options;
 }
 
 }  // namespace rjsim::explore

@@ -41,7 +41,7 @@ struct ExploreOptions {
   std::int64_t shard_index = 0;
   std::int64_t shard_count = 1;
   int pct_depth = 3;
-  std::int64_t shrink_runs = 400;          // candidate runs a shrink may spend
+  std::int64_t shrink_runs = 400;          // candidate runs a shrink may spend (0: no shrinking)
   // Called now and then from the calling thread while the search runs (progress lines).
   std::function<void(const struct ExploreProgress&)> on_progress;
 };
@@ -81,5 +81,16 @@ class UnsupportedStrategy : public std::runtime_error {
 };
 
 ExploreReport explore(const engine::Scenario& scenario, const ExploreOptions& options);
+
+// The expectations of a scenario with `faults` that an exploration of it did not meet (DESIGN §4:
+// outcome and violations are judged on an exploration within the budget): one of the listed
+// invariants must have been found; `outcome: pass` means none was; with neither, none may be.
+std::vector<std::string> unmet_expectations(const engine::Expectation& expect, const ExploreReport& report);
+
+// How `rjsim check` explores a scenario that has faults: `budget_runs` schedules, or
+// `budget_ms` of wall time, seeded with the scenario's seed, one thread, no shrinking, and all
+// invariants when the scenario expects more than one.
+ExploreOptions check_exploration(const engine::Scenario& scenario, std::optional<std::int64_t> budget_runs,
+                                 std::optional<std::int64_t> budget_ms);
 
 }  // namespace rjsim::explore
