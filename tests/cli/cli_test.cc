@@ -60,7 +60,6 @@ TEST_CASE("a command not built yet exits 3 and names its issue") {
       {{"import", "w.log", "--format", "kubectl-watch"},
        "rjsim import: not implemented yet (see issue 7)\n"},
       {{"conform", "x.db"}, "rjsim conform: not implemented yet (see issue 7)\n"},
-      {{"show", "x.db"}, "rjsim show: not implemented yet (see issue 4)\n"},
       {{"diff", "x.db", "1", "2"}, "rjsim diff: not implemented yet (see issue 4)\n"},
       {{"compare", "--models", "kuberay-1.0,kuberay-1.1", "scenarios/"},
        "rjsim compare: not implemented yet (see issue 6)\n"},
