@@ -3,11 +3,11 @@
 #include "cli/commands.h"
 #include "cli/demo.h"
 #include "cli/run_output.h"
+#include "cli/stored_run.h"
 #include "engine/scenario_loader.h"
 #include "explore/scenario_run.h"
 #include "models/registry.h"
 #include "store/database.h"
-#include "store/run_writer.h"
 
 #include <fmt/format.h>
 #include <optional>
@@ -38,24 +38,15 @@ int run_scenario_file(const RunOptions& options, bool seed_given, Io& io) {
   if (!options.controller.empty() && models::canonical_model_name(options.controller).empty()) {
     throw UsageError(fmt::format("--controller: no model named \"{}\"", options.controller));
   }
-  std::optional<store::Database> database;
-  std::optional<store::RunWriter> writer;
-  if (!options.db_path.empty()) {
-    database.emplace(store::Database::open(options.db_path));
-    writer.emplace(database->begin_run(store::RunHeader{
-        std::nullopt, "run", scenario.name, scenario.text,
-        models::canonical_model_name(options.controller.empty() ? scenario.controller : options.controller),
-        static_cast<std::int64_t>(run.seed.value_or(scenario.seed))}));
-    run.sinks.push_back(&*writer);
+  StoredRun stored;
+  if (options.db_path.empty()) {
+    stored.report = explore::run_scenario(scenario, run);
+  } else {
+    store::Database database = store::Database::open(options.db_path);
+    stored = run_and_store(database, scenario, run);
   }
-  const explore::RunReport report = explore::run_scenario(scenario, run);
-  std::int64_t run_id = 0;
-  if (writer) {
-    for (const explore::ViolationReport& v : report.violations) {
-      writer->add_violation(store::Violation{v.seq, v.invariant, v.message});
-    }
-    run_id = writer->commit(store::RunSummary{report.outcome, report.steps, report.virtual_ms, report.log_hash});
-  }
+  const explore::RunReport& report = stored.report;
+  const std::int64_t run_id = stored.run_id;
   if (options.json) {
     io.out << run_json(report, run_id).dump() << "\n";
   } else {

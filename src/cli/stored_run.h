@@ -1,16 +1,32 @@
-// Reading a stored run back for the commands that take `DB [--run ID]` (replay, show, diff):
-// which run is meant, its events in seq order, and what replay needs of it. A database with no
-// runs, or no run of that id, is bad input: StoreError naming the file and the run (exit 2).
+// Runs in an event log (DESIGN §3), as the commands store and read them.
+// Storing: a scenario run while recording it: the run row, every event and every violation go
+// into one transaction that commits when the run has ended, so a run is stored whole or not at
+// all (`rjsim run`, and `rjsim check` for its failing scenarios).
+// Reading, for the commands that take `DB [--run ID]` (replay, show, diff): which run is meant,
+// its events in seq order, and what replay needs of it. A database with no runs, or no run of
+// that id, is bad input: StoreError naming the file and the run (exit 2).
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
+#include "engine/scenario.h"
 #include "events/event.h"
 #include "explore/replay.h"
+#include "explore/scenario_run.h"
 #include "store/database.h"
 
 namespace rjsim::cli {
+
+struct StoredRun {
+  explore::RunReport report;
+  std::int64_t run_id = 0;
+};
+
+// Throws explore::UnknownController (before anything is written) when the model does not exist.
+StoredRun run_and_store(store::Database& database, const engine::Scenario& scenario,
+                        explore::RunOptions options, std::string_view kind = "run");
 
 // The run `run_id`, or the last one of the database when `run_id` is 0.
 store::RunInfo find_run(const store::Database& database, std::int64_t run_id);

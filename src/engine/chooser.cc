@@ -24,6 +24,20 @@ bool parse_choice_point(std::string_view text, ChoicePoint& point) {
   return false;
 }
 
+std::string_view to_string(StepKind kind) {
+  switch (kind) {
+    case StepKind::deliver: return "deliver";
+    case StepKind::notify: return "notify";
+    case StepKind::actor: return "actor";
+    case StepKind::timers: return "timers";
+    case StepKind::reconcile: return "reconcile";
+    case StepKind::restart: return "restart";
+    case StepKind::clock: return "clock";
+    case StepKind::crash: return "crash";
+  }
+  return "step";
+}
+
 std::uint64_t SplitMix64::next() {
   std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -31,6 +32,19 @@ enum class ChoicePoint : std::uint8_t {
 std::string_view to_string(ChoicePoint point);
 bool parse_choice_point(std::string_view text, ChoicePoint& point);
 
+// The kinds of step a `step` choice picks among (simulation.h says what each does).
+enum class StepKind : std::uint8_t { deliver, notify, actor, timers, reconcile, restart, clock, crash };
+std::string_view to_string(StepKind kind);
+
+// One alternative of a `step` choice, so that a strategy can tell steps apart (PCT gives each its
+// priority; targeted exploration looks for the crash). `detail`: the informer's Kind for deliver,
+// the actor's index for actor, else 0.
+struct StepOption {
+  StepKind kind = StepKind::clock;
+  std::uint8_t detail = 0;
+  friend bool operator==(const StepOption&, const StepOption&) = default;
+};
+
 class SplitMix64 {
  public:
   explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
@@ -47,6 +61,11 @@ class Chooser {
   virtual ~Chooser() = default;
   // One of [0, options); options > 1.
   virtual std::uint64_t choose(ChoicePoint point, std::uint64_t options) = 0;
+  // The `step` choice, with what each alternative is (steps.size() > 1). By default a plain
+  // choose(step, n): only strategies that tell steps apart override it.
+  virtual std::uint64_t choose_step(std::span<const StepOption> steps) {
+    return choose(ChoicePoint::step, steps.size());
+  }
 };
 
 // The fault-free run: always alternative 0 (steps in their fixed order, no fault), except the

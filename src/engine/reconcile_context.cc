@@ -28,9 +28,10 @@ void ReconcileContext::advance_before_read(Kind kind) {
   const std::size_t bound = static_cast<std::size_t>(faults_.max_lag);
   while (informer.pending_events() > bound) deliver_one(context_, watches_, kind);
   const std::size_t optional_pops = informer.pending_pops(world.api.watch_log(kind));
-  const std::uint64_t extra = context_.decide(ChoicePoint::cache_advance, optional_pops + 1,
-                                              to_string(kind));
-  for (std::uint64_t i = 0; i < extra; ++i) deliver_one(context_, watches_, kind);
+  // Alternative 0 is the fresh read (every pending pop applied, as when nothing went wrong);
+  // alternative k leaves the last k pops unapplied, so a bigger pick is a staler read.
+  const std::uint64_t held = context_.decide(ChoicePoint::cache_advance, optional_pops + 1, to_string(kind));
+  for (std::uint64_t i = held; i < optional_pops; ++i) deliver_one(context_, watches_, kind);
 }
 
 Error ReconcileContext::get(Kind kind, std::string_view namespace_, std::string_view name,

@@ -12,20 +12,6 @@ namespace rjsim::engine {
 
 using events::Event;
 
-std::string_view to_string(StepKind kind) {
-  switch (kind) {
-    case StepKind::deliver: return "deliver";
-    case StepKind::notify: return "notify";
-    case StepKind::actor: return "actor";
-    case StepKind::timers: return "timers";
-    case StepKind::reconcile: return "reconcile";
-    case StepKind::restart: return "restart";
-    case StepKind::clock: return "clock";
-    case StepKind::crash: return "crash";
-  }
-  return "step";
-}
-
 std::string_view to_string(RunEnd end) {
   switch (end) {
     case RunEnd::quiescent: return "quiescent";
@@ -33,6 +19,14 @@ std::string_view to_string(RunEnd end) {
     case RunEnd::step_limit: return "step_limit";
   }
   return "quiescent";
+}
+
+StepOption Step::option() const {
+  switch (kind) {
+    case StepKind::deliver: return {kind, static_cast<std::uint8_t>(informer_kind)};
+    case StepKind::actor: return {kind, static_cast<std::uint8_t>(actor)};
+    default: return {kind, 0};
+  }
 }
 
 std::string Step::describe() const {
@@ -183,7 +177,10 @@ bool Simulation::step() {
   if (steps.empty()) return false;
   step_events_.clear();
   StepContext context(world_, chooser_, next_seq_, step_events_);
-  const std::size_t picked = context.decide(ChoicePoint::step, steps.size(), {});
+  std::vector<StepOption> options;
+  options.reserve(steps.size());
+  for (const Step& step : steps) options.push_back(step.option());
+  const std::size_t picked = context.decide_step(options);
   if (steps.size() > 1) step_events_.back().with("step", steps[picked].describe());
   apply(steps[picked], context);
   ++world_.steps;

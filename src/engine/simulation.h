@@ -55,8 +55,6 @@ class StepObserver {
   virtual void after_step(const World& world, std::span<const events::Event> step_events) = 0;
 };
 
-enum class StepKind : std::uint8_t { deliver, notify, actor, timers, reconcile, restart, clock, crash };
-std::string_view to_string(StepKind kind);
 
 struct Step {
   StepKind kind = StepKind::clock;
@@ -65,6 +63,7 @@ struct Step {
   ActorWork work;                      // actor
   std::int64_t clock_to_ms = 0;        // clock
   std::string describe() const;
+  StepOption option() const;
 
   static Step of(StepKind kind) {
     Step step;

@@ -10,12 +10,24 @@ using events::Origin;
 std::uint64_t StepContext::decide(ChoicePoint point, std::uint64_t options, std::string_view about) {
   if (options <= 1) return 0;
   const std::uint64_t picked = chooser_.choose(point, options);
+  log_decision(point, options, picked, about);
+  return picked;
+}
+
+std::uint64_t StepContext::decide_step(std::span<const StepOption> steps) {
+  if (steps.size() <= 1) return 0;
+  const std::uint64_t picked = chooser_.choose_step(steps);
+  log_decision(ChoicePoint::step, steps.size(), picked, {});
+  return picked;
+}
+
+void StepContext::log_decision(ChoicePoint point, std::uint64_t options, std::uint64_t picked,
+                               std::string_view about) {
   Event& event = emit(Origin::input, "choice", "chooser");
   event.with("point", to_string(point))
       .with("options", static_cast<std::int64_t>(options))
       .with("picked", static_cast<std::int64_t>(picked));
   if (!about.empty()) event.with("about", about);
-  return picked;
 }
 
 bool decision_of(const Event& event, Decision& decision) {

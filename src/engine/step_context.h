@@ -27,6 +27,8 @@ class StepContext {
 
   // Asks the chooser, logging the decision; a single option is no decision and is not logged.
   std::uint64_t decide(ChoicePoint point, std::uint64_t options, std::string_view about = {});
+  // The `step` decision among `steps`, logged the same way.
+  std::uint64_t decide_step(std::span<const StepOption> steps);
 
   // Starts an event at the current time; the caller fills the body with .with(...).
   events::Event& emit(events::Origin origin, std::string type, std::string actor,
@@ -36,6 +38,8 @@ class StepContext {
   }
 
  private:
+  void log_decision(ChoicePoint point, std::uint64_t options, std::uint64_t picked, std::string_view about);
+
   World& world_;
   Chooser& chooser_;
   std::int64_t& next_seq_;

@@ -1,6 +1,6 @@
 // The rjsim command line (DESIGN.md §6), driven in-process through run_cli.
 #include "cli/cli.h"
-#include "cli_harness.h"
+#include "cli_test_support.h"
 #include "store/store_error.h"
 
 #include <doctest/doctest.h>
@@ -12,9 +12,9 @@
 
 namespace {
 
-using rjsim::cli::testing::Result;
 using rjsim::cli::testing::contains;
 using rjsim::cli::testing::invoke;
+using rjsim::cli::testing::Result;
 
 const std::vector<std::string> all_commands = {"run",     "check", "explore", "replay",  "import",
                                                "conform", "show",  "diff",    "compare", "merge"};

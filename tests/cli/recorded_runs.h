@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli_harness.h"
+#include "cli_test_support.h"
 
 #include "../store/store_test_support.h"
 

@@ -2,7 +2,7 @@
 // differ from what the code does now is shown at its first differing seq, with the transition
 // that changed (exit 1); --json and --store; runs that cannot be replayed are bad input (exit 2).
 #include "cli/cli.h"
-#include "cli_harness.h"
+#include "cli_test_support.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>

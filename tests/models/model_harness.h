@@ -48,11 +48,27 @@ class ModelHarness {
     }
   }
 
-  // One reconcile of `name`: its result; its events in `events`.
+  // The fault-free choices, except that every cache read is as stale as faults.max_lag allows
+  // (tests that set a lag want the model to see the old cache).
+  class StalestReads final : public engine::Chooser {
+   public:
+    explicit StalestReads(engine::Chooser& otherwise) : otherwise_(otherwise) {}
+    std::uint64_t choose(engine::ChoicePoint point, std::uint64_t options) override {
+      return point == engine::ChoicePoint::cache_advance ? options - 1 : otherwise_.choose(point, options);
+    }
+
+   private:
+    engine::Chooser& otherwise_;
+  };
+
+  // One reconcile of `name`: its result; its events in `events`. With faults.max_lag > 0 every
+  // cache read is as stale as the lag allows.
   engine::ReconcileResult reconcile(const std::string& name, const std::string& namespace_ = "default") {
     events.clear();
     std::int64_t seq = 0;
-    engine::DefaultChooser chooser(seed);
+    engine::DefaultChooser fault_free(seed);
+    StalestReads stalest(fault_free);
+    engine::Chooser& chooser = faults.max_lag > 0 ? static_cast<engine::Chooser&>(stalest) : fault_free;
     engine::StepContext context(world, chooser, seq, events);
     engine::ReconcileContext clients_context(context, watches_, faults, &ray_);
     engine::Clients clients{clients_context, clients_context, clients_context};

@@ -36,6 +36,7 @@ class ScratchDirectory {
   ScratchDirectory(const ScratchDirectory&) = delete;
   ScratchDirectory& operator=(const ScratchDirectory&) = delete;
 
+  std::string path() const { return path_.string(); }
   std::string file(const std::string& name) const { return (path_ / name).string(); }
   // The names in the directory, sorted: shows whether SQLite left -wal/-journal files.
   std::vector<std::string> names() const {

@@ -12,6 +12,7 @@
 //   store_bench [EVENTS] [DB_PATH]   (default: 1000000, a fresh file in /tmp removed after)
 #include "events/event.h"
 #include "store/database.h"
+#include "stopwatch.h"
 
 #include <fmt/format.h>
 
@@ -73,33 +74,7 @@ std::vector<Event> event_pool() {
   return pool;
 }
 
-double process_cpu_seconds() {
-  timespec now{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
-}
-
-// Wall and CPU time of one measured phase.
-class Stopwatch {
- public:
-  Stopwatch() : wall_start_(std::chrono::steady_clock::now()), cpu_start_(process_cpu_seconds()) {}
-
-  void report(const char* what, std::int64_t events, double target) const {
-    const double wall_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
-    const double cpu_s = process_cpu_seconds() - cpu_start_;
-    const double per_wall_s = static_cast<double>(events) / wall_s;
-    const double per_cpu_s = static_cast<double>(events) / cpu_s;
-    fmt::print("{:<32} {:>9} events  wall {:6.3f} s = {:>9.0f}/s  cpu {:6.3f} s = {:>9.0f}/s  "
-               "target >= {:>9.0f}/s  {}\n",
-               what, events, wall_s, per_wall_s, cpu_s, per_cpu_s, target,
-               per_wall_s >= target ? "ok" : per_cpu_s >= target ? "ok on cpu time" : "BELOW");
-  }
-
- private:
-  std::chrono::steady_clock::time_point wall_start_;
-  double cpu_start_;
-};
+using rjsim::bench::Stopwatch;
 
 rjsim::store::RunHeader bench_header() {
   return {std::nullopt, "run", "store-bench", "name: store-bench\n", "kuberay-1.1", 1};
@@ -133,12 +108,12 @@ int main(int argc, char** argv) {
 
   Stopwatch big_run;
   const std::int64_t run_id = write_run(database, pool, event_count);
-  big_run.report("write: one run", event_count, write_target_per_s);
+  big_run.report_rate("write: one run", event_count, "events", write_target_per_s);
 
   Stopwatch small_runs;
   const std::int64_t run_count = event_count / 1000;
   for (std::int64_t run = 0; run < run_count; ++run) write_run(database, pool, 1000);
-  small_runs.report(fmt::format("write: {} runs of 1000", run_count).c_str(), run_count * 1000,
+  small_runs.report_rate(fmt::format("write: {} runs of 1000", run_count).c_str(), run_count * 1000, "events",
                     write_target_per_s);
 
   Event event;
@@ -146,13 +121,13 @@ int main(int argc, char** argv) {
   std::int64_t read = 0;
   rjsim::store::EventReader reader = database.events(run_id);
   while (reader.next(event)) ++read;
-  reading.report("read: EventReader", read, read_target_per_s);
+  reading.report_rate("read: EventReader", read, "events", read_target_per_s);
 
   Stopwatch hashing;
   rjsim::events::LogHasher hasher;
   rjsim::store::EventReader hashed = database.events(run_id);
   while (hashed.next(event)) hasher.add(event);
-  hashing.report("read: EventReader + LogHasher", event_count, read_target_per_s);
+  hashing.report_rate("read: EventReader + LogHasher", event_count, "events", read_target_per_s);
 
   if (read != event_count) {
     fmt::print(stderr, "store_bench: wrote {} events but read back {}\n", event_count, read);

@@ -1,12 +1,12 @@
-// Drives the rjsim command line in-process (run_cli) for the tests of tests/cli: the exit code
-// and what went to stdout and stderr.
+// Helpers for the command-line tests: run `rjsim ARGS...` in-process through run_cli and keep its
+// exit code and both outputs.
 #pragma once
+
+#include "cli/cli.h"
 
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include "cli/cli.h"
 
 namespace rjsim::cli::testing {
 
