@@ -59,8 +59,6 @@ TEST_CASE("a command not built yet exits 3 and names its issue") {
       {{"import", "w.log", "--format", "kubectl-watch"},
        "rjsim import: not implemented yet (see issue 7)\n"},
       {{"conform", "x.db"}, "rjsim conform: not implemented yet (see issue 7)\n"},
-      {{"show", "x.db"}, "rjsim show: not implemented yet (see issue 4)\n"},
-      {{"diff", "x.db", "1", "2"}, "rjsim diff: not implemented yet (see issue 4)\n"},
       {{"compare", "--models", "kuberay-1.0,kuberay-1.1", "scenarios/"},
        "rjsim compare: not implemented yet (see issue 6)\n"},
   };
@@ -93,6 +91,7 @@ TEST_CASE("every flag of DESIGN §6 parses") {
       {"show", "f.db", "--run", "2", "--format", "mermaid"},
       {"show", "f.db", "--format", "kubectl-watch"},
       {"diff", "f.db", "1", "2"},
+      {"diff", "f.db", "1", "2", "--json"},
       {"compare", "--models", "kuberay-1.0,kuberay-1.1,kuberay-1.7", "a/", "b/"},
       {"merge", "out.db", "in.db"},
   };
