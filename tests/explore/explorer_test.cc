@@ -1,0 +1,184 @@
+// Exploration (explore/explorer.h, strategies.h, shrink.h): seeded choosers, a search whose result
+// depends only on its seed, shrinking that keeps the violation, and the acceptance scenario of
+// reference §1.16 race 1 found by each strategy.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "engine/scenario_loader.h"
+#include "explore/explorer.h"
+#include "explore/strategies.h"
+
+namespace rjsim::explore {
+namespace {
+
+engine::Scenario acceptance(const char* name) {
+  return engine::load_scenario((std::filesystem::path(RJSIM_SOURCE_DIR) / "scenarios" / "explore" / name).string());
+}
+
+Schedule walk(const engine::Scenario& scenario, engine::Chooser& strategy) {
+  RecordingChooser recording(strategy);
+  RunOptions options;
+  options.faults = true;
+  options.chooser = &recording;
+  options.keep_events = false;
+  run_scenario(scenario, options);
+  return recording.take();
+}
+
+TEST_CASE("a random walk with the same seed takes the same decisions; another seed others") {
+  const engine::Scenario scenario = acceptance("stale-reads-are-harmless.yaml");
+  RandomWalk first(5), again(5), other(6);
+  const Schedule a = walk(scenario, first);
+  CHECK(a == walk(scenario, again));
+  CHECK(a != walk(scenario, other));
+}
+
+TEST_CASE("a random walk never injects more faults than the scenario's budget") {
+  const engine::Scenario scenario = acceptance("stale-reads-are-harmless.yaml");   // conflicts: {max: 2}
+  FaultProbabilities always;
+  always.write_fault = 1.0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    RandomWalk random(seed, always);
+    RecordingChooser recording(random);
+    RunOptions options;
+    options.faults = true;
+    options.chooser = &recording;
+    const RunReport report = run_scenario(scenario, options);
+    std::int64_t conflicts = 0;
+    for (const events::Event& event : report.event_log) {
+      const events::Value* injected = event.find("injected");
+      if (injected && std::holds_alternative<std::string>(*injected) && std::get<std::string>(*injected) == "conflict") {
+        ++conflicts;
+      }
+    }
+    CAPTURE(seed);
+    CHECK(conflicts <= 2);
+    CHECK(conflicts >= 1);   // with probability 1 the budget is used
+  }
+}
+
+TEST_CASE("pct with the same seed takes the same decisions") {
+  const engine::Scenario scenario = acceptance("suspend-before-cluster-cached.yaml");
+  Pct first(9, 3, 100), again(9, 3, 100);
+  CHECK(walk(scenario, first) == walk(scenario, again));
+}
+
+TEST_CASE("random exploration finds race 1 of §1.16: Suspended persisted while the cluster lives") {
+  const engine::Scenario scenario = acceptance("suspend-before-cluster-cached.yaml");
+  ExploreOptions options;
+  options.runs = 2000;
+  const ExploreReport report = explore(scenario, options);
+  REQUIRE_FALSE(report.findings.empty());
+  CHECK(report.findings.front().invariant == "suspended-is-clean");
+  CHECK(report.schedules == report.findings.front().schedule_index + 1);
+}
+
+TEST_CASE("pct exploration finds race 1 of §1.16") {
+  const engine::Scenario scenario = acceptance("suspend-before-cluster-cached.yaml");
+  ExploreOptions options;
+  options.strategy = Strategy::pct;
+  options.runs = 2000;
+  const ExploreReport report = explore(scenario, options);
+  REQUIRE_FALSE(report.findings.empty());
+  CHECK(report.findings.front().invariant == "suspended-is-clean");
+}
+
+TEST_CASE("stale reads, squashes and conflicts outside Suspending break no invariant (§1.16 item 12)") {
+  const engine::Scenario scenario = acceptance("stale-reads-are-harmless.yaml");
+  ExploreOptions options;
+  options.runs = 300;
+  const ExploreReport report = explore(scenario, options);
+  CHECK(report.findings.empty());
+  CHECK(report.schedules == 300);
+}
+
+TEST_CASE("the result depends only on the seed: one thread or three find the same schedule") {
+  const engine::Scenario scenario = acceptance("suspend-before-cluster-cached.yaml");
+  ExploreOptions one;
+  one.runs = 2000;
+  one.shrink_runs = 0;
+  ExploreOptions three = one;
+  three.jobs = 3;
+  const ExploreReport a = explore(scenario, one);
+  const ExploreReport b = explore(scenario, three);
+  REQUIRE_FALSE(a.findings.empty());
+  REQUIRE_FALSE(b.findings.empty());
+  CHECK(a.findings.front().schedule_index == b.findings.front().schedule_index);
+  CHECK(a.findings.front().schedule == b.findings.front().schedule);
+  CHECK(a.schedules == b.schedules);
+  CHECK(a.steps == b.steps);
+}
+
+TEST_CASE("shards take disjoint schedules: shard I of N runs the indices i with i % N == I") {
+  const engine::Scenario scenario = acceptance("suspend-before-cluster-cached.yaml");
+  for (std::int64_t shard = 0; shard < 2; ++shard) {
+    ExploreOptions options;
+    options.runs = 400;
+    options.all = true;
+    options.shrink_runs = 0;
+    options.shard_index = shard;
+    options.shard_count = 2;
+    const ExploreReport report = explore(scenario, options);
+    CHECK(report.schedules == 400);
+    for (const Finding& finding : report.findings) CHECK(finding.schedule_index % 2 == shard);
+  }
+}
+
+TEST_CASE("shrinking keeps the violation and never grows the schedule") {
+  const engine::Scenario scenario = acceptance("suspend-before-cluster-cached.yaml");
+  FaultProbabilities noisy;   // many departures the race does not need
+  noisy.stale_read = 0.9;
+  noisy.write_fault = 0.9;
+  for (std::uint64_t seed = 1; seed <= 400; ++seed) {
+    RandomWalk random(seed, noisy);
+    RecordingChooser recording(random);
+    RunOptions options;
+    options.faults = true;
+    options.chooser = &recording;
+    options.keep_events = false;
+    options.stop_at_violation = true;
+    const RunReport report = run_scenario(scenario, options);
+    if (report.violations.empty() || report.violations.front().invariant != "suspended-is-clean") continue;
+    const Schedule failing = recording.take();
+    RunOptions base;
+    base.seed = seed;
+    base.faults = true;
+    const ShrinkResult shrunk = shrink(scenario, base, failing, "suspended-is-clean");
+    CAPTURE(seed);
+    REQUIRE_FALSE(shrunk.report.violations.empty());
+    CHECK(shrunk.report.violations.front().invariant == "suspended-is-clean");
+    CHECK(size_of(shrunk.schedule, shrunk.report.steps) <= size_of(failing, report.steps));
+    CHECK(departures(shrunk.schedule) <= departures(failing));
+    return;
+  }
+  FAIL("no noisy schedule violated suspended-is-clean within 400 seeds");
+}
+
+TEST_CASE("a tolerant replay skips a recorded decision the run no longer asks for") {
+  const Schedule recorded = {{engine::ChoicePoint::write_outcome, 3, 2}, {engine::ChoicePoint::step, 4, 3}};
+  engine::DefaultChooser fallback(1);
+  TolerantReplay replay(recorded, fallback);
+  CHECK(replay.choose(engine::ChoicePoint::step, 4) == 0);            // write_outcome is next: not this
+  CHECK(replay.choose(engine::ChoicePoint::write_outcome, 2) == 1);   // clamped to the options offered
+  CHECK(replay.choose(engine::ChoicePoint::step, 4) == 3);
+  CHECK(replay.choose(engine::ChoicePoint::step, 4) == 0);            // past the end
+}
+
+TEST_CASE("exploration judges a scenario's expectations on what it found") {
+  engine::Expectation wants_bug;
+  wants_bug.violations = std::vector<std::string>{"suspended-is-clean", "no-leaked-cluster"};
+  ExploreReport none;
+  none.schedules = 10;
+  CHECK(unmet_expectations(wants_bug, none).size() == 1);
+  ExploreReport found = none;
+  found.findings.push_back(Finding{"no-leaked-cluster", 3, 0, {}, {}, {}, 0.0});
+  CHECK(unmet_expectations(wants_bug, found).empty());
+  engine::Expectation wants_pass;
+  wants_pass.outcome = "pass";
+  CHECK(unmet_expectations(wants_pass, none).empty());
+  CHECK(unmet_expectations(wants_pass, found).size() == 1);
+}
+
+}  // namespace
+}  // namespace rjsim::explore
