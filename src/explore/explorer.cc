@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "explore/strategies.h"
+#include "explore/targeted.h"
 
 namespace rjsim::explore {
 
@@ -38,9 +39,20 @@ struct ScheduleResult {
 // The search shared by the worker threads: which schedule is next, where to stop, what was found.
 class Search {
  public:
-  Search(const engine::Scenario& scenario, const ExploreOptions& options, std::int64_t baseline_steps)
-      : scenario_(scenario), options_(options), baseline_steps_(baseline_steps), started_(Clock::now()) {
+  Search(const engine::Scenario& scenario, const ExploreOptions& options, std::int64_t baseline_steps,
+         std::vector<TargetedPlan> plans)
+      : scenario_(scenario), options_(options), baseline_steps_(baseline_steps), plans_(std::move(plans)),
+        started_(Clock::now()) {
     budget_ = options.runs.value_or(options.time_ms ? kNoStop : kDefaultRuns);
+    if (options.strategy == Strategy::targeted) {
+      const std::int64_t shard_plans =
+          (static_cast<std::int64_t>(plans_.size()) - options.shard_index + options.shard_count - 1) / options.shard_count;
+      budget_ = std::min(budget_, std::max<std::int64_t>(0, shard_plans));
+    }
+  }
+
+  bool covered_every_plan() const {
+    return options_.strategy == Strategy::targeted && next_local_.load() >= budget_ && !options_.runs;
   }
 
   void work() {
@@ -100,7 +112,14 @@ class Search {
     result.seed = schedule_seed(options_.seed, index);
     RandomWalk random(result.seed);
     Pct pct(result.seed, options_.pct_depth, baseline_steps_);
-    engine::Chooser& strategy = options_.strategy == Strategy::pct ? static_cast<engine::Chooser&>(pct) : random;
+    std::optional<Targeted> targeted;
+    if (options_.strategy == Strategy::targeted) {
+      result.seed = scenario_.seed;   // the fault-free run's names, one plan departing from it
+      targeted.emplace(plans_[static_cast<std::size_t>(index)], scenario_.seed);
+    }
+    engine::Chooser& strategy = targeted ? static_cast<engine::Chooser&>(*targeted)
+                                : options_.strategy == Strategy::pct ? static_cast<engine::Chooser&>(pct)
+                                                                     : random;
     RecordingChooser recording(strategy);
     RunOptions run;
     run.seed = result.seed;
@@ -133,6 +152,7 @@ class Search {
   const engine::Scenario& scenario_;
   const ExploreOptions& options_;
   std::int64_t baseline_steps_;
+  std::vector<TargetedPlan> plans_;
   Clock::time_point started_;
   std::int64_t budget_ = kDefaultRuns;
   std::atomic<std::int64_t> next_local_{0};
@@ -171,6 +191,17 @@ void run_workers(Search& search, const ExploreOptions& options) {
   if (failure) std::rethrow_exception(failure);
 }
 
+// The targeted strategy's plans, from the fault-free run recorded with the budget on.
+std::vector<TargetedPlan> plans_for(const engine::Scenario& scenario, const ExploreOptions& options) {
+  if (options.strategy != Strategy::targeted) return {};
+  engine::DefaultChooser fault_free(scenario.seed);
+  RunOptions run;
+  run.controller = options.controller;
+  run.faults = true;
+  run.chooser = &fault_free;
+  return targeted_plans(run_scenario(scenario, run).event_log, scenario.faults);
+}
+
 }  // namespace
 
 std::string_view to_string(Strategy strategy) {
@@ -191,8 +222,8 @@ std::optional<Strategy> parse_strategy(std::string_view text) {
 }
 
 ExploreReport explore(const engine::Scenario& scenario, const ExploreOptions& options) {
-  if (options.strategy == Strategy::exhaustive || options.strategy == Strategy::targeted) {
-    throw UnsupportedStrategy(fmt::format("--strategy {} is not built yet (issue 5); use random or pct",
+  if (options.strategy == Strategy::exhaustive) {
+    throw UnsupportedStrategy(fmt::format("--strategy {} is not built yet (issue 5); use random, pct or targeted",
                                           to_string(options.strategy)));
   }
   ExploreReport report;
@@ -202,7 +233,7 @@ ExploreReport explore(const engine::Scenario& scenario, const ExploreOptions& op
   fault_free.keep_events = false;
   report.baseline = run_scenario(scenario, fault_free);
 
-  Search search(scenario, options, report.baseline.steps);
+  Search search(scenario, options, report.baseline.steps, plans_for(scenario, options));
   run_workers(search, options);
   search.finish(report);
 
@@ -248,6 +279,7 @@ std::vector<std::string> unmet_expectations(const engine::Expectation& expect, c
 ExploreOptions check_exploration(const engine::Scenario& scenario, std::optional<std::int64_t> budget_runs,
                                  std::optional<std::int64_t> budget_ms) {
   ExploreOptions options;
+  options.strategy = Strategy::pct;   // unbounded, unlike targeted: an outcome: pass means something
   options.seed = scenario.seed;
   options.runs = budget_runs;
   options.time_ms = budget_ms;

@@ -48,7 +48,7 @@ TEST_CASE("rjsim explore stores the counterexample and its shrunk form, which re
 TEST_CASE("rjsim explore --json has the DESIGN §6 fields; a clean search exits 0 and keeps no schedule") {
   ScratchDirectory dir;
   const std::string db = dir.file("clean.db");
-  const Result clean = invoke({"explore", acceptance("stale-reads-are-harmless"), "--db", db, "--runs", "50", "--json"});
+  const Result clean = invoke({"explore", acceptance("stale-reads-are-harmless"), "--db", db, "--runs", "50", "--strategy", "pct", "--json"});
   INFO(clean.err);
   REQUIRE(clean.code == 0);
   const nlohmann::json summary = nlohmann::json::parse(clean.out);
@@ -71,6 +71,7 @@ TEST_CASE("rjsim explore --json has the DESIGN §6 fields; a clean search exits 
 
 TEST_CASE("rjsim explore with a strategy not built yet exits 3; a bad scenario exits 2") {
   CHECK(invoke({"explore", acceptance("stale-reads-are-harmless"), "--db", "", "--strategy", "exhaustive"}).code == 3);
+  CHECK(invoke({"explore", acceptance("stale-reads-are-harmless"), "--db", "", "--strategy", "bogus"}).code == 2);
   CHECK(invoke({"explore", "no-such-scenario.yaml", "--db", ""}).code == 2);
 }
 

@@ -8,6 +8,7 @@
 #include "engine/scenario_loader.h"
 #include "explore/explorer.h"
 #include "explore/strategies.h"
+#include "explore/targeted.h"
 
 namespace rjsim::explore {
 namespace {
@@ -67,6 +68,7 @@ TEST_CASE("pct with the same seed takes the same decisions") {
 TEST_CASE("random exploration finds race 1 of §1.16: Suspended persisted while the cluster lives") {
   const engine::Scenario scenario = acceptance("suspend-before-cluster-cached.yaml");
   ExploreOptions options;
+  options.strategy = Strategy::random;
   options.runs = 2000;
   const ExploreReport report = explore(scenario, options);
   REQUIRE_FALSE(report.findings.empty());
@@ -86,16 +88,53 @@ TEST_CASE("pct exploration finds race 1 of §1.16") {
 
 TEST_CASE("stale reads, squashes and conflicts outside Suspending break no invariant (§1.16 item 12)") {
   const engine::Scenario scenario = acceptance("stale-reads-are-harmless.yaml");
+  for (Strategy strategy : {Strategy::random, Strategy::pct, Strategy::targeted}) {
+    CAPTURE(to_string(strategy));
+    ExploreOptions options;
+    options.strategy = strategy;
+    options.runs = 300;
+    const ExploreReport report = explore(scenario, options);
+    CHECK(report.findings.empty());
+    CHECK(report.schedules == (strategy == Strategy::targeted ? report.schedules : 300));
+    CHECK(report.schedules > 0);
+  }
+}
+
+TEST_CASE("targeted exploration finds race 1 of §1.16 by holding the new RayCluster's delivery") {
+  const engine::Scenario scenario = acceptance("suspend-before-cluster-cached.yaml");
   ExploreOptions options;
-  options.runs = 300;
+  options.strategy = Strategy::targeted;
   const ExploreReport report = explore(scenario, options);
-  CHECK(report.findings.empty());
-  CHECK(report.schedules == 300);
+  REQUIRE_FALSE(report.findings.empty());
+  CHECK(report.findings.front().invariant == "suspended-is-clean");
+  CHECK(report.schedules < 20);   // one plan per write: found among the first
+}
+
+TEST_CASE("targeted plans follow the controller's writes and only use faults the budget allows") {
+  const engine::Scenario scenario = acceptance("suspend-before-cluster-cached.yaml");   // lag and squash, no restarts
+  engine::DefaultChooser fault_free(scenario.seed);
+  RunOptions run;
+  run.faults = true;
+  run.chooser = &fault_free;
+  const std::vector<TargetedPlan> plans = targeted_plans(run_scenario(scenario, run).event_log, scenario.faults);
+  REQUIRE_FALSE(plans.empty());
+  bool holds_cluster = false;
+  for (const TargetedPlan& plan : plans) {
+    CHECK(plan.action != TargetedPlan::Action::crash_after);
+    holds_cluster |= plan.action == TargetedPlan::Action::hold_after && plan.about.starts_with("api.create RayCluster/");
+  }
+  CHECK(holds_cluster);
+  engine::FaultBudget restarts_only;
+  restarts_only.restarts = 1;
+  for (const TargetedPlan& plan : targeted_plans(run_scenario(scenario, run).event_log, restarts_only)) {
+    CHECK(plan.action == TargetedPlan::Action::crash_after);
+  }
 }
 
 TEST_CASE("the result depends only on the seed: one thread or three find the same schedule") {
   const engine::Scenario scenario = acceptance("suspend-before-cluster-cached.yaml");
   ExploreOptions one;
+  one.strategy = Strategy::random;
   one.runs = 2000;
   one.shrink_runs = 0;
   ExploreOptions three = one;
@@ -114,6 +153,7 @@ TEST_CASE("shards take disjoint schedules: shard I of N runs the indices i with 
   const engine::Scenario scenario = acceptance("suspend-before-cluster-cached.yaml");
   for (std::int64_t shard = 0; shard < 2; ++shard) {
     ExploreOptions options;
+    options.strategy = Strategy::random;
     options.runs = 400;
     options.all = true;
     options.shrink_runs = 0;
