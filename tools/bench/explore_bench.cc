@@ -1,0 +1,94 @@
+// explore_bench: how fast exploration searches (DESIGN §8, issue 5).
+//   - random: schedules/s and steps/s on a 100–200-step scenario, every invariant checked at
+//     every step; targets: 10,000 schedules/s and 1,000,000 steps/s per core.
+//   - for each acceptance scenario (scenarios/explore/*.yaml that expect violations) and each
+//     strategy: schedules and wall time to the first violation, and the time to shrink it.
+// Each figure is printed beside its target. The exhaustive strategy is not built yet.
+//
+//   explore_bench [SCHEDULES]   (default 3000 random schedules for the rate)
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/scenario_loader.h"
+#include "explore/explorer.h"
+#include "stopwatch.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using rjsim::bench::Stopwatch;
+using rjsim::explore::ExploreOptions;
+using rjsim::explore::ExploreReport;
+using rjsim::explore::Strategy;
+
+constexpr double schedules_target_per_s = 10'000;
+constexpr double steps_target_per_s = 1'000'000;
+
+fs::path acceptance_dir() { return fs::path(RJSIM_SOURCE_DIR) / "scenarios" / "explore"; }
+
+void measure_rate(std::int64_t schedules) {
+  const rjsim::engine::Scenario scenario =
+      rjsim::engine::load_scenario((acceptance_dir() / "stale-reads-are-harmless.yaml").string());
+  ExploreOptions options;
+  options.strategy = Strategy::random;
+  options.runs = schedules;
+  options.shrink_runs = 0;
+  Stopwatch watch;
+  const ExploreReport report = rjsim::explore::explore(scenario, options);
+  fmt::print("random on {} ({} steps a schedule on average):\n", scenario.name,
+             report.schedules > 0 ? report.steps / report.schedules : 0);
+  watch.report_rate("random: schedules", report.schedules, "schedules", schedules_target_per_s);
+  watch.report_rate("random: steps", report.steps, "steps", steps_target_per_s);
+}
+
+void measure_finding(const fs::path& file, Strategy strategy) {
+  const rjsim::engine::Scenario scenario = rjsim::engine::load_scenario(file.string());
+  ExploreOptions options;
+  options.strategy = strategy;
+  options.runs = 100'000;
+  options.shrink_runs = 0;
+  Stopwatch search;
+  ExploreReport report = rjsim::explore::explore(scenario, options);
+  const double search_s = search.wall_seconds();
+  if (report.findings.empty()) {
+    fmt::print("{:<34} {:<9} no violation in {} schedules ({:.3f} s)\n", scenario.name, to_string(strategy),
+               report.schedules, search_s);
+    return;
+  }
+  const rjsim::explore::Finding& finding = report.findings.front();
+  rjsim::explore::RunOptions base;
+  base.seed = finding.schedule_seed;
+  base.faults = true;
+  Stopwatch shrinking;
+  const rjsim::explore::ShrinkResult shrunk =
+      rjsim::explore::shrink(scenario, base, finding.schedule, finding.invariant);
+  fmt::print("{:<34} {:<9} {} after {:>6} schedules, {:7.3f} s wall;  shrink {:7.3f} s ({} runs, {} -> {} departures)\n",
+             scenario.name, to_string(strategy), finding.invariant, finding.schedule_index + 1, finding.found_after_s,
+             shrinking.wall_seconds(), shrunk.runs, rjsim::explore::departures(finding.schedule),
+             rjsim::explore::departures(shrunk.schedule));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::int64_t schedules = argc > 1 ? std::max(1, std::atoi(argv[1])) : 3000;
+  measure_rate(schedules);
+  fmt::print("\ntime to the first violation and to shrink it (acceptance scenarios):\n");
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(acceptance_dir())) {
+    if (entry.path().extension() != ".yaml") continue;
+    const rjsim::engine::Scenario scenario = rjsim::engine::load_scenario(entry.path().string());
+    if (scenario.expect.violations && !scenario.expect.violations->empty()) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const fs::path& file : files) {
+    for (Strategy strategy : {Strategy::targeted, Strategy::pct, Strategy::random}) measure_finding(file, strategy);
+  }
+  fmt::print("\nexhaustive: not built yet (distinct states/s target 500,000; bounded scenario under 60 s)\n");
+  return 0;
+}
