@@ -13,7 +13,10 @@ namespace rjsim::store::detail {
 Connection::Connection(sqlite3* handle, std::string path) : handle(handle), path(std::move(path)) {}
 
 // close_v2: should a statement still be alive, the connection is freed with the last of them.
-Connection::~Connection() { sqlite3_close_v2(handle); }
+Connection::~Connection() {
+  statement_cache.clear();
+  sqlite3_close_v2(handle);
+}
 
 void internal_error(std::string_view message) {
   std::fprintf(stderr, "rjsim internal error (a bug in rjsim, not a finding about KubeRay): %.*s\n",
@@ -56,6 +59,18 @@ std::string Statement::sql_summary() const {
   const std::string_view sql = sqlite3_sql(statement_);
   constexpr std::size_t shown = 60;
   return fmt::format("running '{}{}'", sql.substr(0, shown), sql.size() > shown ? "..." : "");
+}
+
+Statement& cached_statement(Connection& connection, std::string_view sql) {
+  auto found = connection.statement_cache.find(sql);
+  if (found == connection.statement_cache.end()) {
+    found = connection.statement_cache
+                .emplace(std::string(sql), std::make_unique<Statement>(connection, sql))
+                .first;
+  }
+  Statement& statement = *found->second;
+  statement.reset();   // a step that threw left it unfinished
+  return statement;
 }
 
 Transaction::Transaction(Connection& connection) : connection_(&connection) {

@@ -1,27 +1,35 @@
 // Internal to src/store: one SQLite connection, shared (std::shared_ptr) by the Database and
 // every writer and reader it hands out, so none of them can outlive it; prepared statements
-// whose failures throw DatabaseError naming the file; and a write transaction (BEGIN
-// IMMEDIATE) that rolls back unless committed. One connection is used by one thread at a time.
+// whose failures throw DatabaseError naming the file, and a cache of the ones every run uses;
+// and a write transaction (BEGIN IMMEDIATE) that rolls back unless committed. One connection
+// is used by one thread at a time.
 #pragma once
 
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace rjsim::store::detail {
 
+class Statement;
+
 struct Connection {
   Connection(sqlite3* handle, std::string path);
-  ~Connection();
+  ~Connection();   // finalizes the cached statements, then closes
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
   sqlite3* handle;
   std::string path;
   bool run_in_progress = false;   // at most one write transaction (one RunWriter) at a time
+  // See cached_statement.
+  std::map<std::string, std::unique_ptr<Statement>, std::less<>> statement_cache;
 };
 
 // A broken contract between rjsim's own components: report it as ours and stop.
@@ -98,6 +106,13 @@ class Statement {
   Connection* connection_;
   sqlite3_stmt* statement_ = nullptr;
 };
+
+// The statement for `sql`, prepared on first use and kept until the connection closes, reset
+// and ready to run (its parameters still hold their last values: bind them all). For the
+// statements every run executes, above all the run writer's multi-row INSERTs, which take
+// longer to prepare than a short run takes to write. Whoever uses one must be done with it
+// before anyone else asks for it (one RunWriter per connection at a time).
+Statement& cached_statement(Connection& connection, std::string_view sql);
 
 // BEGIN IMMEDIATE: takes the write lock now (waiting up to the busy timeout for other
 // writers), so that the whole transaction either commits or leaves no trace.

@@ -79,6 +79,36 @@ TEST_CASE("a run is written and read back in seq order with every field") {
         std::vector<Violation>{{1, "single-submission", "RayJob/default/demo: two ids"}});
 }
 
+// Events whose every column varies with seq, so that a field read from a neighbour's slot of
+// the writer's batch would show.
+std::vector<Event> distinct_events(int count) {
+  std::vector<Event> events;
+  for (int seq = 0; seq < count; ++seq) {
+    Event event{seq, seq * 7, seq % 3 == 0 ? Origin::input : Origin::effect,
+                "type." + std::to_string(seq), std::string(1 + seq % 4, 'a'),
+                seq % 5 == 0 ? "" : "RayJob/default/job-" + std::to_string(seq), {}};
+    event.with("n", seq).with("text", std::string(seq % 9, 'x'));
+    events.push_back(event);
+  }
+  return events;
+}
+
+TEST_CASE("runs of any length read back equal to what was written, in order, whatever the "
+          "remainder by rows_per_insert") {
+  constexpr int rows = RunWriter::rows_per_insert;
+  ScratchDirectory directory;
+  Database database = Database::open(directory.file("runs.db"));
+  for (const int count : {0, 1, rows - 1, rows, rows + 1, 2 * rows, 3 * rows + rows - 1}) {
+    CAPTURE(count);
+    const std::vector<Event> written = distinct_events(count);
+    RunWriter writer = database.begin_run(header());
+    for (const Event& event : written) writer.emit(event);
+    CHECK(writer.events_written() == count);
+    const std::int64_t run_id = writer.commit(RunSummary{"pass", count, count * 7, "00"});
+    CHECK(read_events(database, run_id) == written);
+  }
+}
+
 TEST_CASE("an event without an object is stored as NULL and read back as empty") {
   ScratchDirectory directory;
   const std::string path = directory.file("runs.db");
