@@ -193,6 +193,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
                                    scenario.limits.eventually_ms);
   VerdictRecorder verdicts(checker, simulation);
   simulation.add_observer(&verdicts);
+  for (StepObserver* observer : options.observers) simulation.add_observer(observer);
   simulation.record(run_start_event(scenario, *model, seed, options.faults));
   create_initial_objects(simulation, scenario);
   const RunEnd end = simulation.run();

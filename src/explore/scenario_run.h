@@ -29,6 +29,8 @@ struct RunOptions {
                                              // seeded random walk with faults, else fault-free
   std::vector<events::EventSink*> sinks;     // where the events go, besides the report's hash
   bool keep_events = true;                   // keep them in RunReport::events
+  // Also see each step's world, after the checks (tests, benchmarks); they must not change it.
+  std::vector<engine::StepObserver*> observers;
 };
 
 // One persisted RayJob status change (a status.transition event).
