@@ -1,7 +1,7 @@
 // The world of one run: everything that changes while it runs, as one plain value (DESIGN §1).
-// It can be copied (exploration forks it), compared and hashed; it holds no pointers, and
-// nothing in it refers to another part of it except by key or index. Behaviour lives in the
-// Simulation and the actors, which take a World and change it one step at a time.
+// It can be copied (exploration forks it), compared and hashed (fingerprint.h); it holds no
+// pointers, and nothing in it refers to another part of it except by key or index. Behaviour
+// lives in the Simulation and the actors, which take a World and change it one step at a time.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,363 @@
+// One add() per struct of the World, each opening with a structured binding that names every
+// member, so that a member added to a struct stops this file compiling until it is hashed here
+// (or, like World::steps, left out on purpose). Leaves are written at their own width into a
+// chunk that is flushed into an XXH3 streaming state: a few stores per field, one XXH3 update per
+// 2 KiB. Objects are hashed in full also where the watch logs already determine them (a stored
+// object is its last logged version; a cache is its log folded up to the informer's positions):
+// hashing their resourceVersions alone would be faster, but would trust that this always holds.
+#include "engine/fingerprint.h"
+
+#include <array>
+#include <bit>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#define XXH_STATIC_LINKING_ONLY   // XXH3_state_t on the stack
+#include <xxhash.h>
+
+namespace rjsim::engine {
+
+// Befriended by ApiServer, Informer and WorkQueue to read their private members.
+class Fingerprinter {
+ public:
+  explicit Fingerprinter(bool wide) : wide_(wide) {
+    if (wide_) {
+      XXH3_128bits_reset(&state_);
+    } else {
+      XXH3_64bits_reset(&state_);
+    }
+  }
+
+  std::uint64_t digest64() {
+    flush();
+    return XXH3_64bits_digest(&state_);
+  }
+  Hash128 digest128() {
+    flush();
+    const XXH128_hash_t digest = XXH3_128bits_digest(&state_);
+    return Hash128{digest.low64, digest.high64};
+  }
+
+  // ---- leaves, as their bytes in memory ----
+  template <class T>
+    requires std::is_integral_v<T> || std::is_enum_v<T>
+  void add(T value) {
+    if (kChunk - used_ < sizeof(T)) flush();
+    std::memcpy(chunk_ + used_, &value, sizeof(T));
+    used_ += sizeof(T);
+  }
+  void add(double value) {
+    // == holds for -0.0 and 0.0, so they must hash alike (NaN != NaN: no constraint).
+    add(std::bit_cast<std::uint64_t>(value == 0.0 ? 0.0 : value));
+  }
+  void add(const std::string& text) {
+    add_length(text.size());
+    bytes(text.data(), text.size());
+  }
+  void add(const Hash128& value) {
+    add(value.low);
+    add(value.high);
+  }
+
+  // Each of `fields`, in order (a struct's members, named by its structured binding).
+  template <class... Fields>
+  void add_all(const Fields&... fields) {
+    (add(fields), ...);
+  }
+
+  // ---- containers: a length first wherever the size varies ----
+  template <class T>
+  void add(const std::optional<T>& value) {
+    add(value.has_value());
+    if (value) add(*value);
+  }
+  template <class T>
+  void add(const std::vector<T>& values) {
+    add_length(values.size());
+    for (const T& value : values) add(value);
+  }
+  template <class T, std::size_t N>
+  void add(const std::array<T, N>& values) {
+    for (const T& value : values) add(value);
+  }
+  template <class K, class V>
+  void add(const std::map<K, V>& values) {
+    add_length(values.size());
+    for (const auto& [key, value] : values) {
+      add(key);
+      add(value);
+    }
+  }
+  template <class A, class B>
+  void add(const std::pair<A, B>& value) {
+    add(value.first);
+    add(value.second);
+  }
+  template <class... Ts>
+  void add(const std::variant<Ts...>& value) {
+    add(static_cast<std::uint8_t>(value.index()));
+    std::visit([this](const auto& alternative) { add(alternative); }, value);
+  }
+
+  // ---- objects.h ----
+  void add(const OwnerReference& value) {
+    const auto& [api_version, kind, name, uid, controller, block_owner_deletion] = value;
+    add_all(api_version, kind, name, uid, controller, block_owner_deletion);
+  }
+  void add(const ObjectMeta& value) {
+    const auto& [name, namespace_, uid, resource_version, generation, creation_timestamp_ms,
+                 deletion_timestamp_ms, labels, annotations, owner_references, finalizers] = value;
+    add_all(name, namespace_, uid, resource_version, generation, creation_timestamp_ms,
+            deletion_timestamp_ms, labels, annotations, owner_references, finalizers);
+  }
+  void add(const Container& value) {
+    const auto& [name, image, command, args, env] = value;
+    add_all(name, image, command, args, env);
+  }
+  void add(const PodTemplate& value) {
+    const auto& [labels, annotations, containers, restart_policy] = value;
+    add_all(labels, annotations, containers, restart_policy);
+  }
+  void add(const PodSpec& value) {
+    const auto& [containers, restart_policy] = value;
+    add_all(containers, restart_policy);
+  }
+  void add(const ContainerStatus& value) {
+    const auto& [name, ready, restart_count, state, exit_code, finished_at_ms] = value;
+    add_all(name, ready, restart_count, state, exit_code, finished_at_ms);
+  }
+  void add(const PodStatus& value) {
+    const auto& [phase, ready, container_statuses] = value;
+    add_all(phase, ready, container_statuses);
+  }
+  void add(const ServicePort& value) {
+    const auto& [name, port] = value;
+    add_all(name, port);
+  }
+  void add(const ServiceSpec& value) {
+    const auto& [selector, ports] = value;
+    add_all(selector, ports);
+  }
+  void add(const ServiceStatus&) {
+    // No members: a structured binding cannot have zero names, so this guards it instead.
+    static_assert(std::is_empty_v<ServiceStatus>, "ServiceStatus has members now: hash them here");
+  }
+  void add(const JobCondition& value) {
+    const auto& [type, status, reason, message, last_transition_time_ms] = value;
+    add_all(type, status, reason, message, last_transition_time_ms);
+  }
+  void add(const JobSpec& value) {
+    const auto& [backoff_limit, active_deadline_seconds, suspend, template_] = value;
+    add_all(backoff_limit, active_deadline_seconds, suspend, template_);
+  }
+  void add(const JobStatus& value) {
+    const auto& [active, succeeded, failed, start_time_ms, completion_time_ms, conditions] = value;
+    add_all(active, succeeded, failed, start_time_ms, completion_time_ms, conditions);
+  }
+  void add(const WorkerGroupSpec& value) {
+    const auto& [group_name, replicas, min_replicas, max_replicas, num_of_hosts, suspend] = value;
+    add_all(group_name, replicas, min_replicas, max_replicas, num_of_hosts, suspend);
+  }
+  void add(const HeadGroupSpec& value) {
+    const auto& [ray_start_params, template_, head_service_name] = value;
+    add_all(ray_start_params, template_, head_service_name);
+  }
+  void add(const RayClusterSpec& value) {
+    const auto& [ray_version, suspend, head_group_spec, worker_group_specs] = value;
+    add_all(ray_version, suspend, head_group_spec, worker_group_specs);
+  }
+  void add(const RayClusterStatus& value) {
+    const auto& [state, reason, ready_worker_replicas, available_worker_replicas,
+                 desired_worker_replicas, last_update_time_ms] = value;
+    add_all(state, reason, ready_worker_replicas, available_worker_replicas,
+            desired_worker_replicas, last_update_time_ms);
+  }
+  void add(const DeletionCondition& value) {
+    const auto& [job_status, job_deployment_status, ttl_seconds] = value;
+    add_all(job_status, job_deployment_status, ttl_seconds);
+  }
+  void add(const DeletionRule& value) {
+    const auto& [policy, condition] = value;
+    add_all(policy, condition);
+  }
+  void add(const DeletionStrategy& value) {
+    const auto& [on_success_policy, on_failure_policy, deletion_rules] = value;
+    add_all(on_success_policy, on_failure_policy, deletion_rules);
+  }
+  void add(const RayJobSpec& value) {
+    const auto& [entrypoint, metadata, runtime_env_yaml, job_id, shutdown_after_job_finishes,
+                 ttl_seconds_after_finished, active_deadline_seconds, pre_running_deadline_seconds,
+                 backoff_limit, ray_cluster_spec, cluster_selector, submission_mode, suspend,
+                 submitter_pod_template, submitter_backoff_limit, managed_by, deletion_strategy,
+                 entrypoint_num_cpus, entrypoint_num_gpus, entrypoint_resources] = value;
+    add_all(entrypoint, metadata, runtime_env_yaml, job_id, shutdown_after_job_finishes,
+            ttl_seconds_after_finished, active_deadline_seconds, pre_running_deadline_seconds,
+            backoff_limit, ray_cluster_spec, cluster_selector, submission_mode, suspend,
+            submitter_pod_template, submitter_backoff_limit, managed_by, deletion_strategy,
+            entrypoint_num_cpus, entrypoint_num_gpus, entrypoint_resources);
+  }
+  void add(const RayJobStatus& value) {
+    const auto& [job_id, ray_cluster_name, dashboard_url, job_status, job_deployment_status,
+                 reason, message, start_time_ms, end_time_ms, ray_job_start_time_ms,
+                 ray_job_end_time_ms, succeeded, failed, ray_cluster_status,
+                 job_status_check_failure_start_time_ms, observed_generation] = value;
+    add_all(job_id, ray_cluster_name, dashboard_url, job_status, job_deployment_status, reason,
+            message, start_time_ms, end_time_ms, ray_job_start_time_ms, ray_job_end_time_ms,
+            succeeded, failed, ray_cluster_status, job_status_check_failure_start_time_ms,
+            observed_generation);
+  }
+  // RayJob, RayCluster, Service, Job, Pod: metadata, spec, status.
+  template <class T>
+    requires std::is_same_v<decltype(T::kind), const Kind>
+  void add(const T& object) {
+    const auto& [metadata, spec, status] = object;
+    add_all(metadata, spec, status);
+  }
+
+  // ---- api_server.h ----
+  void add(const WatchEvent& value) {
+    const auto& [resource_version, type, object] = value;
+    add_all(resource_version, type, object);
+  }
+  void add(const ApiServer& value) {
+    const auto& [objects, watch_logs, resource_version, next_uid] = value;
+    add_all(objects, watch_logs, resource_version, next_uid);
+  }
+
+  // ---- informer.h ----
+  void add(const LabelSelector& value) {
+    const auto& [key, label_value] = value;
+    add_all(key, label_value);
+  }
+  void add(const Informer& value) {
+    const auto& [kind, fifo, selector, cache, pending, received, last_sync_resource_version] =
+        value;
+    add_all(kind, fifo, selector, cache, pending, received, last_sync_resource_version);
+  }
+
+  // ---- work_queue.h ----
+  void add(const WorkQueue& value) {
+    const auto& [behaviour, ready, dirty, processing, waiting, failures, next_added_counter,
+                 bucket_milli_tokens, bucket_last_ms] = value;
+    // Its entry structs are private: they are bound through `auto`, not given add() overloads.
+    add(behaviour);
+    add_length(ready.size());
+    for (const auto& entry : ready) {
+      const auto& [key, priority, added_counter] = entry;
+      add_all(key, priority, added_counter);
+    }
+    add_all(dirty, processing);
+    add_length(waiting.size());
+    for (const auto& entry : waiting) {
+      const auto& [key, ready_at_ms, priority, added_counter] = entry;
+      add_all(key, ready_at_ms, priority, added_counter);
+    }
+    add_length(failures.size());
+    for (const auto& entry : failures) {
+      const auto& [key, count] = entry;
+      add_all(key, count);
+    }
+    add_all(next_added_counter, bucket_milli_tokens, bucket_last_ms);
+  }
+
+  // ---- ray_state.h ----
+  void add(const RayJobRecord& value) {
+    const auto& [submission_id, entrypoint, status, result, message, submitted_by,
+                 submitted_at_ms, start_time_ms, end_time_ms, next_change_at_ms] = value;
+    add_all(submission_id, entrypoint, status, result, message, submitted_by, submitted_at_ms,
+            start_time_ms, end_time_ms, next_change_at_ms);
+  }
+  void add(const RayHead& value) {
+    const auto& [cluster_namespace, cluster_name, cluster_uid, incarnation, table_lost, jobs] =
+        value;
+    add_all(cluster_namespace, cluster_name, cluster_uid, incarnation, table_lost, jobs);
+  }
+  void add(const RayState& value) {
+    const auto& [heads, submissions_per_rayjob] = value;
+    add_all(heads, submissions_per_rayjob);
+  }
+
+  // ---- environment_state.h ----
+  void add(const SubmitterProcess& value) {
+    const auto& [pod_namespace, pod_name, pod_uid, attempt, started_at_ms, dashboard_url,
+                 submission_id, submit_outcome, head] = value;
+    add_all(pod_namespace, pod_name, pod_uid, attempt, started_at_ms, dashboard_url, submission_id,
+            submit_outcome, head);
+  }
+  void add(const DeletedRayJob& value) {
+    const auto& [head, job] = value;
+    add_all(head, job);
+  }
+  void add(const EnvironmentState& value) {
+    const auto& [actions_fired, submitters, deleted_ray_jobs] = value;
+    add_all(actions_fired, submitters, deleted_ray_jobs);
+  }
+
+  // ---- world.h ----
+  void add(const Process& value) {
+    const auto& [incarnation, up, restart_at_ms, informers, queue, pending_notifications] = value;
+    add_all(incarnation, up, restart_at_ms, informers, queue, pending_notifications);
+  }
+  void add(const FaultsUsed& value) {
+    const auto& [conflicts, write_failures, http_errors, restarts] = value;
+    add_all(conflicts, write_failures, http_errors, restarts);
+  }
+  void add(const World& value) {
+    const auto& [now_ms, steps, api, process, faults_used, ray, environment] = value;
+    static_cast<void>(steps);   // a bound on the run, not state (fingerprint.h)
+    add_all(now_ms, api, process, faults_used, ray, environment);
+  }
+
+ private:
+  static constexpr std::size_t kChunk = 2048;
+
+  void add_length(std::size_t length) { add(static_cast<std::uint32_t>(length)); }
+
+  void bytes(const void* data, std::size_t size) {
+    if (kChunk - used_ < size) {
+      flush();
+      if (size > kChunk) {
+        update(data, size);
+        return;
+      }
+    }
+    std::memcpy(chunk_ + used_, data, size);
+    used_ += size;
+  }
+  void flush() {
+    update(chunk_, used_);
+    used_ = 0;
+  }
+  void update(const void* data, std::size_t size) {
+    if (wide_) {
+      XXH3_128bits_update(&state_, data, size);
+    } else {
+      XXH3_64bits_update(&state_, data, size);
+    }
+  }
+
+  bool wide_;
+  std::size_t used_ = 0;
+  alignas(64) unsigned char chunk_[kChunk];
+  XXH3_state_t state_;
+};
+
+std::uint64_t fingerprint(const World& world) {
+  Fingerprinter fingerprinter(/*wide=*/false);
+  fingerprinter.add(world);
+  return fingerprinter.digest64();
+}
+
+Hash128 fingerprint128(const World& world) {
+  Fingerprinter fingerprinter(/*wide=*/true);
+  fingerprinter.add(world);
+  return fingerprinter.digest128();
+}
+
+}  // namespace rjsim::engine

@@ -1,0 +1,39 @@
+// The fingerprint of a World, for the visited set of exhaustive exploration (issue 5; DESIGN §1,
+// §8): a hash of everything that determines the future of a run. Worlds that are == apart from
+// World::steps have equal fingerprints, in every run and process of one rjsim build (it is not a
+// stored format). Every member is hashed in declaration order, each length before its contents,
+// into XXH3; no pointer and no unordered iteration reaches it.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/hash128.h"
+#include "engine/world.h"
+
+namespace rjsim::engine {
+
+// In: every member of World and of what it contains (fingerprint.cc names each one), among them
+//  - now_ms: timers are absolute (the queue's ready_at_ms, Process::restart_at_ms, a Ray job's
+//    next_change_at_ms, the scenario's action times, limits.time), so the same state at another
+//    virtual time has another future;
+//  - what only grows (the resourceVersion and uid counters, the watch logs, the priority
+//    queue's added counter): it is read back (a time-travel relist folds a log), so it is state.
+// Out: World::steps. limits.steps bounds a run but changes nothing a step does, so states that
+// differ only in how many steps led to them are one state. Outside World, and so out as well:
+// the chooser, the event seq counter, the checks' own memory.
+//
+// 64 bits: by the birthday bound n^2 / 2^65, the chance that two of n distinct states collide
+// (and one of them is silently not explored) is 3e-6 for n = 10^7, 3e-4 for 10^8 and 3% for
+// 10^9. That is enough for the ~10^7 states of a bounded scenario; fingerprint128() takes the
+// same time and twice the visited set's memory, for searches beyond ~10^8 states.
+//
+// No member is forgotten: fingerprint.cc hashes each struct through a structured binding that
+// names all its members, so adding a member anywhere in World stops that file compiling ("only N
+// names provided for structured binding") until the member is hashed or left out on purpose.
+// ApiServer, Informer and WorkQueue befriend its Fingerprinter for their private members. (A
+// sizeof static_assert would miss a member that fits in padding and break on another standard
+// library; hash functions beside each struct would still compile when a member was forgotten.)
+std::uint64_t fingerprint(const World& world);
+Hash128 fingerprint128(const World& world);
+
+}  // namespace rjsim::engine

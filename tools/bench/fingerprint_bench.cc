@@ -1,0 +1,121 @@
+// fingerprint_bench: how fast a World is fingerprinted (engine/fingerprint.h) for the visited set
+// of exhaustive exploration, and how big a world is (DESIGN §8). Exhaustive exploration must reach
+// 500,000 distinct states per second per core, 2 µs a state for stepping, copying, checking and
+// hashing together; the fingerprint's own target is a quarter of that, 2,000,000/s.
+// The worlds are taken through a StepObserver from the fault-free run of a bundled scenario: the
+// one halfway through the run, and the last one (the largest: watch logs only grow). For each it
+// prints its size (sizeof(World) plus the heap a copy of it takes; target < 64 KiB), how
+// fast it copies (exploration forks worlds), and fingerprints/s at 64 and 128 bits.
+//
+//   fingerprint_bench [SCENARIO_FILE] [SECONDS_PER_FIGURE]
+//   (default: scenarios/suspend-in-running-then-resume.yaml of the source tree, 1 s)
+#include <fmt/format.h>
+#include <malloc.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/fingerprint.h"
+#include "engine/scenario_loader.h"
+#include "explore/scenario_run.h"
+#include "stopwatch.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using rjsim::bench::Stopwatch;
+using rjsim::engine::World;
+
+constexpr double fingerprint_target_per_s = 2'000'000;
+constexpr std::size_t world_target_bytes = 64 * 1024;
+
+class WorldRecorder final : public rjsim::engine::StepObserver {
+ public:
+  void after_step(const World& world, std::span<const rjsim::events::Event>) override {
+    worlds.push_back(world);
+  }
+  std::vector<World> worlds;
+};
+
+// Calls `work` in batches until `seconds` of wall time have passed; returns how many calls.
+template <class Work>
+std::int64_t repeat_for(double seconds, Work work) {
+  constexpr int batch = 1000;
+  std::int64_t count = 0;
+  const Stopwatch stopwatch;
+  while (stopwatch.wall_seconds() < seconds) {
+    for (int i = 0; i < batch; ++i) work();
+    count += batch;
+  }
+  return count;
+}
+
+// The heap bytes in use (glibc's count, chunk overhead included).
+std::size_t heap_in_use() { return mallinfo2().uordblks; }
+
+void measure(const char* label, const World& world, double seconds) {
+  const std::size_t heap_before = heap_in_use();
+  const std::vector<World> copy = {world};   // alive while the heap is counted
+  const std::size_t heap_bytes = heap_in_use() - heap_before - sizeof(World);
+  const std::size_t size = sizeof(World) + heap_bytes;
+  fmt::print("{} (after step {}, virtual time {} ms)\n", label, world.steps, world.now_ms);
+  fmt::print("  {:<30} {:>9} bytes ({} inline + {} on the heap)  target < {} bytes  {}\n",
+             "world size", size, sizeof(World), heap_bytes, world_target_bytes,
+             size < world_target_bytes ? "ok" : "ABOVE");
+
+  {
+    const Stopwatch stopwatch;
+    const std::int64_t copies = repeat_for(seconds, [&] {
+      const World copy = world;
+      static_cast<void>(copy);
+    });
+    const double per_s = static_cast<double>(copies) / stopwatch.wall_seconds();
+    fmt::print("  {:<30} {:>9.0f}/s (no target; informative)\n", "world copies", per_s);
+  }
+
+  std::uint64_t sink = 0;   // keeps the results alive
+  {
+    const Stopwatch stopwatch;
+    const std::int64_t count =
+        repeat_for(seconds, [&] { sink += rjsim::engine::fingerprint(world); });
+    fmt::print("  ");
+    stopwatch.report_rate("fingerprint (64 bit)", count, "worlds", fingerprint_target_per_s);
+  }
+  {
+    const Stopwatch stopwatch;
+    const std::int64_t count =
+        repeat_for(seconds, [&] { sink += rjsim::engine::fingerprint128(world).low; });
+    fmt::print("  ");
+    stopwatch.report_rate("fingerprint128", count, "worlds", fingerprint_target_per_s);
+  }
+  fmt::print("  (sum of all fingerprints: {:016x})\n", sink);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const fs::path file = argc > 1 ? fs::path(argv[1])
+                                 : fs::path(RJSIM_SOURCE_DIR) / "scenarios" /
+                                       "suspend-in-running-then-resume.yaml";
+  const double seconds = argc > 2 ? std::max(0.1, std::atof(argv[2])) : 1.0;
+
+  const rjsim::engine::Scenario scenario = rjsim::engine::load_scenario(file.string());
+  WorldRecorder recorder;
+  rjsim::explore::RunOptions options;
+  options.keep_events = false;
+  options.observers.push_back(&recorder);
+  const rjsim::explore::RunReport report = rjsim::explore::run_scenario(scenario, options);
+  if (recorder.worlds.empty()) {
+    fmt::print(stderr, "fingerprint_bench: {} ran no step\n", file.string());
+    return 3;
+  }
+  fmt::print("fingerprint_bench: {} ({} steps, {})\n", scenario.name, report.steps, report.outcome);
+  measure("mid-run world", recorder.worlds[recorder.worlds.size() / 2], seconds);
+  measure("last world", recorder.worlds.back(), seconds);
+  return 0;
+}
