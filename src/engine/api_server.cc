@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/fingerprint.h"
+
 namespace rjsim::engine {
 
 std::string_view to_string(WatchType type) {
@@ -117,8 +119,10 @@ Object* ApiServer::find_mutable(Kind kind, std::string_view namespace_, std::str
 }
 
 void ApiServer::append_watch(WatchType type, const Object& object) {
-  watch_logs_[kind_index(kind_of(object))].push_back(
-      WatchEvent{meta(object).resource_version, type, object});
+  const int kind = kind_index(kind_of(object));
+  const WatchEvent& event =
+      watch_logs_[kind].emplace_back(WatchEvent{meta(object).resource_version, type, object});
+  watch_log_digests_[kind] = extend_watch_log_digest(watch_log_digests_[kind], event);
 }
 
 void ApiServer::erase(Kind kind, const ObjectMeta& m) {

@@ -6,7 +6,9 @@
 // no-op short-circuit); status-subresource masking applies; generation moves on spec changes
 // only; finalizers hold a deleted object (deletionTimestamp set) until the last one is removed,
 // and none can be added once deletion started. The server is a plain value and never emits
-// events: callers log what a write did from its WriteOutcome.
+// events: callers log what a write did from its WriteOutcome. Beside each watch log it keeps the
+// log's digest, extended as each event is appended, so that a world's fingerprint covers the
+// logs without hashing them again (fingerprint.h).
 #pragma once
 
 #include <array>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/hash128.h"
 #include "engine/objects.h"
 
 namespace rjsim::engine {
@@ -100,6 +103,8 @@ class ApiServer {
 
   std::array<std::vector<Object>, kKindCount> objects_;
   std::array<std::vector<WatchEvent>, kKindCount> watch_logs_;
+  // Per kind: extend_watch_log_digest over every event of watch_logs_, in order.
+  std::array<Hash128, kKindCount> watch_log_digests_;
   std::int64_t resource_version_ = 0;
   std::int64_t next_uid_ = 1;
 };

@@ -226,8 +226,12 @@ class Fingerprinter {
     add_all(resource_version, type, object);
   }
   void add(const ApiServer& value) {
-    const auto& [objects, watch_logs, resource_version, next_uid] = value;
-    add_all(objects, watch_logs, resource_version, next_uid);
+    const auto& [objects, watch_logs, watch_log_digests, resource_version, next_uid] = value;
+    add(objects);
+    // The logs through the digests the server extends as it appends to them: hashing the logs
+    // themselves would make a fingerprint's cost grow with the length of the run.
+    for (const std::vector<WatchEvent>& log : watch_logs) add_length(log.size());
+    add_all(watch_log_digests, resource_version, next_uid);
   }
 
   // ---- informer.h ----
@@ -357,6 +361,13 @@ std::uint64_t fingerprint(const World& world) {
 Hash128 fingerprint128(const World& world) {
   Fingerprinter fingerprinter(/*wide=*/true);
   fingerprinter.add(world);
+  return fingerprinter.digest128();
+}
+
+Hash128 extend_watch_log_digest(const Hash128& log_digest, const WatchEvent& event) {
+  Fingerprinter fingerprinter(/*wide=*/true);
+  fingerprinter.add(log_digest);
+  fingerprinter.add(event);
   return fingerprinter.digest128();
 }
 

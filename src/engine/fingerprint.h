@@ -2,7 +2,8 @@
 // §8): a hash of everything that determines the future of a run. Worlds that are == apart from
 // World::steps have equal fingerprints, in every run and process of one rjsim build (it is not a
 // stored format). Every member is hashed in declaration order, each length before its contents,
-// into XXH3; no pointer and no unordered iteration reaches it.
+// into XXH3, the watch logs through the digests the API server keeps of them; no pointer and no
+// unordered iteration reaches it.
 #pragma once
 
 #include <cstdint>
@@ -35,5 +36,11 @@ namespace rjsim::engine {
 // library; hash functions beside each struct would still compile when a member was forgotten.)
 std::uint64_t fingerprint(const World& world);
 Hash128 fingerprint128(const World& world);
+
+// The digest of a kind's watch log once `event` is appended to a log whose digest was
+// `log_digest` (Hash128{} for the empty log). ApiServer extends one per kind on every append;
+// fingerprints hash those digests instead of the logs, so that their cost does not grow with the
+// length of the run.
+Hash128 extend_watch_log_digest(const Hash128& log_digest, const WatchEvent& event);
 
 }  // namespace rjsim::engine

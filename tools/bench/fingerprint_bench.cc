@@ -33,6 +33,9 @@ using rjsim::engine::World;
 
 constexpr double fingerprint_target_per_s = 2'000'000;
 constexpr std::size_t world_target_bytes = 64 * 1024;
+// A run's writes are a fraction of its steps, and random exploration wants ~1M steps/s (§8):
+// extending a log digest should cost well under a step, so at least 2,000,000 events/s.
+constexpr double events_target_per_s = 2'000'000;
 
 class WorldRecorder final : public rjsim::engine::StepObserver {
  public:
@@ -96,6 +99,27 @@ void measure(const char* label, const World& world, double seconds) {
   fmt::print("  (sum of all fingerprints: {:016x})\n", sink);
 }
 
+// What the API server pays on each write for the fingerprints' sake: extending its kind's
+// watch-log digest by the new event (engine/fingerprint.h), over every event of `world`'s logs.
+void measure_log_digests(const World& world, double seconds) {
+  std::vector<const rjsim::engine::WatchEvent*> events;
+  for (rjsim::engine::Kind kind : rjsim::engine::kAllKinds) {
+    for (const rjsim::engine::WatchEvent& event : world.api.watch_log(kind)) {
+      events.push_back(&event);
+    }
+  }
+  rjsim::engine::Hash128 digest;
+  std::size_t next = 0;
+  const Stopwatch stopwatch;
+  const std::int64_t count = repeat_for(seconds, [&] {
+    digest = rjsim::engine::extend_watch_log_digest(digest, *events[next]);
+    next = next + 1 == events.size() ? 0 : next + 1;
+  });
+  fmt::print("watch-log digest, on each write ({} events of all kinds, cycled; last {:016x})\n  ",
+             events.size(), digest.low);
+  stopwatch.report_rate("extend_watch_log_digest", count, "events", events_target_per_s);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -117,5 +141,6 @@ int main(int argc, char** argv) {
   fmt::print("fingerprint_bench: {} ({} steps, {})\n", scenario.name, report.steps, report.outcome);
   measure("mid-run world", recorder.worlds[recorder.worlds.size() / 2], seconds);
   measure("last world", recorder.worlds.back(), seconds);
+  measure_log_digests(recorder.worlds.back(), seconds);
   return 0;
 }
