@@ -67,8 +67,9 @@ std::function<void(const explore::ExploreProgress&)> progress_line(Io& io) {
   if (&io.err != &std::cerr || !::isatty(STDERR_FILENO)) return {};
   return [&io](const explore::ExploreProgress& p) {
     const double rate = p.elapsed_s > 0 ? static_cast<double>(p.schedules) / p.elapsed_s : 0;
-    io.err << fmt::format("\r  schedules {}  ({:.0f}/s)  steps {}  violations {}  elapsed {:.1f}s   ", p.schedules,
-                          rate, p.steps, p.violations, p.elapsed_s)
+    io.err << fmt::format("\r  schedules {} ({:.0f}/s)  distinct states {}  violations {}  elapsed {:.1f}s  "
+                          "coverage ~{:.0f}%   ",
+                          p.schedules, rate, p.distinct_states, p.violations, p.elapsed_s, 100 * p.coverage)
            << std::flush;
   };
 }
@@ -119,6 +120,10 @@ nlohmann::ordered_json summary_json(const explore::ExploreReport& report, const 
           {"schedules_per_s", static_cast<double>(report.schedules) / elapsed},
           {"steps_per_s", static_cast<double>(report.steps) / elapsed},
           {"complete", report.complete},
+          {"states_generated", report.states_generated},
+          {"max_depth", report.max_depth},
+          {"distinct_executions", report.distinct_executions},
+          {"coverage", report.coverage},
           {"violations", violations}};
 }
 
@@ -167,9 +172,17 @@ void print_text(std::ostream& out, const engine::Scenario& scenario, const explo
   out << fmt::format("schedules {} ({:.0f}/s), steps {} ({:.0f}/s), elapsed {:.2f}s\n", report.schedules,
                      static_cast<double>(report.schedules) / elapsed, report.steps,
                      static_cast<double>(report.steps) / elapsed, report.elapsed_s);
+  if (report.strategy == explore::Strategy::exhaustive) {
+    out << fmt::format("states generated {}, distinct states {} ({:.0f}/s), maximum depth {} decisions\n",
+                       report.states_generated, report.distinct_states,
+                       static_cast<double>(report.distinct_states) / elapsed, report.max_depth);
+  } else {
+    out << fmt::format("distinct executions {}, estimated coverage {:.0f}%\n", report.distinct_executions,
+                       100 * report.coverage);
+  }
   if (report.findings.empty()) {
-    out << fmt::format("no violation found within {} schedules{}\n", report.schedules,
-                       report.complete ? " (complete: no violation within these bounds)" : "");
+    out << (report.complete ? "complete: no violation within these bounds\n"
+                            : fmt::format("no violation found within {} schedules\n", report.schedules));
     return;
   }
   for (std::size_t i = 0; i < report.findings.size(); ++i) {
@@ -197,13 +210,7 @@ int run_explore(const ExploreFlags& flags, Io& io) {
   const engine::Scenario scenario = engine::load_scenario(flags.scenario);
   explore::ExploreOptions options = explore_options(flags);
   options.on_progress = progress_line(io);
-  explore::ExploreReport report;
-  try {
-    report = explore::explore(scenario, options);
-  } catch (const explore::UnsupportedStrategy& error) {
-    io.err << "rjsim explore: " << error.what() << "\n";
-    return 3;
-  }
+  const explore::ExploreReport report = explore::explore(scenario, options);
   if (options.on_progress) io.err << "\n";
   std::vector<StoredFinding> stored;
   if (!flags.db_path.empty()) {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "explore/exhaustive.h"
 #include "explore/strategies.h"
 #include "explore/targeted.h"
 
@@ -33,8 +34,26 @@ struct ScheduleResult {
   std::int64_t index = 0;
   std::uint64_t seed = 0;
   Schedule schedule;
+  std::uint64_t execution = 0;   // schedule_hash(schedule): equal decisions, equal execution
   RunReport report;
 };
+
+// Runs are deterministic functions of their decisions, so the decisions identify an execution.
+std::uint64_t schedule_hash(const Schedule& schedule) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;   // FNV-1a over (point, options, picked)
+  auto mix = [&](std::uint64_t value) {
+    for (int byte = 0; byte < 8; ++byte) {
+      hash ^= (value >> (8 * byte)) & 0xff;
+      hash *= 0x100000001b3ULL;
+    }
+  };
+  for (const engine::Decision& decision : schedule) {
+    mix(static_cast<std::uint64_t>(decision.point));
+    mix(decision.options);
+    mix(decision.picked);
+  }
+  return hash;
+}
 
 // The search shared by the worker threads: which schedule is next, where to stop, what was found.
 class Search {
@@ -64,8 +83,16 @@ class Search {
     }
   }
 
+  // Good-Turing: the share of schedules so far whose execution was seen more than once.
+  double coverage_locked() const {
+    const auto schedules = static_cast<double>(completed_.size());
+    return schedules == 0 ? 0 : 1.0 - static_cast<double>(singletons_) / schedules;
+  }
+
   ExploreProgress progress() const {
-    return ExploreProgress{schedules_.load(), steps_.load(), violations_.load(), seconds_since(started_)};
+    std::lock_guard lock(mutex_);
+    return ExploreProgress{schedules_.load(), steps_.load(), 0, violations_.load(), seconds_since(started_),
+                           coverage_locked()};
   }
 
   // The findings and totals as one thread would have seen them: every schedule up to the last
@@ -99,6 +126,8 @@ class Search {
       return std::tie(a.schedule_index, a.invariant) < std::tie(b.schedule_index, b.invariant);
     });
     report.elapsed_s = seconds_since(started_);
+    report.distinct_executions = static_cast<std::int64_t>(executions_.size());
+    report.coverage = coverage_locked();
   }
 
  private:
@@ -127,9 +156,11 @@ class Search {
     run.faults = true;
     run.chooser = &recording;
     run.keep_events = false;
+    run.hash_log = false;
     run.stop_at_violation = !options_.all;
     result.report = run_scenario(scenario_, run);
     result.schedule = recording.take();
+    result.execution = schedule_hash(result.schedule);
     return result;
   }
 
@@ -138,6 +169,8 @@ class Search {
     steps_.fetch_add(result.report.steps);
     std::lock_guard lock(mutex_);
     completed_.emplace(result.index, result.report.steps);
+    const int seen = ++executions_[result.execution];
+    singletons_ += seen == 1 ? 1 : seen == 2 ? -1 : 0;
     if (result.report.violations.empty()) return;
     violations_.fetch_add(1);
     found_after_s_[result.index] = seconds_since(started_);
@@ -160,10 +193,12 @@ class Search {
   std::atomic<std::int64_t> schedules_{0};
   std::atomic<std::int64_t> steps_{0};
   std::atomic<std::int64_t> violations_{0};
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::map<std::int64_t, std::int64_t> completed_;     // schedule index -> steps
   std::map<std::int64_t, ScheduleResult> failing_;     // schedule index -> what it did
   std::map<std::int64_t, double> found_after_s_;
+  std::map<std::uint64_t, int> executions_;   // schedule hash -> schedules that ran it
+  std::int64_t singletons_ = 0;             // executions seen exactly once
 };
 
 // Runs the workers; the calling thread reports progress until they are done.
@@ -202,6 +237,52 @@ std::vector<TargetedPlan> plans_for(const engine::Scenario& scenario, const Expl
   return targeted_plans(run_scenario(scenario, run).event_log, scenario.faults);
 }
 
+// The exhaustive strategy on the calling thread; its failures become findings, the first run
+// that broke each invariant.
+void search_exhaustively(const engine::Scenario& scenario, const ExploreOptions& options, ExploreReport& report) {
+  const Clock::time_point started = Clock::now();
+  ExhaustiveOptions exhaustive;
+  exhaustive.controller = options.controller;
+  exhaustive.max_runs = options.runs;
+  if (options.time_ms) {
+    exhaustive.out_of_time = [&] { return seconds_since(started) * 1000.0 >= static_cast<double>(*options.time_ms); };
+  }
+  exhaustive.all = options.all;
+  exhaustive.shard_index = options.shard_index;
+  exhaustive.shard_count = options.shard_count;
+  double last_progress_s = 0;
+  std::int64_t violations = 0;
+  exhaustive.on_run = [&](std::int64_t runs, std::int64_t states) {
+    const double now_s = seconds_since(started);
+    if (!options.on_progress || now_s - last_progress_s < 0.1) return;
+    last_progress_s = now_s;
+    options.on_progress(ExploreProgress{runs, 0, states, violations, now_s, 0});
+  };
+  ExhaustiveReport result = explore_exhaustively(scenario, exhaustive);
+  report.schedules = result.runs;
+  report.steps = result.steps;
+  report.distinct_states = result.distinct_states;
+  report.states_generated = result.states_generated;
+  report.max_depth = result.max_depth;
+  report.complete = result.complete;
+  report.coverage = result.complete ? 1.0 : 0.0;
+  report.elapsed_s = seconds_since(started);
+  std::map<std::string, bool> seen;
+  for (ExhaustiveFailure& failure : result.failures) {
+    for (const ViolationReport& violation : failure.report.violations) {
+      if (!seen.emplace(violation.invariant, true).second) continue;
+      Finding finding;
+      finding.invariant = violation.invariant;
+      finding.schedule_index = failure.run_index;
+      finding.schedule_seed = scenario.seed;
+      finding.schedule = failure.schedule;
+      finding.report = failure.report;
+      finding.found_after_s = report.elapsed_s;
+      report.findings.push_back(std::move(finding));
+    }
+  }
+}
+
 }  // namespace
 
 std::string_view to_string(Strategy strategy) {
@@ -222,10 +303,6 @@ std::optional<Strategy> parse_strategy(std::string_view text) {
 }
 
 ExploreReport explore(const engine::Scenario& scenario, const ExploreOptions& options) {
-  if (options.strategy == Strategy::exhaustive) {
-    throw UnsupportedStrategy(fmt::format("--strategy {} is not built yet (issue 5); use random, pct or targeted",
-                                          to_string(options.strategy)));
-  }
   ExploreReport report;
   report.strategy = options.strategy;
   RunOptions fault_free;
@@ -233,9 +310,13 @@ ExploreReport explore(const engine::Scenario& scenario, const ExploreOptions& op
   fault_free.keep_events = false;
   report.baseline = run_scenario(scenario, fault_free);
 
-  Search search(scenario, options, report.baseline.steps, plans_for(scenario, options));
-  run_workers(search, options);
-  search.finish(report);
+  if (options.strategy == Strategy::exhaustive) {
+    search_exhaustively(scenario, options, report);
+  } else {
+    Search search(scenario, options, report.baseline.steps, plans_for(scenario, options));
+    run_workers(search, options);
+    search.finish(report);
+  }
 
   for (Finding& finding : report.findings) {
     if (options.shrink_runs <= 0) continue;

@@ -5,7 +5,8 @@
 //   pct         a seeded Pct per schedule, with `pct_depth`
 //   targeted    one schedule per plan of targeted.h (Sieve's patterns around each controller
 //               write of the fault-free run); the budget is at most the number of plans
-//   exhaustive  (not yet: a later step of issue 5)
+//   exhaustive  depth-first over every decision within the bounds, equal world states explored
+//               once (exhaustive.h); `complete` when the bounded space was searched to the end
 // Schedule i is seeded schedule_seed(seed, i), so results depend only on the seed and the budget:
 // `jobs` threads split the schedules among them and the findings are reported in schedule order;
 // shard I of N takes the schedules with i % N == I, so N machines cover disjoint schedules.
@@ -50,8 +51,13 @@ struct ExploreOptions {
 struct ExploreProgress {
   std::int64_t schedules = 0;
   std::int64_t steps = 0;
+  std::int64_t distinct_states = 0;   // exhaustive only
   std::int64_t violations = 0;
   double elapsed_s = 0;
+  // An estimate of how much of the search space the schedules so far cover, in [0, 1]. Random
+  // and pct: Good-Turing over executions (1 - the share of schedules whose execution, by its
+  // decisions, was seen exactly once: the chance that the next one repeats a known execution).
+  double coverage = 0;
 };
 
 // One invariant found violated: the first schedule (lowest index) that violated it.
@@ -69,16 +75,15 @@ struct ExploreReport {
   Strategy strategy = Strategy::random;
   std::int64_t schedules = 0;
   std::int64_t steps = 0;
-  std::int64_t distinct_states = 0;   // 0 until world fingerprints are in (exhaustive)
+  std::int64_t distinct_states = 0;   // exhaustive: the visited set's size (else 0)
+  std::int64_t states_generated = 0;  // exhaustive: worlds fingerprinted
+  std::int64_t max_depth = 0;         // exhaustive: the most decisions one run took
+  std::int64_t distinct_executions = 0;   // random, pct, targeted: distinct decision sequences
+  double coverage = 0;                // as ExploreProgress::coverage; exhaustive: 1 when complete
   double elapsed_s = 0;
   bool complete = false;              // the whole bounded space was searched (exhaustive)
   RunReport baseline;                 // the fault-free run
   std::vector<Finding> findings;      // by schedule index
-};
-
-class UnsupportedStrategy : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
 };
 
 ExploreReport explore(const engine::Scenario& scenario, const ExploreOptions& options);

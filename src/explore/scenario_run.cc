@@ -68,13 +68,14 @@ std::string string_of(const Event& event, std::string_view key) {
 // The checker itself only observes; this is the driver writing down what it said.
 class VerdictRecorder final : public StepObserver {
  public:
-  VerdictRecorder(checks::InvariantChecker& checker, Simulation& simulation, bool stop_at_violation)
-      : checker_(checker), simulation_(simulation), stop_at_violation_(stop_at_violation) {}
+  VerdictRecorder(checks::InvariantChecker& checker, Simulation& simulation, const RunOptions& options)
+      : checker_(checker), simulation_(simulation), options_(options) {}
 
   void after_step(const World& world, std::span<const Event> step_events) override {
     checker_.after_step(world, step_events);
     record_new_violations();
-    if (stop_at_violation_ && recorded_ > 0) simulation_.stop();
+    if (options_.stop_at_violation && recorded_ > 0) simulation_.stop();
+    if (options_.stop_when && options_.stop_when(world)) simulation_.stop();
   }
   void finish(const World& world, RunEnd end) {
     checker_.finish(world, end);
@@ -98,7 +99,7 @@ class VerdictRecorder final : public StepObserver {
 
   checks::InvariantChecker& checker_;
   Simulation& simulation_;
-  bool stop_at_violation_;
+  const RunOptions& options_;
   std::size_t recorded_ = 0;
 };
 
@@ -181,7 +182,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   events::MemorySink memory;
   HashSink hash;
   CountingSink counter;
-  std::vector<events::EventSink*> sinks = {&hash, &counter};
+  std::vector<events::EventSink*> sinks = {&counter};
+  if (options.hash_log) sinks.push_back(&hash);
   if (options.keep_events) sinks.push_back(&memory);
   sinks.insert(sinks.end(), options.sinks.begin(), options.sinks.end());
   events::TeeSink sink(sinks);
@@ -194,8 +196,9 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   simulation.set_dashboard(&environment.ray);
   checks::InvariantChecker checker(scenario.invariants, model->transition_table(),
                                    scenario.limits.eventually_ms);
-  VerdictRecorder verdicts(checker, simulation, options.stop_at_violation);
+  VerdictRecorder verdicts(checker, simulation, options);
   simulation.add_observer(&verdicts);
+  for (StepObserver* observer : options.observers) simulation.add_observer(observer);
   simulation.record(run_start_event(scenario, *model, seed, options));
   create_initial_objects(simulation, scenario);
   const RunEnd end = simulation.run();
@@ -209,7 +212,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   report.steps = simulation.world().steps;
   report.virtual_ms = simulation.world().now_ms;
   report.events = counter.count;
-  report.log_hash = hash.hasher.hex();
+  if (options.hash_log) report.log_hash = hash.hasher.hex();
   report.transitions = std::move(counter.transitions);
   for (const RayJob& rayjob : scenario.rayjobs) {
     report.final[rayjob.metadata.name] = final_state_of(simulation.world(), rayjob);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -29,8 +30,15 @@ struct RunOptions {
                                              // seeded random walk with faults, else fault-free
   std::vector<events::EventSink*> sinks;     // where the events go, besides the report's hash
   bool keep_events = true;                   // keep them in RunReport::events
+  bool hash_log = true;                      // compute RunReport::log_hash (exploration's fast
+                                             // path skips it: it is an eighth of a run's time)
   bool stop_at_violation = false;            // end the run after the step of the first violation
                                              // (exploration; liveness is then not judged)
+  // Also see each step's world, after the checks (tests, benchmarks); they must not change it.
+  std::vector<engine::StepObserver*> observers;
+  // Asked after each step, after the checks: true ends the run there, as stop_at_violation does
+  // (exhaustive exploration, at a state it has seen before).
+  std::function<bool(const engine::World&)> stop_when;
 };
 
 // One persisted RayJob status change (a status.transition event).
@@ -74,7 +82,7 @@ struct RunReport {
   std::int64_t steps = 0;
   std::int64_t virtual_ms = 0;
   std::int64_t events = 0;
-  std::string log_hash;
+  std::string log_hash;                         // empty when RunOptions::hash_log is off
   std::vector<Transition> transitions;
   std::vector<ViolationReport> violations;
   std::map<std::string, FinalState> final;      // by RayJob name

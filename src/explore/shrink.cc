@@ -37,6 +37,7 @@ class Shrinker {
     options.chooser = &recording;
     options.sinks.clear();
     options.keep_events = false;
+    options.hash_log = false;
     options.stop_at_violation = true;
     RunReport report = run_scenario(scenario_, options);
     if (!fails(report)) return false;

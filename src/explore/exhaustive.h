@@ -1,0 +1,52 @@
+// Exhaustive exploration (issue 5): depth-first over every decision a run asks for within the
+// scenario's fault budget, by re-execution (stateless model checking, as in CHESS): a node is a
+// prefix of decisions; its run answers the prefix, then alternative 0 everywhere, and every
+// alternative it did not take after the prefix becomes a child. A visited set of world
+// fingerprints (engine/fingerprint.h) cuts a run as soon as it reaches, past its prefix, a state
+// some earlier run reached: equal states are explored once. Name suffixes are not branched on
+// (they change names, not behaviour): they come from the scenario's seed as in the fault-free run.
+// What the visited set identifies is the World, not the checks' history of it: two runs that
+// reach one World by different histories are explored once, from the first.
+// Complete means every child was run: no violation exists within these bounds.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "engine/scenario.h"
+#include "explore/scenario_run.h"
+#include "explore/schedule.h"
+
+namespace rjsim::explore {
+
+struct ExhaustiveOptions {
+  std::string controller;
+  std::optional<std::int64_t> max_runs;       // stop (incomplete) after this many runs
+  std::function<bool()> out_of_time;          // stop (incomplete) when it says so
+  bool all = false;                           // keep going after a violation
+  std::int64_t shard_index = 0;               // which of the root's children this shard takes:
+  std::int64_t shard_count = 1;               //   those with index % shard_count == shard_index
+  std::function<void(std::int64_t runs, std::int64_t distinct_states)> on_run;   // progress
+};
+
+struct ExhaustiveFailure {
+  Schedule schedule;
+  RunReport report;
+  std::int64_t run_index = 0;
+};
+
+struct ExhaustiveReport {
+  std::int64_t runs = 0;
+  std::int64_t steps = 0;
+  std::int64_t states_generated = 0;   // worlds fingerprinted (every step of every run)
+  std::int64_t distinct_states = 0;    // the visited set's size
+  std::int64_t max_depth = 0;          // the most decisions one run took
+  bool complete = false;
+  std::vector<ExhaustiveFailure> failures;
+};
+
+ExhaustiveReport explore_exhaustively(const engine::Scenario& scenario, const ExhaustiveOptions& options);
+
+}  // namespace rjsim::explore
