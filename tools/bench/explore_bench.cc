@@ -1,9 +1,11 @@
 // explore_bench: how fast exploration searches (DESIGN §8, issue 5).
 //   - random: schedules/s and steps/s on a 100–200-step scenario, every invariant checked at
 //     every step; targets: 10,000 schedules/s and 1,000,000 steps/s per core.
+//   - exhaustive on the bounded suspend/resume scenario: distinct states/s and the time to
+//     complete it; targets: 500,000 distinct states/s per core, complete in under 60 s.
 //   - for each acceptance scenario (scenarios/explore/*.yaml that expect violations) and each
 //     strategy: schedules and wall time to the first violation, and the time to shrink it.
-// Each figure is printed beside its target. The exhaustive strategy is not built yet.
+// Each figure is printed beside its target.
 //
 //   explore_bench [SCHEDULES]   (default 3000 random schedules for the rate)
 #include <fmt/format.h>
@@ -28,6 +30,8 @@ using rjsim::explore::Strategy;
 
 constexpr double schedules_target_per_s = 10'000;
 constexpr double steps_target_per_s = 1'000'000;
+constexpr double distinct_states_target_per_s = 500'000;
+constexpr double exhaustive_complete_target_s = 60;
 
 fs::path acceptance_dir() { return fs::path(RJSIM_SOURCE_DIR) / "scenarios" / "explore"; }
 
@@ -44,6 +48,21 @@ void measure_rate(std::int64_t schedules) {
              report.schedules > 0 ? report.steps / report.schedules : 0);
   watch.report_rate("random: schedules", report.schedules, "schedules", schedules_target_per_s);
   watch.report_rate("random: steps", report.steps, "steps", steps_target_per_s);
+}
+
+void measure_exhaustive() {
+  const rjsim::engine::Scenario scenario =
+      rjsim::engine::load_scenario((acceptance_dir() / "suspend-resume-bounded.yaml").string());
+  ExploreOptions options;
+  options.strategy = Strategy::exhaustive;
+  Stopwatch watch;
+  const ExploreReport report = rjsim::explore::explore(scenario, options);
+  fmt::print("exhaustive on {}: {} runs, {} states generated, {} distinct, depth {}, {}\n", scenario.name,
+             report.schedules, report.states_generated, report.distinct_states, report.max_depth,
+             report.complete ? "complete" : "NOT complete");
+  watch.report_rate("exhaustive: distinct states", report.distinct_states, "states", distinct_states_target_per_s);
+  watch.report_rate("exhaustive: states generated", report.states_generated, "states", distinct_states_target_per_s);
+  watch.report_duration("exhaustive: time to complete", exhaustive_complete_target_s);
 }
 
 void measure_finding(const fs::path& file, Strategy strategy) {
@@ -87,8 +106,11 @@ int main(int argc, char** argv) {
   }
   std::sort(files.begin(), files.end());
   for (const fs::path& file : files) {
-    for (Strategy strategy : {Strategy::targeted, Strategy::pct, Strategy::random}) measure_finding(file, strategy);
+    for (Strategy strategy : {Strategy::targeted, Strategy::pct, Strategy::random, Strategy::exhaustive}) {
+      measure_finding(file, strategy);
+    }
   }
-  fmt::print("\nexhaustive: not built yet (distinct states/s target 500,000; bounded scenario under 60 s)\n");
+  fmt::print("\n");
+  measure_exhaustive();
   return 0;
 }
