@@ -15,10 +15,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/timeline.h"
 #include "engine/scenario_loader.h"
 #include "explore/explorer.h"
-#include "explore/replay.h"
 #include "store/database.h"
 
 namespace rjsim::cli {
