@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/stored_run.h"
 #include "engine/scenario_loader.h"
 #include "explore/explorer.h"
 #include "store/database.h"
@@ -76,9 +77,6 @@ std::function<void(const explore::ExploreProgress&)> progress_line(Io& io) {
 std::int64_t store_schedule(store::Database& database, const engine::Scenario& scenario, const std::string& kind,
                             std::optional<std::int64_t> parent, std::uint64_t seed, const explore::Schedule& schedule,
                             bool faults, bool stop_at_violation) {
-  const std::string controller = scenario.controller;
-  store::RunWriter writer = database.begin_run(
-      store::RunHeader{parent, kind, scenario.name, scenario.text, controller, static_cast<std::int64_t>(seed)});
   engine::DefaultChooser fallback(seed);
   engine::ReplayChooser chooser(schedule, &fallback);
   explore::RunOptions options;
@@ -87,10 +85,7 @@ std::int64_t store_schedule(store::Database& database, const engine::Scenario& s
   options.chooser = &chooser;
   options.keep_events = false;
   options.stop_at_violation = stop_at_violation;
-  options.sinks.push_back(&writer);
-  const explore::RunReport report = explore::run_scenario(scenario, options);
-  for (const explore::ViolationReport& v : report.violations) writer.add_violation(store::Violation{v.seq, v.invariant, v.message});
-  return writer.commit(store::RunSummary{report.outcome, report.steps, report.virtual_ms, report.log_hash});
+  return run_and_store(database, scenario, options, kind, parent).run_id;
 }
 
 nlohmann::ordered_json summary_json(const explore::ExploreReport& report, const std::vector<StoredFinding>& stored) {

@@ -134,13 +134,7 @@ int replay(const ReplayOptions& options, Io& io) {
   if (writer) sinks.push_back(&*writer);
   const explore::ReplayReport report = explore::replay_run(recorded, sinks);
   std::int64_t stored_run_id = 0;
-  if (writer) {
-    for (const explore::ViolationReport& v : report.run.violations) {
-      writer->add_violation(store::Violation{v.seq, v.invariant, v.message});
-    }
-    const std::string outcome = report.identical ? report.run.outcome : "diverged";
-    stored_run_id = writer->commit(store::RunSummary{outcome, report.run.steps, report.run.virtual_ms, report.run.log_hash});
-  }
+  if (writer) stored_run_id = commit_run(*writer, report.run, report.identical ? "" : "diverged");
   if (options.json) {
     io.out << replay_json(run, report, stored_run_id).dump() << "\n";
   } else {

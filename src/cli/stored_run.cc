@@ -8,7 +8,8 @@
 namespace rjsim::cli {
 
 StoredRun run_and_store(store::Database& database, const engine::Scenario& scenario,
-                        explore::RunOptions options, std::string_view kind) {
+                        explore::RunOptions options, std::string_view kind,
+                        std::optional<std::int64_t> parent_run) {
   const std::string model = options.controller.empty() ? scenario.controller : options.controller;
   const std::string canonical_model = models::canonical_model_name(model);
   if (canonical_model.empty()) {
@@ -16,16 +17,20 @@ StoredRun run_and_store(store::Database& database, const engine::Scenario& scena
         fmt::format("no model named \"{}\" (models: {})", model, fmt::join(models::model_names(), ", ")));
   }
   store::RunWriter writer = database.begin_run(store::RunHeader{
-      std::nullopt, std::string(kind), scenario.name, scenario.text, canonical_model,
+      parent_run, std::string(kind), scenario.name, scenario.text, canonical_model,
       static_cast<std::int64_t>(options.seed.value_or(scenario.seed))});
   options.sinks.push_back(&writer);
   StoredRun stored{explore::run_scenario(scenario, options), 0};
-  for (const explore::ViolationReport& v : stored.report.violations) {
+  stored.run_id = commit_run(writer, stored.report);
+  return stored;
+}
+
+std::int64_t commit_run(store::RunWriter& writer, const explore::RunReport& report, std::string_view outcome) {
+  for (const explore::ViolationReport& v : report.violations) {
     writer.add_violation(store::Violation{v.seq, v.invariant, v.message});
   }
-  const explore::RunReport& report = stored.report;
-  stored.run_id = writer.commit(store::RunSummary{report.outcome, report.steps, report.virtual_ms, report.log_hash});
-  return stored;
+  return writer.commit(store::RunSummary{outcome.empty() ? report.outcome : std::string(outcome), report.steps,
+                                         report.virtual_ms, report.log_hash});
 }
 
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -26,7 +27,12 @@ struct StoredRun {
 
 // Throws explore::UnknownController (before anything is written) when the model does not exist.
 StoredRun run_and_store(store::Database& database, const engine::Scenario& scenario,
-                        explore::RunOptions options, std::string_view kind = "run");
+                        explore::RunOptions options, std::string_view kind = "run",
+                        std::optional<std::int64_t> parent_run = std::nullopt);
+
+// Adds the report's violations to the run being written and commits it, with `outcome` when
+// given (a replay that diverged), else the report's own; returns the run_id.
+std::int64_t commit_run(store::RunWriter& writer, const explore::RunReport& report, std::string_view outcome = {});
 
 // The run `run_id`, or the last one of the database when `run_id` is 0.
 store::RunInfo find_run(const store::Database& database, std::int64_t run_id);

@@ -61,12 +61,8 @@ ExhaustiveReport explore_exhaustively(const engine::Scenario& scenario, const Ex
     const Schedule prefix = std::move(stack.back());
     stack.pop_back();
     PrefixChooser chooser(prefix, scenario.seed);
-    RunOptions run;
+    RunOptions run = exploration_run(chooser);
     run.controller = options.controller;
-    run.faults = true;
-    run.chooser = &chooser;
-    run.keep_events = false;
-    run.hash_log = false;
     run.stop_at_violation = !options.all;
     run.stop_when = [&](const engine::World& world) {
       ++report.states_generated;
@@ -78,13 +74,12 @@ ExhaustiveReport explore_exhaustively(const engine::Scenario& scenario, const Ex
     report.steps += result.steps;
     report.max_depth = std::max<std::int64_t>(report.max_depth, static_cast<std::int64_t>(chooser.taken().size()));
     report.distinct_states = static_cast<std::int64_t>(visited.size());
-    if (options.on_run) options.on_run(report.runs, report.distinct_states);
-    if (!result.violations.empty()) {
-      report.failures.push_back(ExhaustiveFailure{chooser.taken(), std::move(result), report.runs - 1});
-      if (!options.all) return report;
-      continue;   // a violating run's continuation is not explored further
-    }
-    push_children(prefix, chooser.taken(), stack, options.shard_index, options.shard_count);
+    const bool violated = !result.violations.empty();
+    if (violated) report.failures.push_back(ExhaustiveFailure{chooser.taken(), std::move(result), report.runs - 1});
+    if (options.on_run) options.on_run(report);
+    if (violated && !options.all) return report;
+    // A violating run's continuation is not explored further.
+    if (!violated) push_children(prefix, chooser.taken(), stack, options.shard_index, options.shard_count);
   }
   report.complete = stack.empty();
   return report;

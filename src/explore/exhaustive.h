@@ -28,7 +28,7 @@ struct ExhaustiveOptions {
   bool all = false;                           // keep going after a violation
   std::int64_t shard_index = 0;               // which of the root's children this shard takes:
   std::int64_t shard_count = 1;               //   those with index % shard_count == shard_index
-  std::function<void(std::int64_t runs, std::int64_t distinct_states)> on_run;   // progress
+  std::function<void(const struct ExhaustiveReport& so_far)> on_run;   // after each run: progress
 };
 
 struct ExhaustiveFailure {

@@ -150,13 +150,9 @@ class Search {
                                 : options_.strategy == Strategy::pct ? static_cast<engine::Chooser&>(pct)
                                                                      : random;
     RecordingChooser recording(strategy);
-    RunOptions run;
+    RunOptions run = exploration_run(recording);
     run.seed = result.seed;
     run.controller = options_.controller;
-    run.faults = true;
-    run.chooser = &recording;
-    run.keep_events = false;
-    run.hash_log = false;
     run.stop_at_violation = !options_.all;
     result.report = run_scenario(scenario_, run);
     result.schedule = recording.take();
@@ -251,12 +247,12 @@ void search_exhaustively(const engine::Scenario& scenario, const ExploreOptions&
   exhaustive.shard_index = options.shard_index;
   exhaustive.shard_count = options.shard_count;
   double last_progress_s = 0;
-  std::int64_t violations = 0;
-  exhaustive.on_run = [&](std::int64_t runs, std::int64_t states) {
+  exhaustive.on_run = [&](const ExhaustiveReport& so_far) {
     const double now_s = seconds_since(started);
     if (!options.on_progress || now_s - last_progress_s < 0.1) return;
     last_progress_s = now_s;
-    options.on_progress(ExploreProgress{runs, 0, states, violations, now_s, 0});
+    options.on_progress(ExploreProgress{so_far.runs, so_far.steps, so_far.distinct_states,
+                                        static_cast<std::int64_t>(so_far.failures.size()), now_s, 0});
   };
   ExhaustiveReport result = explore_exhaustively(scenario, exhaustive);
   report.schedules = result.runs;

@@ -227,6 +227,15 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   return report;
 }
 
+RunOptions exploration_run(Chooser& chooser) {
+  RunOptions options;
+  options.faults = true;
+  options.chooser = &chooser;
+  options.keep_events = false;
+  options.hash_log = false;
+  return options;
+}
+
 std::optional<Transition> transition_of(const Event& event) {
   if (event.type != "status.transition") return std::nullopt;
   Transition transition;

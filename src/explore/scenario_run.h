@@ -99,6 +99,10 @@ class UnknownController : public std::runtime_error {
 
 RunReport run_scenario(const engine::Scenario& scenario, const RunOptions& options = {});
 
+// The options of exploration's fast path: the scenario's fault budget, `chooser` deciding, no
+// events kept, no log hash (a run that is kept is run again with both when it is stored).
+RunOptions exploration_run(engine::Chooser& chooser);
+
 // The persisted transition a `status.transition` event records; nullopt for any other event.
 std::optional<Transition> transition_of(const events::Event& event);
 

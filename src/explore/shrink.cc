@@ -33,11 +33,9 @@ class Shrinker {
     engine::DefaultChooser fallback(base_.seed.value_or(scenario_.seed));
     TolerantReplay replay(candidate, fallback);
     RecordingChooser recording(replay);
-    RunOptions options = base_;
-    options.chooser = &recording;
-    options.sinks.clear();
-    options.keep_events = false;
-    options.hash_log = false;
+    RunOptions options = exploration_run(recording);
+    options.seed = base_.seed;
+    options.controller = base_.controller;
     options.stop_at_violation = true;
     RunReport report = run_scenario(scenario_, options);
     if (!fails(report)) return false;

@@ -23,8 +23,8 @@ struct ShrinkResult {
   std::int64_t runs = 0;      // candidate runs tried
 };
 
-// `base`: the options the failing run had (seed, controller, faults; chooser and sinks are
-// replaced). `failing`: its schedule. The result fails `invariant` too; at worst it is the input.
+// `base`: the seed and controller the failing run had; candidates run as exploration runs do
+// (exploration_run: within the fault budget, no events kept). `failing`: its schedule. The result fails `invariant` too; at worst it is the input.
 ShrinkResult shrink(const engine::Scenario& scenario, const RunOptions& base, const Schedule& failing,
                     const std::string& invariant, std::int64_t max_runs = 400);
 
