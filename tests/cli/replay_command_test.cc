@@ -6,7 +6,6 @@
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
-#include <sqlite3.h>
 
 #include <filesystem>
 #include <sstream>
@@ -14,6 +13,8 @@
 #include <vector>
 
 #include "store/database.h"
+
+#include "../store/store_test_support.h"
 
 namespace {
 
@@ -23,56 +24,36 @@ using rjsim::cli::testing::Result;
 using rjsim::cli::testing::contains;
 using rjsim::cli::testing::invoke;
 
-// A fresh database path under the temp directory, removed at the end of the test.
-class TempDatabase {
- public:
-  explicit TempDatabase(const std::string& name)
-      : path_((fs::temp_directory_path() / ("rjsim-replay-test-" + name + ".db")).string()) {
-    fs::remove(path_);
-  }
-  ~TempDatabase() { fs::remove(path_); }
-  TempDatabase(const TempDatabase&) = delete;
-  TempDatabase& operator=(const TempDatabase&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using rjsim::store::testing::RawSqlite;
+using rjsim::store::testing::ScratchDirectory;
 
 std::string scenario(const char* name) {
   return (fs::path(RJSIM_SOURCE_DIR) / "scenarios" / name).string();
 }
 
 // Runs one SQL statement on the database file (to make a recording differ from the code).
-void execute(const std::string& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(db_path.c_str(), &db) == SQLITE_OK);
-  char* error = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
-  INFO(sql, ": ", error ? error : "");
-  sqlite3_free(error);
-  sqlite3_close(db);
-  REQUIRE(rc == SQLITE_OK);
-}
+void execute(const std::string& db_path, const std::string& sql) { RawSqlite(db_path).execute(sql); }
 
 TEST_CASE("rjsim replay of a stored run prints identical and the log hash, exit 0") {
-  TempDatabase db("identical");
-  REQUIRE(invoke({"run", scenario("head-restart-while-running.yaml"), "--db", db.path(), "--json"}).code != 2);
-  const std::string hash = *rjsim::store::Database::open_existing(db.path()).run(1)->log_hash;
-  const Result result = invoke({"replay", db.path(), "--run", "1"});
+  ScratchDirectory dir;
+  const std::string db = dir.file("identical.db");
+  REQUIRE(invoke({"run", scenario("head-restart-while-running.yaml"), "--db", db, "--json"}).code != 2);
+  const std::string hash = *rjsim::store::Database::open_existing(db).run(1)->log_hash;
+  const Result result = invoke({"replay", db, "--run", "1"});
   CHECK(result.code == 0);
   CHECK(contains(result.out, "identical: "));
   CHECK(contains(result.out, hash));
 }
 
 TEST_CASE("rjsim replay shows the first differing seq and the transition that changed, exit 1") {
-  TempDatabase db("diverged");
-  REQUIRE(invoke({"run", scenario("head-restart-while-running.yaml"), "--db", db.path()}).code != 2);
+  ScratchDirectory dir;
+  const std::string db = dir.file("diverged.db");
+  REQUIRE(invoke({"run", scenario("head-restart-while-running.yaml"), "--db", db}).code != 2);
   // Pretend the recorded model had persisted Failed where the code now persists Running.
-  execute(db.path(),
+  execute(db,
           "UPDATE events SET body = replace(body, '\"to_deployment\":\"Running\"', '\"to_deployment\":\"Failed\"') "
           "WHERE run_id = 1 AND type = 'status.transition' AND body LIKE '%\"to_deployment\":\"Running\"%'");
-  const Result result = invoke({"replay", db.path()});
+  const Result result = invoke({"replay", db});
   CHECK(result.code == 1);
   CHECK(contains(result.out, "diverged at seq "));
   CHECK(contains(result.out, "  recorded "));
@@ -84,10 +65,11 @@ TEST_CASE("rjsim replay shows the first differing seq and the transition that ch
 }
 
 TEST_CASE("rjsim replay --json has the DESIGN §6 fields") {
-  TempDatabase db("json");
-  REQUIRE(invoke({"run", scenario("head-restart-while-running.yaml"), "--db", db.path()}).code != 2);
-  execute(db.path(), "UPDATE events SET actor = 'someone-else' WHERE run_id = 1 AND seq = 3");
-  const Result result = invoke({"replay", db.path(), "--run", "1", "--json"});
+  ScratchDirectory dir;
+  const std::string db = dir.file("json.db");
+  REQUIRE(invoke({"run", scenario("head-restart-while-running.yaml"), "--db", db}).code != 2);
+  execute(db, "UPDATE events SET actor = 'someone-else' WHERE run_id = 1 AND seq = 3");
+  const Result result = invoke({"replay", db, "--run", "1", "--json"});
   CHECK(result.code == 1);
   const nlohmann::json replay = nlohmann::json::parse(result.out);
   CHECK(replay["run_id"] == 1);
@@ -100,12 +82,13 @@ TEST_CASE("rjsim replay --json has the DESIGN §6 fields") {
 }
 
 TEST_CASE("rjsim replay --store records the replay as a child run of kind replay") {
-  TempDatabase db("store");
-  REQUIRE(invoke({"run", scenario("head-restart-while-running.yaml"), "--db", db.path()}).code != 2);
-  const Result result = invoke({"replay", db.path(), "--run", "1", "--store"});
+  ScratchDirectory dir;
+  const std::string db = dir.file("store.db");
+  REQUIRE(invoke({"run", scenario("head-restart-while-running.yaml"), "--db", db}).code != 2);
+  const Result result = invoke({"replay", db, "--run", "1", "--store"});
   CHECK(result.code == 0);
   CHECK(contains(result.out, "stored as run 2"));
-  const rjsim::store::Database database = rjsim::store::Database::open_existing(db.path());
+  const rjsim::store::Database database = rjsim::store::Database::open_existing(db);
   const auto replayed = database.run(2);
   REQUIRE(replayed.has_value());
   CHECK(replayed->kind == "replay");
@@ -114,13 +97,14 @@ TEST_CASE("rjsim replay --store records the replay as a child run of kind replay
 }
 
 TEST_CASE("rjsim replay of a missing run, an empty database or the kernel demo is bad input") {
-  TempDatabase db("bad");
-  CHECK(invoke({"replay", db.path()}).code == 2);   // no such file
-  REQUIRE(invoke({"run", "--demo", "--db", db.path()}).code == 0);
-  const Result demo = invoke({"replay", db.path(), "--run", "1"});
+  ScratchDirectory dir;
+  const std::string db = dir.file("bad.db");
+  CHECK(invoke({"replay", db}).code == 2);   // no such file
+  REQUIRE(invoke({"run", "--demo", "--db", db}).code == 0);
+  const Result demo = invoke({"replay", db, "--run", "1"});
   CHECK(demo.code == 2);
   CHECK(contains(demo.err, "no run.start header"));
-  const Result missing = invoke({"replay", db.path(), "--run", "9"});
+  const Result missing = invoke({"replay", db, "--run", "9"});
   CHECK(missing.code == 2);
   CHECK(contains(missing.err, "no run 9"));
 }

@@ -59,16 +59,9 @@ int check_suite(const std::vector<std::string>& files, std::int64_t& steps) {
 std::vector<std::int64_t> store_runs(const std::vector<std::string>& files, rjsim::store::Database& database) {
   std::vector<std::int64_t> run_ids;
   for (const std::string& file : files) {
-    const rjsim::engine::Scenario scenario = rjsim::engine::load_scenario(file);
-    rjsim::store::RunWriter writer = database.begin_run(rjsim::store::RunHeader{
-        std::nullopt, "run", scenario.name, scenario.text, scenario.controller,
-        static_cast<std::int64_t>(scenario.seed)});
     rjsim::explore::RunOptions options;
     options.keep_events = false;
-    options.sinks.push_back(&writer);
-    const rjsim::explore::RunReport report = rjsim::explore::run_scenario(scenario, options);
-    run_ids.push_back(writer.commit(rjsim::store::RunSummary{report.outcome, report.steps, report.virtual_ms,
-                                                             report.log_hash}));
+    run_ids.push_back(rjsim::cli::run_and_store(database, rjsim::engine::load_scenario(file), options).run_id);
   }
   return run_ids;
 }
