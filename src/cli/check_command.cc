@@ -6,7 +6,6 @@
 // replay command; passing ones are not stored. --update-golden writes the golden files instead of
 // comparing them. Bad input (a flag, a scenario or golden file, the database) exits 2 before
 // anything runs or is written, listing every bad file. Exit 0 when every scenario passes, else 1.
-// Still to come (issue 5): exploring the scenarios that have faults within --explore-budget.
 #include "cli/commands.h"
 
 #include <algorithm>
@@ -20,7 +19,6 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -31,6 +29,7 @@
 #include "cli/golden.h"
 #include "cli/junit.h"
 #include "cli/parallel_runs.h"
+#include "cli/scenario_files.h"
 #include "cli/stored_run.h"
 #include "engine/scenario_loader.h"
 #include "models/registry.h"
@@ -58,40 +57,6 @@ CLI::Validator explore_budget() {
                "\" is not a budget (use a number of schedules, e.g. 500, or a duration, e.g. 5s)";
       },
       "");
-}
-
-// The *.yaml files under a directory, sorted so that the order never depends on the file system.
-std::vector<std::string> yaml_files_under(const std::string& directory) {
-  std::vector<std::string> found;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(directory)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".yaml") found.push_back(entry.path().string());
-  }
-  if (found.empty()) throw UsageError(fmt::format("PATH: {}: no scenario files (*.yaml) in this directory", directory));
-  std::sort(found.begin(), found.end());
-  return found;
-}
-
-// The scenario files named by `paths`: files as given, directories searched for *.yaml (so not
-// *.golden.json). A file named twice is checked once, where it first appears.
-std::vector<std::string> scenario_files(const std::vector<std::string>& paths) {
-  std::vector<std::string> files;
-  std::vector<std::filesystem::path> seen;
-  auto add = [&](const std::string& file) {
-    const std::filesystem::path canonical = std::filesystem::weakly_canonical(file);
-    if (std::find(seen.begin(), seen.end(), canonical) != seen.end()) return;
-    seen.push_back(canonical);
-    files.push_back(file);
-  };
-  for (const std::string& path : paths) {
-    if (std::filesystem::is_directory(path)) {
-      for (const std::string& file : yaml_files_under(path)) add(file);
-    } else if (std::filesystem::exists(path)) {
-      add(path);
-    } else {
-      throw UsageError(fmt::format("PATH: {}: no such file or directory", path));
-    }
-  }
-  return files;
 }
 
 // A scenario to check, with its golden, as read before anything runs.
@@ -238,11 +203,6 @@ ExploreBudget explore_budget_of(const CheckOptions& options) {
     budget.time_ms = parse_duration_ms(options.explore_budget);
   }
   return budget;
-}
-
-int worker_threads(int jobs) {
-  if (jobs > 0) return jobs;
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 std::int64_t ms_since(std::chrono::steady_clock::time_point started) {

@@ -10,7 +10,6 @@
 
 #include <iostream>
 #include <memory>
-#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -51,7 +50,7 @@ explore::ExploreOptions explore_options(const ExploreFlags& flags) {
   if (flags.runs > 0) options.runs = flags.runs;
   if (!flags.time.empty()) options.time_ms = parse_duration_ms(flags.time);
   options.all = flags.all;
-  options.jobs = flags.jobs > 0 ? flags.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.jobs = worker_threads(flags.jobs);
   if (!flags.shard.empty()) {
     const Shard shard = *parse_shard(flags.shard);
     options.shard_index = shard.index;

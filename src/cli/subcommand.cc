@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <ostream>
+#include <thread>
 
 namespace rjsim::cli {
 
@@ -129,6 +131,11 @@ std::vector<std::string> split_models(std::string_view text) {
     text.remove_prefix(comma + 1);
   }
   return models;
+}
+
+int worker_threads(int jobs) {
+  if (jobs > 0) return jobs;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 // ---- Validators ----

@@ -83,5 +83,7 @@ struct Shard {
 };
 std::optional<Shard> parse_shard(std::string_view text);
 std::vector<std::string> split_models(std::string_view text);
+// --jobs N: N threads, or one per core when N is 0.
+int worker_threads(int jobs);
 
 }  // namespace rjsim::cli

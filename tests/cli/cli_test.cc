@@ -59,8 +59,6 @@ TEST_CASE("a command not built yet exits 3 and names its issue") {
       {{"import", "w.log", "--format", "kubectl-watch"},
        "rjsim import: not implemented yet (see issue 7)\n"},
       {{"conform", "x.db"}, "rjsim conform: not implemented yet (see issue 7)\n"},
-      {{"compare", "--models", "kuberay-1.0,kuberay-1.1", "scenarios/"},
-       "rjsim compare: not implemented yet (see issue 6)\n"},
   };
   for (const Pending& command : pending) {
     INFO("args[0]: ", command.args[0]);
