@@ -18,6 +18,7 @@
 #include "engine/error.h"
 #include "engine/informer.h"
 #include "engine/objects.h"
+#include "engine/scenario_behaviour.h"
 #include "engine/work_queue.h"
 
 namespace rjsim::engine {
@@ -114,6 +115,8 @@ struct ReleaseEnvironment {
   bool panic_kills_process = true;
   // A crashed leader's lease must expire before the new process starts (§2.7): 15 s.
   std::int64_t leader_election_ms = 15'000;
+  // The RayCluster controller of the release: which Pods it waits for before State "ready".
+  RayClusterReadiness ray_cluster_readiness = RayClusterReadiness::listed_pods_ready;
 };
 
 // For(kind) and Owns(kinds), plus the cache's label selectors (ByObject, §0).

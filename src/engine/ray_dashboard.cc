@@ -366,10 +366,10 @@ void RayDashboard::enabled(const World& world, std::vector<ActorWork>& out) cons
       out.push_back({std::string(kHeadLost), cluster_ref(head), static_cast<int>(i)});
     }
   }
-  // A ready cluster without a live head gets one.
+  // A ready cluster without a live head gets one once its head Pod is Ready.
   for (const Object& object : world.api.objects(Kind::RayCluster)) {
     const auto& cluster = std::get<RayCluster>(object);
-    if (cluster.status.state == "ready" && live_head(world.ray, cluster.metadata.uid) < 0) {
+    if (head_comes_up(world, cluster) && cluster.metadata.creation_timestamp_ms + head_ready_after_ms_ <= world.now_ms) {
       out.push_back({std::string(kHeadUp), object_ref(object), 0});
     }
   }
@@ -385,8 +385,17 @@ void RayDashboard::enabled(const World& world, std::vector<ActorWork>& out) cons
   }
 }
 
+bool RayDashboard::head_comes_up(const World& world, const RayCluster& cluster) const {
+  return cluster.status.state == "ready" && live_head(world.ray, cluster.metadata.uid) < 0;
+}
+
 std::optional<std::int64_t> RayDashboard::next_timer_ms(const World& world) const {
   std::optional<std::int64_t> next;
+  for (const Object& object : world.api.objects(Kind::RayCluster)) {
+    const auto& cluster = std::get<RayCluster>(object);
+    const std::int64_t at = cluster.metadata.creation_timestamp_ms + head_ready_after_ms_;
+    if (head_comes_up(world, cluster) && at > world.now_ms && (!next || at < *next)) next = at;
+  }
   for (const RayHead& head : world.ray.heads) {
     if (head.table_lost) continue;
     for (const RayJobRecord& job : head.jobs) {

@@ -25,8 +25,11 @@ enum class DashboardCaller : std::uint8_t { controller, submitter };
 
 class RayDashboard final : public Actor {
  public:
-  RayDashboard(DashboardBehaviour dashboard, RayBehaviour ray)
-      : dashboard_(std::move(dashboard)), ray_(std::move(ray)) {}
+  // `head_ready_after_ms`: from a cluster's creation until its head Pod is Ready
+  // (RayClusterBehaviour::head_ready_ms); the head serves once that time has come and its
+  // cluster's State is ready, which under v1.0.0's rule may come first.
+  RayDashboard(DashboardBehaviour dashboard, RayBehaviour ray, std::int64_t head_ready_after_ms = 0)
+      : dashboard_(std::move(dashboard)), ray_(std::move(ray)), head_ready_after_ms_(head_ready_after_ms) {}
 
   const DashboardBehaviour& behaviour() const { return dashboard_; }
 
@@ -40,7 +43,8 @@ class RayDashboard final : public Actor {
   DashboardResponse delete_job(StepContext& context, DashboardCaller caller,
                                std::string_view dashboard_url, std::string_view job_id) const;
 
-  // Actor: job status changes on their timers; a head comes up when its cluster is ready.
+  // Actor: job status changes on their timers; a head comes up when its cluster is ready and its
+  // head Pod is Ready.
   std::string_view name() const override { return "ray"; }
   void enabled(const World& world, std::vector<ActorWork>& out) const override;
   std::optional<std::int64_t> next_timer_ms(const World& world) const override;
@@ -51,8 +55,11 @@ class RayDashboard final : public Actor {
                     std::string_view cluster_name) const;
 
  private:
+  bool head_comes_up(const World& world, const RayCluster& cluster) const;
+
   DashboardBehaviour dashboard_;
   RayBehaviour ray_;
+  std::int64_t head_ready_after_ms_;
 };
 
 }  // namespace rjsim::engine

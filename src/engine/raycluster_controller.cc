@@ -37,7 +37,7 @@ void RayClusterController::enabled(const World& world, std::vector<ActorWork>& o
         !world.api.find<Service>(m.namespace_, head_service_name(cluster))) {
       out.push_back({std::string(kCreateHeadService), object_ref(object), 0});
     }
-    if (becomes_ready(cluster) && m.creation_timestamp_ms + behaviour_.ready_after_ms <= world.now_ms) {
+    if (becomes_ready(cluster) && m.creation_timestamp_ms + ready_after_ms_ <= world.now_ms) {
       out.push_back({std::string(kReady), object_ref(object), 0});
     }
     if (m.deletion_timestamp_ms && has_ours &&
@@ -55,7 +55,7 @@ std::optional<std::int64_t> RayClusterController::next_timer_ms(const World& wor
   for (const Object& object : world.api.objects(Kind::RayCluster)) {
     const auto& cluster = std::get<RayCluster>(object);
     const ObjectMeta& m = cluster.metadata;
-    if (becomes_ready(cluster)) consider(m.creation_timestamp_ms + behaviour_.ready_after_ms);
+    if (becomes_ready(cluster)) consider(m.creation_timestamp_ms + ready_after_ms_);
     if (m.deletion_timestamp_ms && has_finalizer(m, kLingeringDeletionFinalizer)) {
       consider(*m.deletion_timestamp_ms + behaviour_.deletion_takes_ms);
     }

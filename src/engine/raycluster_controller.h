@@ -4,7 +4,9 @@
 //    spec.headGroupSpec.headServiceName), controller-owned by the cluster, with the port
 //    {dashboard, 8265}; it is created once no Service of that name exists (an old cluster's
 //    Service waits for the garbage collector);
-//  - status.state becomes "ready" (one status patch) at creationTimestamp + readyAfter;
+//  - status.state becomes "ready" (one status patch) at creationTimestamp + the time the
+//    release's readiness rule waits for (RayClusterBehaviour::state_ready_after_ms: readyAfter,
+//    or earlier for rules that do not wait for every Pod, or for Ready);
 //  - with `world.rayCluster.deletionTakes` > 0 each cluster carries the finalizer
 //    "rjsim.dev/lingering-deletion" from when it is first seen, removed once
 //    deletionTimestamp + deletionTakes has passed: a deleted cluster lingers that long.
@@ -28,7 +30,8 @@ std::string head_service_name(const RayCluster& cluster);
 
 class RayClusterController final : public Actor {
  public:
-  explicit RayClusterController(RayClusterBehaviour behaviour) : behaviour_(behaviour) {}
+  RayClusterController(RayClusterBehaviour behaviour, RayClusterReadiness readiness)
+      : behaviour_(behaviour), ready_after_ms_(behaviour.state_ready_after_ms(readiness)) {}
 
   std::string_view name() const override { return "raycluster-controller"; }
   void enabled(const World& world, std::vector<ActorWork>& out) const override;
@@ -37,6 +40,7 @@ class RayClusterController final : public Actor {
 
  private:
   RayClusterBehaviour behaviour_;
+  std::int64_t ready_after_ms_;   // from creation to State ready under the release's rule
 };
 
 }  // namespace rjsim::engine

@@ -11,9 +11,34 @@
 
 namespace rjsim::engine {
 
+// Which Pods a release's RayCluster controller waits for before it sets State "ready"
+// (kuberay-rayjob §3.5, §2.6, §1.12). The model of the release chooses (ReleaseEnvironment).
+enum class RayClusterReadiness : std::uint8_t {
+  all_pods_running,    // v1.0.0: every listed Pod is phase Running; no PodReady, no Pod count
+  listed_pods_ready,   // v1.1.0: every listed Pod is Running and Ready; no Pod count
+  desired_pods_ready,  // v1.7.0: as many Pods as desired workers + 1, all Running and Ready
+};
+
+// Pods are not objects of the simulated cluster; their timeline, from the cluster's creation, is:
+// the head Pod Running at headReadyAfter - runningBeforeReady and Ready at headReadyAfter, with no
+// worker Pod listed yet; every Pod, workers included, Running and Ready at readyAfter. The Ray
+// head serves its dashboard once its Pod is Ready (and the cluster's State is ready).
 struct RayClusterBehaviour {
-  std::int64_t ready_after_ms = 20'000;     // from creation to State ready
+  std::int64_t ready_after_ms = 20'000;     // every Pod Running and Ready
+  std::optional<std::int64_t> head_ready_after_ms;   // the head Pod alone Ready; default ready_after_ms
+  std::int64_t running_before_ready_ms = 0; // a Pod is Running this long before it is Ready
   std::int64_t deletion_takes_ms = 0;       // a deleted RayCluster lingers (someone else's finalizer)
+
+  std::int64_t head_ready_ms() const { return head_ready_after_ms.value_or(ready_after_ms); }
+  // From creation to State "ready" under a release's rule.
+  std::int64_t state_ready_after_ms(RayClusterReadiness readiness) const {
+    switch (readiness) {
+      case RayClusterReadiness::all_pods_running: return head_ready_ms() - running_before_ready_ms;
+      case RayClusterReadiness::listed_pods_ready: return head_ready_ms();
+      case RayClusterReadiness::desired_pods_ready: return ready_after_ms;
+    }
+    return ready_after_ms;
+  }
 };
 
 struct SubmitterBehaviour {

@@ -786,9 +786,23 @@ class Loader {
   void read_world(const Value& value, WorldBehaviour& world) {
     const MapReader map(source_, value, {"rayCluster", "submitter", "ray", "dashboard", "operator"});
     if (const Value* cluster = map.find("rayCluster")) {
-      const MapReader keys(source_, *cluster, {"readyAfter", "deletionTakes"});
-      if (const Value* v = keys.find("readyAfter")) world.ray_cluster.ready_after_ms = read_duration(source_, *v);
-      if (const Value* v = keys.find("deletionTakes")) world.ray_cluster.deletion_takes_ms = read_duration(source_, *v);
+      const MapReader keys(source_, *cluster, {"readyAfter", "headReadyAfter", "runningBeforeReady", "deletionTakes"});
+      RayClusterBehaviour& behaviour = world.ray_cluster;
+      if (const Value* v = keys.find("readyAfter")) behaviour.ready_after_ms = read_duration(source_, *v);
+      if (const Value* v = keys.find("headReadyAfter")) {
+        behaviour.head_ready_after_ms = read_duration(source_, *v);
+        if (*behaviour.head_ready_after_ms > behaviour.ready_after_ms) {
+          source_.fail(v->line, v->field, "is later than readyAfter (the head Pod is Ready no later than every Pod)");
+        }
+      }
+      if (const Value* v = keys.find("runningBeforeReady")) {
+        behaviour.running_before_ready_ms = read_duration(source_, *v);
+        if (behaviour.running_before_ready_ms > behaviour.head_ready_ms()) {
+          source_.fail(v->line, v->field,
+                       "is longer than the time to the head Pod's readiness (headReadyAfter, else readyAfter)");
+        }
+      }
+      if (const Value* v = keys.find("deletionTakes")) behaviour.deletion_takes_ms = read_duration(source_, *v);
     }
     if (const Value* submitter = map.find("submitter")) {
       const MapReader keys(source_, *submitter, {"startAfter", "failAttempts", "failAfter", "finishesAfter"});

@@ -24,9 +24,9 @@ namespace {
 
 // The environment of a scenario: every actor, built from its `world:` and `actions:`.
 struct Environment {
-  explicit Environment(const Scenario& scenario)
-      : ray(scenario.world.dashboard, scenario.world.ray),
-        raycluster_controller(scenario.world.ray_cluster),
+  Environment(const Scenario& scenario, RayClusterReadiness readiness)
+      : ray(scenario.world.dashboard, scenario.world.ray, scenario.world.ray_cluster.head_ready_ms()),
+        raycluster_controller(scenario.world.ray_cluster, readiness),
         submitter(scenario.world.submitter, &ray),
         user(scenario.actions, &ray) {}
 
@@ -178,7 +178,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
                                       : static_cast<Chooser&>(fault_free);
   const FaultBudget faults = options.faults ? scenario.faults : FaultBudget{};
 
-  Environment environment(scenario);
+  Environment environment(scenario, model->environment().ray_cluster_readiness);
   events::MemorySink memory;
   HashSink hash;
   CountingSink counter;

@@ -68,9 +68,10 @@ Job make_submitter_job(std::string_view submission_id, int backoff_limit = 2) {
 // A world with every environment actor and a controller that does nothing.
 class Harness {
  public:
-  explicit Harness(WorldBehaviour behaviour = {}, std::vector<Action> actions = {})
-      : ray(behaviour.dashboard, behaviour.ray),
-        clusters(behaviour.ray_cluster),
+  explicit Harness(WorldBehaviour behaviour = {}, std::vector<Action> actions = {},
+                   RayClusterReadiness readiness = RayClusterReadiness::listed_pods_ready)
+      : ray(behaviour.dashboard, behaviour.ray, behaviour.ray_cluster.head_ready_ms()),
+        clusters(behaviour.ray_cluster, readiness),
         submitter(behaviour.submitter, &ray),
         user(std::move(actions), &ray),
         controller([](const Request&, Clients&) { return ReconcileResult::done(); }),
@@ -225,6 +226,49 @@ TEST_CASE("a RayCluster's State becomes ready exactly readyAfter after its creat
   REQUIRE(writes.size() == 1);
   CHECK(writes[0]->at_ms == 20'000);
   CHECK(writes[0]->actor == "raycluster-controller");
+}
+
+// Pods: the head Running at 6 s and Ready at 10 s, the workers Running and Ready at 20 s.
+WorldBehaviour pods_come_up_in_stages() {
+  WorldBehaviour behaviour;
+  behaviour.ray_cluster.ready_after_ms = 20'000;
+  behaviour.ray_cluster.head_ready_after_ms = 10'000;
+  behaviour.ray_cluster.running_before_ready_ms = 4'000;
+  return behaviour;
+}
+
+TEST_CASE("v1.0.0's readiness rule: ready once the listed Pods run, before the head serves") {
+  Harness h(pods_come_up_in_stages(), {}, RayClusterReadiness::all_pods_running);
+  h.create(make_cluster());
+  h.run_until(5'999);
+  CHECK(h.cluster()->status.state == "");
+  h.run_until(6'000);
+  CHECK(h.cluster()->status.state == "ready");
+  CHECK_FALSE(h.get("nothing").connected);   // the head Pod is not Ready: no dashboard yet
+  h.run_until(9'999);
+  CHECK(h.world().ray.heads.empty());
+  h.run_until(10'000);
+  REQUIRE(h.world().ray.heads.size() == 1);
+  CHECK(h.get("nothing").status == 404);
+}
+
+TEST_CASE("v1.1.0's readiness rule: ready when the head Pod is Ready, before worker Pods exist") {
+  Harness h(pods_come_up_in_stages(), {}, RayClusterReadiness::listed_pods_ready);
+  h.create(make_cluster());
+  h.run_until(9'999);
+  CHECK(h.cluster()->status.state == "");
+  h.run_until(10'000);
+  CHECK(h.cluster()->status.state == "ready");
+  CHECK(h.world().ray.heads.size() == 1);
+}
+
+TEST_CASE("v1.7.0's readiness rule: ready only when every desired Pod is Running and Ready") {
+  Harness h(pods_come_up_in_stages(), {}, RayClusterReadiness::desired_pods_ready);
+  h.create(make_cluster());
+  h.run_until(19'999);
+  CHECK(h.cluster()->status.state == "");
+  h.run_until(20'000);
+  CHECK(h.cluster()->status.state == "ready");
 }
 
 TEST_CASE("deletionTakes keeps a deleted RayCluster for that long, then its head is lost") {
@@ -434,7 +478,7 @@ TEST_CASE("a dashboard outage fails the controller's calls only") {
 TEST_CASE("the controller's dashboard client reaches the same Ray side") {
   WorldBehaviour behaviour = ready_at_once();
   RayDashboard ray(behaviour.dashboard, behaviour.ray);
-  RayClusterController clusters(behaviour.ray_cluster);
+  RayClusterController clusters(behaviour.ray_cluster, RayClusterReadiness::listed_pods_ready);
   DashboardResponse seen;
   LambdaController controller([&](const Request&, Clients& clients) {
     seen = clients.dashboard.get_job_info(kUrl, "demo-xyz");

@@ -23,6 +23,7 @@ using rjsim::engine::canonical_controller;
 using rjsim::engine::load_scenario;
 using rjsim::engine::parse_duration;
 using rjsim::engine::parse_scenario;
+using rjsim::engine::RayClusterReadiness;
 using rjsim::engine::RayJob;
 using rjsim::engine::Scenario;
 using rjsim::engine::ScenarioError;
@@ -361,6 +362,22 @@ TEST_CASE("durations are numbers with units; a bare number is not a duration") {
         "scenarios/x.yaml:9: actions[0].at: a list is not a duration (use 20s, 500ms, 2m)");
 }
 
+TEST_CASE("the Pod timeline of world.rayCluster is ordered: head Running, head Ready, every Pod Ready") {
+  const Scenario staged =
+      parse_with_rayjob("world:\n  rayCluster: {readyAfter: 20s, headReadyAfter: 10s, runningBeforeReady: 4s}\n");
+  CHECK(staged.world.ray_cluster.state_ready_after_ms(RayClusterReadiness::all_pods_running) == 6'000);
+  CHECK(staged.world.ray_cluster.state_ready_after_ms(RayClusterReadiness::listed_pods_ready) == 10'000);
+  CHECK(staged.world.ray_cluster.state_ready_after_ms(RayClusterReadiness::desired_pods_ready) == 20'000);
+  const Scenario plain = parse_with_rayjob("world:\n  rayCluster: {readyAfter: 20s}\n");
+  CHECK(plain.world.ray_cluster.state_ready_after_ms(RayClusterReadiness::all_pods_running) == 20'000);
+  CHECK(error_with_rayjob("world:\n  rayCluster: {readyAfter: 20s, headReadyAfter: 30s}\n") ==
+        "scenarios/x.yaml:10: world.rayCluster.headReadyAfter: is later than readyAfter (the head Pod is Ready no "
+        "later than every Pod)");
+  CHECK(error_with_rayjob("world:\n  rayCluster: {readyAfter: 20s, runningBeforeReady: 21s}\n")
+            .find("world.rayCluster.runningBeforeReady: is longer than the time to the head Pod's readiness") !=
+        std::string::npos);
+}
+
 TEST_CASE("controller names a model; kuberay-latest is kuberay-1.7") {
   CHECK(canonical_controller("kuberay-latest") == "kuberay-1.7");
   CHECK(canonical_controller("kuberay-1.0") == "kuberay-1.0");
@@ -378,7 +395,7 @@ TEST_CASE("unknown keys are errors that name the key and its line, at every leve
         "expect; did you mean \"rayjob\"?)");
   CHECK(error_with_rayjob("world:\n  rayCluster: {readyAftr: 3s}\n") ==
         "scenarios/x.yaml:10: world.rayCluster: unknown key \"readyAftr\" (expected one of: readyAfter, "
-        "deletionTakes; did you mean \"readyAfter\"?)");
+        "headReadyAfter, runningBeforeReady, deletionTakes; did you mean \"readyAfter\"?)");
   CHECK(error_with_rayjob("faults: {stale: {maxLag: 1}}\n").find("scenarios/x.yaml:9: faults: unknown key \"stale\"") == 0);
   CHECK(error_with_rayjob("faults: {staleReads: {lag: 1}}\n").find("faults.staleReads: unknown key \"lag\"") !=
         std::string::npos);

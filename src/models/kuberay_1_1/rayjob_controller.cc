@@ -442,6 +442,7 @@ ReleaseEnvironment RayJobReconciler::environment() const {
   environment.fifo = FifoBehaviour::delta_fifo;
   environment.workers_wait_for_handlers = false;
   environment.panic_kills_process = true;
+  environment.ray_cluster_readiness = RayClusterReadiness::listed_pods_ready;   // §2.6
   return environment;
 }
 
