@@ -156,6 +156,37 @@ TEST_CASE("an error retries with exponential backoff, ignoring RequeueAfter") {
   CHECK(delays[3] == 40);
 }
 
+TEST_CASE("Requeue: true is a rate-limited re-add that keeps the failure count, unlike RequeueAfter") {
+  // KubeRay 1.0's ctrl.Result{Requeue: true} (reference §6.1 correction 19): the delay doubles
+  // from pass to pass, because nothing calls Forget; an error before it counts too.
+  int passes = 0;
+  LambdaController controller([&passes](const Request&, Clients&) {
+    return ++passes == 1 ? ReconcileResult::error(Error(ErrorCode::other, "boom"))
+                         : ReconcileResult::requeue_rate_limited();
+  });
+  DefaultChooser chooser(1);
+  MemorySink sink;
+  Limits limits;
+  limits.time_ms = 100;
+  Simulation simulation(Simulation::initial_world(controller), controller, {}, chooser, sink, {}, limits);
+  create_rayjob(simulation);
+  simulation.run();
+  std::vector<std::int64_t> delays;
+  std::vector<std::string> results;
+  for (const Event& event : sink.events) {
+    if (event.type == "queue.backoff") delays.push_back(int_field(event, "delay_ms"));
+    if (event.type == "reconcile.end") results.push_back(std::get<std::string>(*event.find("result")));
+  }
+  REQUIRE(delays.size() >= 3);
+  CHECK(delays[0] == 5);
+  CHECK(delays[1] == 10);
+  CHECK(delays[2] == 20);
+  REQUIRE(results.size() >= 2);
+  CHECK(results[0] == "error");
+  CHECK(results[1] == "requeue");
+  CHECK(count(sink.events, "queue.requeue_after") == 0);
+}
+
 struct ToyRun {
   std::vector<Event> events;
   World world;
