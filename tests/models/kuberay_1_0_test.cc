@@ -7,6 +7,7 @@
 
 #include "engine/objects.h"
 #include "model_harness.h"
+#include "rayjob_fixtures.h"
 #include "models/kuberay_1_0/rayjob_controller.h"
 
 namespace rjsim::models::kuberay_1_0 {
@@ -14,25 +15,12 @@ namespace {
 
 using namespace rjsim::engine;
 using testing::ModelHarness;
+using testing::cluster_for;
+using testing::head_service_for;
+using testing::sample_rayjob;
 
 constexpr std::int64_t kRequeueMs = 3'000;
 constexpr const char* kUrl = "demo-raycluster-abcde-head-svc.default.svc.cluster.local:8265";
-
-RayJob sample_rayjob() {
-  RayJob rayjob;
-  rayjob.metadata.name = "demo";
-  rayjob.metadata.namespace_ = "default";
-  rayjob.spec.entrypoint = "python /home/ray/samples/sample_code.py";
-  rayjob.spec.shutdown_after_job_finishes = true;
-  RayClusterSpec cluster;
-  cluster.ray_version = "2.9.0";
-  Container head;
-  head.name = "ray-head";
-  head.image = "rayproject/ray:2.9.0";
-  cluster.head_group_spec.template_.containers.push_back(head);
-  rayjob.spec.ray_cluster_spec = cluster;
-  return rayjob;
-}
 
 // A RayJob after its first pass: finalizer, names, PENDING, labelled `label`.
 RayJob initialized_rayjob(const std::string& label = "Initializing") {
@@ -53,23 +41,6 @@ RayJob running_rayjob(const std::string& job_status = "RUNNING", const std::stri
   return rayjob;
 }
 
-RayCluster cluster_for(const RayJob& rayjob, const std::string& state) {
-  RayCluster cluster;
-  cluster.metadata.name = rayjob.status.ray_cluster_name;
-  cluster.metadata.namespace_ = "default";
-  cluster.spec = *rayjob.spec.ray_cluster_spec;
-  cluster.status.state = state;
-  return cluster;
-}
-
-Service head_service_for(const RayCluster& cluster) {
-  Service service;
-  service.metadata.name = cluster.metadata.name + "-head-svc";
-  service.metadata.namespace_ = "default";
-  service.spec.ports = {{"gcs", 6379}, {"dashboard", 8265}};
-  return service;
-}
-
 Job submitter_job() {
   Job job;
   job.metadata.name = "demo";
@@ -78,29 +49,9 @@ Job submitter_job() {
   return job;
 }
 
-// A cluster in `state` with its head Service, and a live Ray head whose table holds the RayJob's
-// submission id in `ray_status` (nothing when empty).
 void put_cluster_and_head(ModelHarness& harness, const RayJob& rayjob, const std::string& state,
                           const std::string& ray_status) {
-  const RayCluster& cluster = harness.put(cluster_for(rayjob, state));
-  Service service = head_service_for(cluster);
-  service.metadata.owner_references.push_back(
-      OwnerReference{"ray.io/v1", Kind::RayCluster, cluster.metadata.name, cluster.metadata.uid, true, true});
-  harness.put(service);
-  RayHead head;
-  head.cluster_namespace = "default";
-  head.cluster_name = cluster.metadata.name;
-  head.cluster_uid = cluster.metadata.uid;
-  if (!ray_status.empty()) {
-    RayJobRecord job;
-    job.submission_id = rayjob.status.job_id;
-    job.status = ray_status;
-    job.message = "from Ray";
-    job.start_time_ms = 1'000;
-    job.end_time_ms = ray_status == "RUNNING" || ray_status == "PENDING" ? 0 : 9'000;
-    head.jobs.push_back(job);
-  }
-  harness.world.ray.heads.push_back(head);
+  testing::put_ray_head(harness, rayjob, state, ray_status);
 }
 
 bool is_requeue_without_error(const ReconcileResult& result) {
@@ -108,11 +59,6 @@ bool is_requeue_without_error(const ReconcileResult& result) {
 }
 bool is_done(const ReconcileResult& result) {
   return !result.err && result.requeue_after_ms == 0 && !result.requeue;
-}
-[[maybe_unused]] std::string dump(const ModelHarness& harness) {
-  std::string out;
-  for (const events::Event& e : harness.events) out += e.type + " " + e.object + " " + events::body_json(e) + "\n";
-  return out;
 }
 const RayJobStatus& persisted(const ModelHarness& harness) { return harness.truth<RayJob>("demo")->status; }
 
