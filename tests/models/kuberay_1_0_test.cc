@@ -107,6 +107,20 @@ TEST_CASE("kuberay-1.0: a deleted RayJob with JobStatus STOPPED or empty is not 
   CHECK(harness.truth<RayJob>("demo") == nullptr);
 }
 
+TEST_CASE("kuberay-1.0: a deletion whose finalizer update gets 409 returns the error") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  harness.put(running_rayjob(""));
+  harness.world.api.remove(Kind::RayJob, "default", "demo", Propagation::background, 0);
+  harness.sync();
+  harness.world.api.patch(Kind::RayJob, "default", "demo", [](Object& object) {
+    std::get<RayJob>(object).metadata.labels["edited"] = "yes";
+  }, 0);
+  harness.faults.max_lag = 1;   // the controller reads the RayJob before that edit
+  CHECK(is_conflict(harness.reconcile("demo").err));
+  CHECK(harness.truth<RayJob>("demo") != nullptr);
+}
+
 TEST_CASE("kuberay-1.0: Complete ends every pass without reading or writing anything else") {
   RayJobReconciler model;
   ModelHarness harness(model);
@@ -249,6 +263,39 @@ TEST_CASE("kuberay-1.0: a replica edit on the RayJob is pushed into the RayClust
   CHECK(harness.truth<RayCluster>("demo-raycluster-abcde")->spec.worker_group_specs[0].replicas == 3);
 }
 
+TEST_CASE("kuberay-1.0: a replica Update answered NotFound persists Suspended although suspend is false") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  RayJob rayjob = running_rayjob();
+  WorkerGroupSpec group;
+  group.group_name = "small";
+  group.replicas = 1;
+  rayjob.spec.ray_cluster_spec->worker_group_specs.push_back(group);
+  harness.put(rayjob);
+  RayCluster cluster = cluster_for(rayjob, "ready");
+  cluster.spec.worker_group_specs[0].replicas = 2;
+  harness.put(cluster);
+  // Gone from the API server, still in the cache: the DELETED event is held back.
+  harness.world.api.remove(Kind::RayCluster, "default", "demo-raycluster-abcde", Propagation::background, 0);
+  harness.faults.max_lag = 1;
+  CHECK(is_requeue_without_error(harness.reconcile("demo")));
+  CHECK(harness.writes() == std::vector<std::string>{"update RayCluster/default/demo-raycluster-abcde (failed)",
+                                                     "update_status RayJob/default/demo"});
+  CHECK(persisted(harness).job_deployment_status == "Suspended");
+  CHECK_FALSE(harness.truth<RayJob>("demo")->spec.suspend);
+}
+
+TEST_CASE("kuberay-1.0: a RayCluster with fewer worker groups than the RayJob panics the replica push") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  RayJob rayjob = running_rayjob();
+  harness.put(rayjob);
+  harness.put(cluster_for(rayjob, "ready"));   // no worker group
+  rayjob.spec.ray_cluster_spec->worker_group_specs.push_back(WorkerGroupSpec{"small", 1, {}, {}, 1, {}});
+  harness.put(rayjob);
+  CHECK_THROWS_AS(harness.reconcile("demo"), ModelPanic);
+}
+
 // ---- step 10: the dashboard URL and its readiness probe (RJC:L189-210) ----
 
 TEST_CASE("kuberay-1.0: no head Service persists WaitForDashboard and returns an error") {
@@ -327,6 +374,19 @@ TEST_CASE("kuberay-1.0: a ready cluster creates the submitter Job; with no label
   const std::vector<std::string>& command = container.command;
   CHECK(std::find(command.begin(), command.end(), "--submission-id") != command.end());
   CHECK(command[4] == std::string("http://") + kUrl);
+}
+
+TEST_CASE("kuberay-1.0: a created submitter Job missing from a lagging cache persists WaitForK8sJob with an error") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  const RayJob& rayjob = harness.put(initialized_rayjob("WaitForDashboardReady"));
+  put_cluster_and_head(harness, rayjob, "ready", "");
+  harness.faults.max_lag = 1;   // the Job's ADDED event is held back
+  const ReconcileResult result = harness.reconcile("demo");
+  CHECK(is_not_found(result.err));
+  CHECK(harness.writes() == std::vector<std::string>{"create Job/default/demo", "update_status RayJob/default/demo"});
+  CHECK(persisted(harness).job_deployment_status == "WaitForK8sJob");
+  CHECK(persisted(harness).dashboard_url == kUrl);   // carried by the label write
 }
 
 TEST_CASE("kuberay-1.0: a submitter Job invisible to the cache fails Create and persists FailedJobDeploy") {
@@ -486,6 +546,34 @@ TEST_CASE("kuberay-1.0: suspend after Ray SUCCEEDED never sees STOPPED and loops
   CHECK(is_requeue_without_error(harness.reconcile("demo")));
   CHECK(harness.events_of("dashboard.stop_job").empty());
   CHECK(harness.writes().empty());
+}
+
+TEST_CASE("kuberay-1.0: suspend in Running panics when the second GetJobInfo answers 404") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  RayJob wanted = running_rayjob("RUNNING", "FailedToGetJobStatus");
+  const RayJob& rayjob = harness.put(wanted);
+  harness.put(submitter_job());
+  put_cluster_and_head(harness, rayjob, "ready", "");
+  // JDS Running needs a Ray answer; with 404 (nil) step 15 does not write and, with JDS Running,
+  // step 16 would dereference. Here JDS is FailedToGetJobStatus and nil info: no write, no panic.
+  CHECK(is_requeue_without_error(harness.reconcile("demo")));
+  RayJob running = *harness.truth<RayJob>("demo");
+  running.status.job_deployment_status = "Running";
+  running.spec.suspend = true;
+  harness.put(running);
+  CHECK_THROWS_AS(harness.reconcile("demo"), ModelPanic);
+}
+
+TEST_CASE("kuberay-1.0: the TTL wait with a nil EndTime panics") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  RayJob wanted = running_rayjob("SUCCEEDED");
+  wanted.spec.ttl_seconds_after_finished = 10;   // EndTime stays nil: Ray's end was not after start
+  const RayJob& rayjob = harness.put(wanted);
+  harness.put(submitter_job());
+  put_cluster_and_head(harness, rayjob, "ready", "SUCCEEDED");
+  CHECK_THROWS_AS(harness.reconcile("demo"), ModelPanic);
 }
 
 // ---- step 17-18: cleanup after the job finished (RJC:L308-338) ----
