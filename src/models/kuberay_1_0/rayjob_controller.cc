@@ -38,6 +38,7 @@ using shared::fetch_head_service_url;      // DASH:L67-107, the same Go at v1.1.
 using shared::generate_raycluster_name;    // utils/util.go:L204-206
 using shared::generate_rayjob_id;          // utils/util.go:L209
 using shared::is_job_terminal;             // rayjob_types.go:L24-30
+
 bool is_job_succeed_or_failed(std::string_view status) {   // RJC:L470-472 (STOPPED is not)
   return status == "SUCCEEDED" || status == "FAILED";
 }
