@@ -31,15 +31,20 @@ struct Request {
 };
 
 // ctrl.Result plus the returned error. An error makes the queue ignore requeue_after (§2.4).
+// `requeue` is ctrl.Result{Requeue: true} (KubeRay 1.0 only): with no error and no
+// requeue_after, a rate-limited re-add that does not reset the key's backoff (reference §6.1
+// correction 19).
 struct ReconcileResult {
   std::int64_t requeue_after_ms = 0;
   Error err;
+  bool requeue = false;
 
   static ReconcileResult done() { return {}; }
-  static ReconcileResult requeue_after(std::int64_t ms) { return {ms, {}}; }
+  static ReconcileResult requeue_after(std::int64_t ms) { return {ms, {}, false}; }
   static ReconcileResult error(Error err, std::int64_t requeue_after_ms = 0) {
-    return {requeue_after_ms, std::move(err)};
+    return {requeue_after_ms, std::move(err), false};
   }
+  static ReconcileResult requeue_rate_limited() { return {0, {}, true}; }
 };
 
 // Thrown by a model where the Go code would panic (a nil dereference, say). Releases before

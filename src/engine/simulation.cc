@@ -275,7 +275,8 @@ namespace {
 
 std::string describe_result(const ReconcileResult& result) {
   if (result.err) return "error";
-  return result.requeue_after_ms > 0 ? "requeue_after" : "done";
+  if (result.requeue_after_ms > 0) return "requeue_after";
+  return result.requeue ? "requeue" : "done";
 }
 
 Request request_for(const std::string& key) {
@@ -313,8 +314,9 @@ void Simulation::reconcile(StepContext& context) {
   if (result.requeue_after_ms > 0) end.with("requeue_after_ms", result.requeue_after_ms);
   if (result.err) end.with("error", result.err.message());
 
-  // reconcileHandler (§2.4): an error ignores RequeueAfter; RequeueAfter forgets, then waits.
-  if (result.err) {
+  // reconcileHandler (§2.4): an error ignores RequeueAfter; RequeueAfter forgets, then waits;
+  // Requeue (without either) is a rate-limited re-add that keeps the failure count.
+  if (result.err || (result.requeue && result.requeue_after_ms <= 0)) {
     std::int64_t delay_ms = 0;
     queue.add_rate_limited(key, world_.now_ms, priority, &delay_ms);
     context.effect("queue.backoff", "workqueue")

@@ -134,10 +134,8 @@ TEST_CASE("an event absorbs a pending RequeueAfter timer in the priority queue")
   CHECK(reconciles_with_requeue_and_event(testing::modern_environment()) == 2);
 }
 
-TEST_CASE("an error retries with exponential backoff, ignoring RequeueAfter") {
-  LambdaController controller([](const Request&, Clients&) {
-    return ReconcileResult::error(Error(ErrorCode::other, "boom"), 3'000);
-  });
+// The events of 100 ms of one RayJob under `controller`.
+std::vector<Event> first_100_ms(LambdaController& controller) {
   DefaultChooser chooser(1);
   MemorySink sink;
   Limits limits;
@@ -145,15 +143,51 @@ TEST_CASE("an error retries with exponential backoff, ignoring RequeueAfter") {
   Simulation simulation(Simulation::initial_world(controller), controller, {}, chooser, sink, {}, limits);
   create_rayjob(simulation);
   simulation.run();
+  return sink.events;
+}
+
+std::vector<std::int64_t> backoff_delays(const std::vector<Event>& events) {
   std::vector<std::int64_t> delays;
-  for (const Event& event : sink.events) {
+  for (const Event& event : events) {
     if (event.type == "queue.backoff") delays.push_back(int_field(event, "delay_ms"));
   }
+  return delays;
+}
+
+TEST_CASE("an error retries with exponential backoff, ignoring RequeueAfter") {
+  LambdaController controller([](const Request&, Clients&) {
+    return ReconcileResult::error(Error(ErrorCode::other, "boom"), 3'000);
+  });
+  const std::vector<std::int64_t> delays = backoff_delays(first_100_ms(controller));
   REQUIRE(delays.size() >= 4);
   CHECK(delays[0] == 5);
   CHECK(delays[1] == 10);
   CHECK(delays[2] == 20);
   CHECK(delays[3] == 40);
+}
+
+TEST_CASE("Requeue: true is a rate-limited re-add that keeps the failure count, unlike RequeueAfter") {
+  // KubeRay 1.0's ctrl.Result{Requeue: true} (reference §6.1 correction 19): the delay doubles
+  // from pass to pass, because nothing calls Forget; an error before it counts too.
+  int passes = 0;
+  LambdaController controller([&passes](const Request&, Clients&) {
+    return ++passes == 1 ? ReconcileResult::error(Error(ErrorCode::other, "boom"))
+                         : ReconcileResult::requeue_rate_limited();
+  });
+  const std::vector<Event> events = first_100_ms(controller);
+  const std::vector<std::int64_t> delays = backoff_delays(events);
+  std::vector<std::string> results;
+  for (const Event& event : events) {
+    if (event.type == "reconcile.end") results.push_back(std::get<std::string>(*event.find("result")));
+  }
+  REQUIRE(delays.size() >= 3);
+  CHECK(delays[0] == 5);
+  CHECK(delays[1] == 10);
+  CHECK(delays[2] == 20);
+  REQUIRE(results.size() >= 2);
+  CHECK(results[0] == "error");
+  CHECK(results[1] == "requeue");
+  CHECK(count(events, "queue.requeue_after") == 0);
 }
 
 struct ToyRun {

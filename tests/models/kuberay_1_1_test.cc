@@ -5,6 +5,7 @@
 
 #include "engine/objects.h"
 #include "model_harness.h"
+#include "rayjob_fixtures.h"
 #include "models/kuberay_1_1/rayjob_controller.h"
 
 namespace rjsim::models::kuberay_1_1 {
@@ -12,24 +13,11 @@ namespace {
 
 using namespace rjsim::engine;
 using testing::ModelHarness;
+using testing::cluster_for;
+using testing::head_service_for;
+using testing::sample_rayjob;
 
 constexpr std::int64_t kRequeueMs = 3'000;
-
-RayJob sample_rayjob(const std::string& name = "demo") {
-  RayJob rayjob;
-  rayjob.metadata.name = name;
-  rayjob.metadata.namespace_ = "default";
-  rayjob.spec.entrypoint = "python /home/ray/samples/sample_code.py";
-  rayjob.spec.shutdown_after_job_finishes = true;
-  RayClusterSpec cluster;
-  cluster.ray_version = "2.9.0";
-  Container head;
-  head.name = "ray-head";
-  head.image = "rayproject/ray:2.9.0";
-  cluster.head_group_spec.template_.containers.push_back(head);
-  rayjob.spec.ray_cluster_spec = cluster;
-  return rayjob;
-}
 
 // A RayJob that has gone through New: finalizer, names, StartTime, Initializing.
 RayJob initializing_rayjob(std::int64_t start_ms = 0) {
@@ -40,24 +28,6 @@ RayJob initializing_rayjob(std::int64_t start_ms = 0) {
   rayjob.status.job_deployment_status = "Initializing";
   rayjob.status.start_time_ms = start_ms;
   return rayjob;
-}
-
-RayCluster cluster_for(const RayJob& rayjob, const std::string& state) {
-  RayCluster cluster;
-  cluster.metadata.name = rayjob.status.ray_cluster_name;
-  cluster.metadata.namespace_ = "default";
-  cluster.spec = *rayjob.spec.ray_cluster_spec;
-  cluster.status.state = state;
-  return cluster;
-}
-
-Service head_service_for(const RayCluster& cluster, bool with_dashboard_port = true) {
-  Service service;
-  service.metadata.name = cluster.metadata.name + "-head-svc";
-  service.metadata.namespace_ = "default";
-  service.spec.ports.push_back({"gcs", 6379});
-  if (with_dashboard_port) service.spec.ports.push_back({"dashboard", 8265});
-  return service;
 }
 
 Job submitter_job_with_condition(const std::string& type) {
@@ -419,26 +389,9 @@ TEST_CASE("kuberay-1.1: Running re-creates a RayCluster that vanished") {
 
 // ---- Running (RJC:L207-253), the branches after GetJobInfo ----
 
-// A ready cluster with its head Service and a live Ray head whose table holds `job_status` for
-// the RayJob's submission id (nothing when empty).
+// A ready cluster with its head Service and a live Ray head holding `job_status` for the RayJob.
 void put_live_ray_head(ModelHarness& harness, const RayJob& rayjob, const std::string& job_status) {
-  const RayCluster& cluster = harness.put(cluster_for(rayjob, "ready"));
-  Service service = head_service_for(cluster);
-  service.metadata.owner_references.push_back(
-      OwnerReference{"ray.io/v1", Kind::RayCluster, cluster.metadata.name, cluster.metadata.uid, true, true});
-  harness.put(service);
-  RayHead head;
-  head.cluster_namespace = "default";
-  head.cluster_name = cluster.metadata.name;
-  head.cluster_uid = cluster.metadata.uid;
-  if (!job_status.empty()) {
-    RayJobRecord job;
-    job.submission_id = rayjob.status.job_id;
-    job.status = job_status;
-    job.message = "from Ray";
-    head.jobs.push_back(job);
-  }
-  harness.world.ray.heads.push_back(head);
+  testing::put_ray_head(harness, rayjob, "ready", job_status);
 }
 
 TEST_CASE("kuberay-1.1: Running with Ray SUCCEEDED and the submitter Job Complete persists Complete with EndTime") {

@@ -4,25 +4,16 @@
 #include <nlohmann/json.hpp>
 
 #include "models/kuberay_1_1/runtime_env.h"
+#include "models/shared/kuberay_1_0_1_1.h"
 
 namespace rjsim::models::kuberay_1_1 {
 
 using engine::DashboardResponse;
 using engine::Error;
 using engine::ErrorCode;
+using shared::is_job_terminal;
+using shared::transport_error;
 
-namespace {
-
-// What Go's http.Client returns when no response came back.
-Error transport_error(const DashboardResponse& response) {
-  return Error(response.timed_out ? ErrorCode::timeout : ErrorCode::other, response.text);
-}
-
-bool is_job_terminal(std::string_view status) {   // rayjob_types.go:L25-31 (IsJobTerminal)
-  return status == "STOPPED" || status == "SUCCEEDED" || status == "FAILED";
-}
-
-}  // namespace
 
 Error RayDashboardClient::get_job_info(std::string_view job_id, engine::RayJobInfo& out) {
   const DashboardResponse response = api_.get_job_info(dashboard_url_, job_id);

@@ -7,6 +7,7 @@
 
 #include "models/kuberay_1_1/runtime_env.h"
 #include "models/kuberay_1_1/submitter_job.h"
+#include "models/shared/kuberay_1_0_1_1.h"
 
 namespace rjsim::models::kuberay_1_1 {
 
@@ -22,9 +23,6 @@ constexpr const char* kRayOriginatedFromCRNameLabelKey = "ray.io/originated-from
 constexpr const char* kRayOriginatedFromCRDLabelKey = "ray.io/originated-from-crd";
 constexpr const char* kKubernetesCreatedByLabelKey = "app.kubernetes.io/created-by";
 constexpr const char* kComponentName = "kuberay-operator";
-constexpr const char* kDashboardPortName = "dashboard";
-constexpr const char* kDefaultDomainName = "cluster.local";
-constexpr const char* kRayClusterSuffix = "-raycluster-";
 
 // JobDeploymentStatus values (apis/ray/v1/rayjob_types.go:L36-44).
 constexpr const char* kNew = "";
@@ -35,9 +33,10 @@ constexpr const char* kFailed = "Failed";
 constexpr const char* kSuspending = "Suspending";
 constexpr const char* kSuspended = "Suspended";
 
-bool is_job_terminal(std::string_view status) {   // rayjob_types.go:L25-31
-  return status == "STOPPED" || status == "SUCCEEDED" || status == "FAILED";
-}
+using shared::fetch_head_service_url;      // DASH:L63-99, the same Go at v1.0.0
+using shared::generate_raycluster_name;    // utils/util.go:L229-236
+using shared::generate_rayjob_id;
+using shared::is_job_terminal;             // rayjob_types.go:L25-31
 
 ReconcileResult requeue() { return ReconcileResult::requeue_after(kRayJobDefaultRequeueDurationMs); }
 ReconcileResult requeue_with(Error err) {
@@ -66,14 +65,6 @@ Error validate_rayjob_spec(const RayJob& rayjob) {
     return go_error("activeDeadlineSeconds must be a positive integer");
   }
   return {};
-}
-
-// GenerateRayJobId, GenerateRayClusterName (utils/util.go:L229-236).
-std::string generate_rayjob_id(Clients& clients, const std::string& rayjob) {
-  return fmt::format("{}-{}", rayjob, clients.runtime.random_string(5));
-}
-std::string generate_raycluster_name(Clients& clients, const std::string& rayjob) {
-  return fmt::format("{}{}{}", rayjob, kRayClusterSuffix, clients.runtime.random_string(5));
 }
 
 // initRayJobStatusIfNeed (RJC:L539-577).
@@ -146,23 +137,6 @@ Error get_or_create_raycluster_instance(Clients& clients, const RayJob& rayjob, 
   }
   cluster = construct_raycluster_for_rayjob(rayjob, name);                  // RJC:L620
   return clients.kube.create(cluster);                                      // RJC:L625
-}
-
-// GenerateHeadServiceName (utils/util.go:L176-189) and FetchHeadServiceURL (DASH:L63-99).
-Error fetch_head_service_url(Clients& clients, const RayCluster& cluster, std::string& url) {
-  std::string head_service_name = fmt::format("{}-head-svc", cluster.metadata.name);
-  if (cluster.spec.head_group_spec.head_service_name && !cluster.spec.head_group_spec.head_service_name->empty()) {
-    head_service_name = *cluster.spec.head_group_spec.head_service_name;
-  }
-  Service head_service;
-  if (Error err = clients.kube.get(cluster.metadata.namespace_, head_service_name, head_service)) return err;
-  const auto& ports = head_service.spec.ports;
-  auto port = std::find_if(ports.begin(), ports.end(),
-                           [](const ServicePort& p) { return p.name == kDashboardPortName; });
-  if (port == ports.end()) return go_error(fmt::format("{} port is not found", kDashboardPortName));
-  url = fmt::format("{}.{}.svc.{}:{}", head_service.metadata.name, head_service.metadata.namespace_,
-                    kDefaultDomainName, port->port);
-  return {};
 }
 
 // getSubmitterTemplate (RJC:L363-407).
@@ -436,23 +410,16 @@ ReconcileResult reconcile_deletion(Clients& clients, RayJob& rayjob) {
 
 }  // namespace
 
+// controller-runtime v0.16.3, client-go v0.28.4 (kubernetes-semantics §0.1); the v1.1.0
+// RayCluster controller is ready when every listed Pod is Running and Ready (reference §2.6).
 ReleaseEnvironment RayJobReconciler::environment() const {
-  ReleaseEnvironment environment;   // controller-runtime v0.16.3, client-go v0.28.4 (§0.1)
-  environment.queue = QueueBehaviour::legacy;
-  environment.fifo = FifoBehaviour::delta_fifo;
-  environment.workers_wait_for_handlers = false;
-  environment.panic_kills_process = true;
-  environment.ray_cluster_readiness = RayClusterReadiness::listed_pods_ready;   // §2.6
+  ReleaseEnvironment environment = shared::legacy_release_environment();
+  environment.ray_cluster_readiness = RayClusterReadiness::listed_pods_ready;
   return environment;
 }
 
-Watches RayJobReconciler::watches() const {
-  Watches watches;   // SetupWithManager (RJC:L518-534); Job cache filter (main.go:L231-240)
-  watches.for_kind = Kind::RayJob;
-  watches.owns = {Kind::RayCluster, Kind::Service, Kind::Job};
-  watches.cache_selectors = {{Kind::Job, LabelSelector{kKubernetesCreatedByLabelKey, kComponentName}}};
-  return watches;
-}
+// SetupWithManager (RJC:L518-534); Job cache filter (main.go:L231-240).
+Watches RayJobReconciler::watches() const { return shared::rayjob_watches(); }
 
 // Reconcile (RJC:L74-336).
 ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& clients) {
