@@ -179,8 +179,10 @@ void print_text(std::ostream& out, const engine::Scenario& scenario, const explo
   }
   for (std::size_t i = 0; i < report.findings.size(); ++i) {
     const explore::Finding& f = report.findings[i];
-    out << fmt::format("\nviolation: {} (schedule {}, found after {:.2f}s)\n", f.invariant, f.schedule_index,
-                       f.found_after_s);
+    out << (f.schedule_index == explore::kFaultFreeSchedule
+                ? fmt::format("\nviolation: {} (already in the fault-free run)\n", f.invariant)
+                : fmt::format("\nviolation: {} (schedule {}, found after {:.2f}s)\n", f.invariant, f.schedule_index,
+                              f.found_after_s));
     out << fmt::format("  found:  {} steps, {} decisions, {} departing from the fault-free run{}\n", f.report.steps,
                        f.schedule.size(), explore::departures(f.schedule),
                        stored.empty() ? "" : fmt::format("  (run {})", stored[i].run_id));

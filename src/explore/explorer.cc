@@ -62,16 +62,9 @@ class Search {
          std::vector<TargetedPlan> plans)
       : scenario_(scenario), options_(options), baseline_steps_(baseline_steps), plans_(std::move(plans)),
         started_(Clock::now()) {
-    budget_ = options.runs.value_or(options.time_ms ? kNoStop : kDefaultRuns);
-    if (options.strategy == Strategy::targeted) {
-      const std::int64_t shard_plans =
-          (static_cast<std::int64_t>(plans_.size()) - options.shard_index + options.shard_count - 1) / options.shard_count;
-      budget_ = std::min(budget_, std::max<std::int64_t>(0, shard_plans));
-    }
-  }
-
-  bool covered_every_plan() const {
-    return options_.strategy == Strategy::targeted && next_local_.load() >= budget_ && !options_.runs;
+    // Targeted runs every plan before it runs PCT schedules, so by default it gets at least that.
+    const auto plan_count = static_cast<std::int64_t>(plans_.size());
+    budget_ = options.runs.value_or(options.time_ms ? kNoStop : std::max(plan_count, kDefaultRuns));
   }
 
   void work() {
@@ -142,13 +135,14 @@ class Search {
     RandomWalk random(result.seed);
     Pct pct(result.seed, options_.pct_depth, baseline_steps_);
     std::optional<Targeted> targeted;
-    if (options_.strategy == Strategy::targeted) {
+    const bool after_the_plans = options_.strategy == Strategy::targeted && index >= std::ssize(plans_);
+    if (options_.strategy == Strategy::targeted && !after_the_plans) {
       result.seed = scenario_.seed;   // the fault-free run's names, one plan departing from it
       targeted.emplace(plans_[static_cast<std::size_t>(index)], scenario_.seed);
     }
     engine::Chooser& strategy = targeted ? static_cast<engine::Chooser&>(*targeted)
-                                : options_.strategy == Strategy::pct ? static_cast<engine::Chooser&>(pct)
-                                                                     : random;
+                                : options_.strategy == Strategy::pct || after_the_plans ? static_cast<engine::Chooser&>(pct)
+                                                                                        : random;
     RecordingChooser recording(strategy);
     RunOptions run = exploration_run(recording);
     run.seed = result.seed;
@@ -279,6 +273,41 @@ void search_exhaustively(const engine::Scenario& scenario, const ExploreOptions&
   }
 }
 
+// The fault-free run, under the fault budget (so that its decisions are recorded), as the
+// finding of each invariant it violates.
+void add_fault_free_findings(const engine::Scenario& scenario, const ExploreOptions& options, ExploreReport& report) {
+  engine::DefaultChooser fault_free(scenario.seed);
+  RecordingChooser recording(fault_free);
+  RunOptions run = exploration_run(recording);
+  run.seed = scenario.seed;
+  run.controller = options.controller;
+  run.stop_at_violation = !options.all;
+  RunReport failing = run_scenario(scenario, run);
+  const Schedule schedule = recording.take();
+  std::vector<std::string> seen;
+  for (const ViolationReport& violation : failing.violations) {
+    if (std::find(seen.begin(), seen.end(), violation.invariant) != seen.end()) continue;
+    seen.push_back(violation.invariant);
+    Finding finding;
+    finding.invariant = violation.invariant;
+    finding.schedule_index = kFaultFreeSchedule;
+    finding.schedule_seed = scenario.seed;
+    finding.schedule = schedule;
+    finding.report = failing;
+    report.findings.push_back(std::move(finding));
+  }
+}
+
+// With --all the search finds again what the fault-free run already violated: keep the first.
+void drop_refound_invariants(ExploreReport& report) {
+  std::vector<std::string> seen;
+  std::erase_if(report.findings, [&](const Finding& finding) {
+    if (std::find(seen.begin(), seen.end(), finding.invariant) != seen.end()) return true;
+    seen.push_back(finding.invariant);
+    return false;
+  });
+}
+
 }  // namespace
 
 std::string_view to_string(Strategy strategy) {
@@ -305,14 +334,18 @@ ExploreReport explore(const engine::Scenario& scenario, const ExploreOptions& op
   fault_free.controller = options.controller;
   fault_free.keep_events = false;
   report.baseline = run_scenario(scenario, fault_free);
+  if (!report.baseline.violations.empty() && options.shard_index == 0) add_fault_free_findings(scenario, options, report);
 
-  if (options.strategy == Strategy::exhaustive) {
+  if (!report.findings.empty() && !options.all) {
+    // The fault-free run is the first schedule of every strategy: nothing to search for.
+  } else if (options.strategy == Strategy::exhaustive) {
     search_exhaustively(scenario, options, report);
   } else {
     Search search(scenario, options, report.baseline.steps, plans_for(scenario, options));
     run_workers(search, options);
     search.finish(report);
   }
+  drop_refound_invariants(report);
 
   for (Finding& finding : report.findings) {
     if (options.shrink_runs <= 0) continue;
@@ -344,8 +377,10 @@ std::vector<std::string> unmet_expectations(const engine::Expectation& expect, c
   const bool expect_none = (expect.outcome && *expect.outcome == "pass") || (!expect.outcome && !expect_some);
   if (expect_none && !report.findings.empty()) {
     const Finding& first = report.findings.front();
-    unmet.push_back(fmt::format("outcome: expected pass, exploration found {} in schedule {} of {}", first.invariant,
-                                first.schedule_index, searched));
+    unmet.push_back(first.schedule_index == kFaultFreeSchedule
+                        ? fmt::format("outcome: expected pass, the fault-free run violates {}", first.invariant)
+                        : fmt::format("outcome: expected pass, exploration found {} in schedule {} of {}",
+                                      first.invariant, first.schedule_index, searched));
   }
   if (expect.outcome && *expect.outcome == "violation" && report.findings.empty()) {
     unmet.push_back(fmt::format("outcome: expected a violation; {} found none", searched));

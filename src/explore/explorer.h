@@ -61,9 +61,10 @@ struct ExploreProgress {
 };
 
 // One invariant found violated: the first schedule (lowest index) that violated it.
+inline constexpr std::int64_t kFaultFreeSchedule = -1;   // schedule_index of the fault-free run
 struct Finding {
   std::string invariant;
-  std::int64_t schedule_index = 0;
+  std::int64_t schedule_index = 0;   // kFaultFreeSchedule: the fault-free run already violates it
   std::uint64_t schedule_seed = 0;
   Schedule schedule;
   RunReport report;          // the failing run (no events kept)

@@ -95,9 +95,40 @@ TEST_CASE("stale reads, squashes and conflicts outside Suspending break no invar
     options.runs = 300;
     const ExploreReport report = explore(scenario, options);
     CHECK(report.findings.empty());
-    CHECK(report.schedules == (strategy == Strategy::targeted ? report.schedules : 300));
-    CHECK(report.schedules > 0);
+    CHECK(report.schedules == 300);   // targeted: its plans, then PCT up to the budget
   }
+}
+
+TEST_CASE("a violation of the fault-free run is the first finding of every strategy, without a search") {
+  const engine::Scenario scenario = acceptance("nonatomic-suspend-1-0.yaml");
+  for (Strategy strategy : {Strategy::random, Strategy::pct, Strategy::targeted, Strategy::exhaustive}) {
+    CAPTURE(to_string(strategy));
+    ExploreOptions options;
+    options.strategy = strategy;
+    options.runs = 50;
+    options.shrink_runs = 20;
+    const ExploreReport report = explore(scenario, options);
+    REQUIRE_FALSE(report.findings.empty());
+    CHECK(report.findings.front().schedule_index == kFaultFreeSchedule);
+    CHECK(report.findings.front().invariant == "suspended-is-clean");
+    CHECK(departures(report.findings.front().schedule) == 0);
+    CHECK(report.schedules == 0);
+  }
+}
+
+TEST_CASE("targeted runs PCT schedules once the budget allows no plan (only conflicts and HTTP errors)") {
+  engine::Scenario scenario = acceptance("stale-reads-are-harmless.yaml");
+  scenario.faults.max_lag = 0;
+  scenario.faults.squash = false;
+  RunOptions run;
+  run.faults = true;
+  REQUIRE(targeted_plans(run_scenario(scenario, run).event_log, scenario.faults).empty());
+  ExploreOptions options;
+  options.strategy = Strategy::targeted;
+  options.runs = 40;
+  const ExploreReport report = explore(scenario, options);
+  CHECK(report.schedules == 40);
+  CHECK(report.distinct_executions > 1);
 }
 
 TEST_CASE("targeted exploration finds race 1 of §1.16 by holding the new RayCluster's delivery") {

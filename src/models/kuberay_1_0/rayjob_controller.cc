@@ -307,7 +307,6 @@ ReconcileResult suspend_running_job(Clients& clients, RayJob& rayjob, RayDashboa
 
 }  // namespace
 
-// controller-runtime v0.11.1, client-go v0.23.0 (kubernetes-semantics §0.1).
 // controller-runtime v0.11.1, client-go v0.23.0 (kubernetes-semantics §0.1); the v1.0.0
 // RayCluster controller is ready when every listed Pod is Running, Ready or not (reference §3.5).
 ReleaseEnvironment RayJobReconciler::environment() const {
