@@ -43,6 +43,7 @@ std::vector<std::string> split_words(std::string_view text) {
       if (in_word) words.push_back(std::move(word));
       word.clear();
       in_word = false;
+      if (c == ';') words.emplace_back(";");
     } else {
       word += c;
       in_word = true;
@@ -115,16 +116,35 @@ void emit_exit(StepContext& context, const SubmitterProcess& process, int exit_c
 
 }  // namespace
 
+int Submitter::live_head_with_job(StepContext& context, const SubmitCommand& command) const {
+  const DashboardResponse response =
+      dashboard_->get_job_info(context, DashboardCaller::submitter, command.dashboard_url, command.submission_id);
+  if (!response.connected || response.status != 200) return -1;
+  const std::vector<RayHead>& heads = context.world().ray.heads;
+  for (std::size_t h = heads.size(); h-- > 0;) {
+    if (heads[h].table_lost) continue;
+    for (const RayJobRecord& job : heads[h].jobs) {
+      if (job.submission_id == command.submission_id) return static_cast<int>(h);
+    }
+  }
+  return -1;
+}
+
 bool parse_submit_command(const Container& container, SubmitCommand& out) {
   std::vector<std::string> words = container.command;
   words.insert(words.end(), container.args.begin(), container.args.end());
-  if (words.size() >= 3 && is_shell(words[0]) && words[1] == "-c") words = split_words(words[2]);
+  // `sh -c SCRIPT`, or bash with combined options and an end of options: `/bin/bash -ce -- SCRIPT`.
+  if (words.size() >= 3 && is_shell(words[0]) && words[1].starts_with('-') &&
+      words[1].find('c') != std::string::npos) {
+    const std::size_t script = words[2] == "--" ? 3 : 2;
+    if (script < words.size()) words = split_words(words[script]);
+  }
 
   out = SubmitCommand{};
   for (std::size_t i = 0; i < words.size(); ++i) {
     const std::string& word = words[i];
     if (word == "--") {
-      for (std::size_t j = i + 1; j < words.size(); ++j) {
+      for (std::size_t j = i + 1; j < words.size() && words[j] != ";"; ++j) {
         if (!out.entrypoint.empty()) out.entrypoint += ' ';
         out.entrypoint += words[j];
       }
@@ -146,6 +166,16 @@ bool parse_submit_command(const Container& container, SubmitCommand& out) {
       }
     }
   }
+  // `ray job status` and `ray job logs --follow` anywhere in the script.
+  for (std::size_t i = 0; i + 2 < words.size(); ++i) {
+    if (words[i] != "ray" || words[i + 1] != "job") continue;
+    if (words[i + 2] == "status") out.status_guard = true;
+    if (words[i + 2] == "logs" && std::find(words.begin() + static_cast<std::ptrdiff_t>(i), words.end(),
+                                            "--follow") != words.end()) {
+      out.follows_logs = true;
+    }
+  }
+  out.follows_logs = out.follows_logs && std::find(words.begin(), words.end(), "--no-wait") != words.end();
   auto from_env = [&](std::string& value, const char* name) {
     if (!value.empty()) return;
     if (auto it = container.env.find(name); it != container.env.end()) value = it->second;
@@ -182,6 +212,12 @@ std::optional<Submitter::Exit> Submitter::exit_now(const World& world,
     break;
   }
   if (!job) return Exit{1, "job_lost"};
+  if (process.follows_logs) {   // `ray job logs --follow` returns once the job is terminal
+    if (job->status == "SUCCEEDED" || job->status == "FAILED" || job->status == "STOPPED") {
+      return Exit{0, "logs_followed"};
+    }
+    return std::nullopt;
+  }
   if (job->status == "SUCCEEDED") return Exit{0, "succeeded"};
   if (job->status == "FAILED") return Exit{1, "failed"};
   // `ray job submit` exits non-zero only for FAILED (Ray dashboard/modules/job/cli.py).
@@ -300,6 +336,8 @@ void Submitter::submit(int index, const Pod& pod, StepContext& context) const {
     outcome = "no_command";
   } else if (!dashboard_) {
     outcome = "unreachable";
+  } else if (command.status_guard && (head = live_head_with_job(context, command)) >= 0) {
+    outcome = "ok";   // `ray job status` found the job: no submit, follow it
   } else {
     SubmitJobRequest request;
     request.entrypoint = command.entrypoint;
@@ -335,6 +373,7 @@ void Submitter::submit(int index, const Pod& pod, StepContext& context) const {
   process.submission_id = command.submission_id;
   process.submit_outcome = outcome;
   process.head = head;
+  process.follows_logs = command.follows_logs;
   if (outcome != "ok") {
     const SubmitterProcess copy = process;
     write_terminated(context, pod, 1);
