@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/job_controller.h"
+#include "engine/raycluster_controller.h"
 
 namespace rjsim::engine {
 
@@ -74,10 +75,38 @@ int find_process(const World& world, std::string_view pod_uid) {
   return -1;
 }
 
-// A Pod the submitter runs: owned by a Job, not being deleted.
+// The index of the submitter sidecar in a RayCluster's head Pod, or -1 when the Pod is not one.
+int sidecar_index(const Pod& pod) {
+  const OwnerReference* owner = controller_owner(pod.metadata);
+  if (!owner || owner->kind != Kind::RayCluster) return -1;
+  for (std::size_t i = 0; i < pod.spec.containers.size(); ++i) {
+    if (pod.spec.containers[i].name == kSubmitterSidecarName) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// A Pod the submitter runs: owned by a Job, or a head Pod with the sidecar; not being deleted.
 bool is_submitter_pod(const Pod& pod) {
   const OwnerReference* owner = controller_owner(pod.metadata);
-  return owner && owner->kind == Kind::Job && !pod.metadata.deletion_timestamp_ms;
+  return owner && (owner->kind == Kind::Job || sidecar_index(pod) >= 0) && !pod.metadata.deletion_timestamp_ms;
+}
+
+// A sidecar that exited: its container terminated while the head Pod runs on.
+bool sidecar_exited(const Pod& pod) {
+  const int sidecar = sidecar_index(pod);
+  if (sidecar < 0) return false;
+  const std::string& name = pod.spec.containers[static_cast<std::size_t>(sidecar)].name;
+  return std::any_of(pod.status.container_statuses.begin(), pod.status.container_statuses.end(),
+                     [&](const ContainerStatus& c) { return c.name == name && c.state == "terminated"; });
+}
+
+// A sidecar starts once its cluster's Ray head is up (the script's GCS health wait).
+bool sidecar_may_start(const World& world, const Pod& pod) {
+  if (sidecar_index(pod) < 0) return true;
+  const std::string& cluster_uid = controller_owner(pod.metadata)->uid;
+  return std::any_of(world.ray.heads.begin(), world.ray.heads.end(), [&](const RayHead& head) {
+    return head.cluster_uid == cluster_uid && !head.table_lost;
+  });
 }
 
 bool is_pending(const Pod& pod) { return pod.status.phase.empty() || pod.status.phase == "Pending"; }
@@ -90,6 +119,20 @@ void write_pod_status(StepContext& context, const Pod& pod, const std::function<
 
 void write_terminated(StepContext& context, const Pod& pod, int exit_code) {
   const std::int64_t now = context.now_ms();
+  if (const int sidecar = sidecar_index(pod); sidecar >= 0) {   // only the sidecar's container ends
+    const std::string& name = pod.spec.containers[static_cast<std::size_t>(sidecar)].name;
+    write_pod_status(context, pod, [&](PodStatus& status) {
+      status.ready = false;
+      auto& containers = status.container_statuses;
+      auto it = std::find_if(containers.begin(), containers.end(), [&](const ContainerStatus& c) { return c.name == name; });
+      if (it == containers.end()) it = containers.insert(containers.end(), ContainerStatus{name, false, 0, "", {}, {}});
+      it->ready = false;
+      it->state = "terminated";
+      it->exit_code = exit_code;
+      it->finished_at_ms = now;
+    });
+    return;
+  }
   write_pod_status(context, pod, [&](PodStatus& status) {
     status.phase = exit_code == 0 ? "Succeeded" : "Failed";
     status.ready = false;
@@ -231,12 +274,13 @@ void Submitter::enabled(const World& world, std::vector<ActorWork>& out) const {
     if (!is_submitter_pod(pod)) continue;
     const int index = find_process(world, pod.metadata.uid);
     if (index < 0) {
-      if (is_pending(pod) && pod.metadata.creation_timestamp_ms + behaviour_.start_after_ms <= world.now_ms) {
+      if (is_pending(pod) && pod.metadata.creation_timestamp_ms + behaviour_.start_after_ms <= world.now_ms &&
+          sidecar_may_start(world, pod)) {
         out.push_back({std::string(kStart), object_ref(object), 0});
       }
       continue;
     }
-    if (pod.status.phase != "Running") continue;
+    if (pod.status.phase != "Running" || sidecar_exited(pod)) continue;
     const SubmitterProcess& process = world.environment.submitters[static_cast<std::size_t>(index)];
     if (process.submit_outcome.empty()) {
       out.push_back({std::string(kSubmit), object_ref(object), index});
@@ -260,7 +304,7 @@ std::optional<std::int64_t> Submitter::next_timer_ms(const World& world) const {
       continue;
     }
     const SubmitterProcess& process = world.environment.submitters[static_cast<std::size_t>(index)];
-    if (pod.status.phase != "Running" || process.submit_outcome != "ok") continue;
+    if (pod.status.phase != "Running" || sidecar_exited(pod) || process.submit_outcome != "ok") continue;
     if (process.attempt < behaviour_.fail_attempts) {
       consider(process.started_at_ms + behaviour_.fail_after_ms);
     } else if (behaviour_.finishes_after_ms) {
@@ -297,11 +341,11 @@ void Submitter::start(const Pod& pod, StepContext& context) const {
   const std::vector<const Pod*> pods = pods_of_job(context.world().api, pod.metadata.namespace_, owner->uid);
   const auto position = std::find_if(pods.begin(), pods.end(),
                                      [&](const Pod* p) { return p->metadata.uid == pod.metadata.uid; });
-  SubmitterProcess process;
+  SubmitterProcess process;   // a sidecar's attempt is 0: its Pod is owned by no Job
   process.pod_namespace = pod.metadata.namespace_;
   process.pod_name = pod.metadata.name;
   process.pod_uid = pod.metadata.uid;
-  process.attempt = static_cast<int>(position - pods.begin());
+  process.attempt = sidecar_index(pod) >= 0 ? 0 : static_cast<int>(position - pods.begin());
   process.started_at_ms = context.now_ms();
   const bool fails_at_start = process.attempt < behaviour_.fail_attempts && behaviour_.fail_after_ms == 0;
   if (fails_at_start) process.submit_outcome = "not_submitted";
@@ -329,7 +373,19 @@ void Submitter::start(const Pod& pod, StepContext& context) const {
 
 void Submitter::submit(int index, const Pod& pod, StepContext& context) const {
   SubmitCommand command;
-  const bool parsed = !pod.spec.containers.empty() && parse_submit_command(pod.spec.containers[0], command);
+  const int container = std::max(sidecar_index(pod), 0);
+  const bool parsed = static_cast<std::size_t>(container) < pod.spec.containers.size() &&
+                      parse_submit_command(pod.spec.containers[static_cast<std::size_t>(container)], command);
+  if (parsed && sidecar_index(pod) >= 0 &&
+      (command.dashboard_url.starts_with("127.0.0.1:") || command.dashboard_url.starts_with("localhost:"))) {
+    // The sidecar shares the head's network namespace: its 127.0.0.1 is the head's dashboard.
+    const RayCluster* cluster =
+        context.world().api.find<RayCluster>(pod.metadata.namespace_, controller_owner(pod.metadata)->name);
+    if (cluster) {
+      command.dashboard_url = fmt::format("{}.{}.svc.cluster.local:{}", head_service_name(*cluster),
+                                          pod.metadata.namespace_, kDashboardPort);
+    }
+  }
   std::string outcome;
   int head = -1;
   if (!parsed) {

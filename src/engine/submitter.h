@@ -17,7 +17,12 @@
 //    fi; ray job logs --follow ID`, kuberay-rayjob §1.10.1): when the id is already in a live
 //    job table the pod does not submit and follows that job; `ray job logs --follow` exits 0 once
 //    the job ends, whatever its status, and 1 when the job is lost. What the command asks for is
-//    read from it, so the blocking command of 1.0/1.1 behaves as before.
+//    read from it, so the blocking command of 1.0/1.1 behaves as before;
+//  - the submitter sidecar of a RayCluster's head Pod (kuberay-1.7 SidecarMode, §1.10.4) is run
+//    the same way, in its container "ray-job-submitter": it starts once the cluster's Ray head is
+//    up (the script waits for the GCS) and startAfter has passed, talks to 127.0.0.1 (the head's
+//    dashboard, reached through the cluster's head Service), and an exit terminates only that
+//    container (the Pod stays Running, no longer Ready). Container restarts are not modelled.
 // An exit is one status write: phase Succeeded or Failed, the container terminated with its exit
 // code. Not modelled: image pulls, container restarts (restartPolicy Never), log streaming.
 #pragma once
