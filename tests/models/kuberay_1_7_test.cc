@@ -944,6 +944,7 @@ TEST_CASE("kuberay-1.7: the transition table has the retry and validation edges 
   CHECK(has("Waiting", "Running"));
   CHECK_FALSE(has("Complete", "Running"));
   CHECK_FALSE(has("Failed", "Retrying"));
+  CHECK_FALSE(has("Waiting", "Retrying"));
   CHECK_FALSE(has("ValidationFailed", "Running"));
 }
 

@@ -935,7 +935,7 @@ std::vector<std::pair<std::string, std::string>> RayJobReconciler::transition_ta
       {kNew, kInitializing},
       {kInitializing, kSuspending},   {kInitializing, kFailed},  {kInitializing, kRetrying},
       {kInitializing, kWaiting},      {kInitializing, kRunning},
-      {kWaiting, kFailed},            {kWaiting, kRetrying},     {kWaiting, kRunning},
+      {kWaiting, kFailed},            {kWaiting, kRunning},   // no retry: InteractiveMode forbids backoffLimit
       {kRunning, kSuspending},        {kRunning, kFailed},       {kRunning, kRetrying},
       {kRunning, kComplete},
       {kSuspending, kSuspended},      {kRetrying, kNew},         {kSuspended, kNew},
