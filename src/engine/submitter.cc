@@ -124,7 +124,8 @@ void write_terminated(StepContext& context, const Pod& pod, int exit_code) {
     write_pod_status(context, pod, [&](PodStatus& status) {
       status.ready = false;
       auto& containers = status.container_statuses;
-      auto it = std::find_if(containers.begin(), containers.end(), [&](const ContainerStatus& c) { return c.name == name; });
+      auto it = std::find_if(containers.begin(), containers.end(),
+                             [&](const ContainerStatus& c) { return c.name == name; });
       if (it == containers.end()) it = containers.insert(containers.end(), ContainerStatus{name, false, 0, "", {}, {}});
       it->ready = false;
       it->state = "terminated";

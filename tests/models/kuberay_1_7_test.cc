@@ -197,11 +197,15 @@ std::pair<RayJobStatus, ReconcileResult> validate_once(const std::function<void(
 }
 
 TEST_CASE("kuberay-1.7: a failed validation persists ValidationFailed with the message and does not requeue") {
-  const auto [status, result] = validate_once([](RayJob& r) { r.spec.suspend = true; r.spec.shutdown_after_job_finishes = false; });
+  const auto [status, result] = validate_once([](RayJob& r) {
+    r.spec.suspend = true;
+    r.spec.shutdown_after_job_finishes = false;
+  });
   CHECK(is_done(result));
   CHECK(status.job_deployment_status == "ValidationFailed");
   CHECK(status.reason == "ValidationFailed");
-  CHECK(status.message.find("shutdownAfterJobFinishes set to false is not allowed to be suspended") != std::string::npos);
+  CHECK(status.message.find("shutdownAfterJobFinishes set to false is not allowed to be suspended") !=
+        std::string::npos);
 }
 
 TEST_CASE("kuberay-1.7: validation rules of metadata, spec and status, first failure wins") {
@@ -214,7 +218,10 @@ TEST_CASE("kuberay-1.7: validation rules of metadata, spec and status, first fai
   CHECK(has(message([](RayJob& r) { r.metadata.name = std::string(48, 'a'); }), "no more than 47 characters"));
   CHECK(has(message([](RayJob& r) { r.metadata.name = "1demo"; }), "DNS1035"));
   CHECK(has(message([](RayJob& r) { r.spec.ttl_seconds_after_finished = -1; }), "TTLSecondsAfterFinished must be"));
-  CHECK(has(message([](RayJob& r) { r.spec.shutdown_after_job_finishes = false; r.spec.ttl_seconds_after_finished = 5; }),
+  CHECK(has(message([](RayJob& r) {
+              r.spec.shutdown_after_job_finishes = false;
+              r.spec.ttl_seconds_after_finished = 5;
+            }),
             "cannot have TTLSecondsAfterFinished"));
   CHECK(has(message([](RayJob& r) { r.spec.suspend = true; r.spec.cluster_selector["ray.io/cluster"] = "c"; }),
             "doesn't support the suspend operation"));
@@ -259,9 +266,15 @@ TEST_CASE("kuberay-1.7: validation of the deletion strategy: gate, exclusivity, 
   gate_off.feature_gates["RayJobDeletionPolicy"] = false;
   CHECK(has(message(rules({{"DeleteCluster", on_succeeded}}), gate_off), "feature gate must be enabled"));
   CHECK(has(message([](RayJob& r) { r.spec.deletion_strategy = DeletionStrategy{}; }), "cannot be empty"));
-  CHECK(has(message([&](RayJob& r) { rules({{"DeleteCluster", on_succeeded}})(r); r.spec.shutdown_after_job_finishes = true; }),
+  CHECK(has(message([&](RayJob& r) {
+              rules({{"DeleteCluster", on_succeeded}})(r);
+              r.spec.shutdown_after_job_finishes = true;
+            }),
             "mutually exclusive"));
-  CHECK(has(message([&](RayJob& r) { rules({{"DeleteCluster", on_succeeded}})(r); r.spec.deletion_strategy->on_success_policy = "DeleteCluster"; }),
+  CHECK(has(message([&](RayJob& r) {
+              rules({{"DeleteCluster", on_succeeded}})(r);
+              r.spec.deletion_strategy->on_success_policy = "DeleteCluster";
+            }),
             "Cannot use both"));
   CHECK(has(message([](RayJob& r) { r.spec.deletion_strategy = DeletionStrategy{"DeleteCluster", std::nullopt, {}}; }),
             "both DeletionStrategy.OnSuccess and DeletionStrategy.OnFailure"));
@@ -309,7 +322,8 @@ TEST_CASE("kuberay-1.7: New adds the finalizer, chooses <job>-<5> names and pers
   CHECK(stored.status.start_time_ms == 7'000);
   CHECK(stored.status.succeeded == 0);
   CHECK(stored.status.failed == 0);
-  CHECK(harness.writes() == std::vector<std::string>{"update RayJob/default/demo", "update_status RayJob/default/demo"});
+  CHECK(harness.writes() ==
+        std::vector<std::string>{"update RayJob/default/demo", "update_status RayJob/default/demo"});
 }
 
 TEST_CASE("kuberay-1.7: New in InteractiveMode leaves Status.JobId empty") {
@@ -869,8 +883,9 @@ TEST_CASE("kuberay-1.7: deletion rules run only the most impactful overdue rule 
   ModelHarness harness(model);
   const DeletionCondition now{"SUCCEEDED", std::nullopt, 0};
   const DeletionCondition later{"SUCCEEDED", std::nullopt, 100};
-  const RayJob& rayjob = harness.put(with_rules(terminal_rayjob("Complete", "SUCCEEDED", 0),
-                                                {{"DeleteWorkers", now}, {"DeleteCluster", now}, {"DeleteSelf", later}}));
+  const RayJob& rayjob = harness.put(
+      with_rules(terminal_rayjob("Complete", "SUCCEEDED", 0),
+                 {{"DeleteWorkers", now}, {"DeleteCluster", now}, {"DeleteSelf", later}}));
   harness.put(cluster_for(rayjob, "ready"));
   harness.world.now_ms = 10'000;
   const ReconcileResult result = harness.reconcile("demo");

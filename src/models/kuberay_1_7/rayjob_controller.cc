@@ -20,7 +20,8 @@ namespace {
 // ---- constants (RJC:L38-40; utils/constant.go at v1.7.0) ----
 constexpr std::int64_t kRayJobDefaultRequeueDurationMs = 3'000;      // RayJobDefaultRequeueDuration
 constexpr std::int64_t kDefaultSubmitterFinishedTimeoutMs = 30'000;   // DefaultSubmitterFinishedTimeout
-constexpr int kDefaultTransitionGracePeriodSeconds = 300;   // DEFAULT_RAYJOB_DEPLOYMENT_STATUS_TRANSITION_GRACE_PERIOD_SECONDS
+// DEFAULT_RAYJOB_DEPLOYMENT_STATUS_TRANSITION_GRACE_PERIOD_SECONDS
+constexpr int kDefaultTransitionGracePeriodSeconds = 300;
 constexpr int kDefaultStatusCheckTimeoutSeconds = 300;      // DEFAULT_RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS
 constexpr const char* kRayJobClusterSelectorKey = "ray.io/cluster";
 constexpr const char* kRayJobStopJobFinalizer = "ray.io/rayjob-finalizer";
@@ -186,7 +187,8 @@ Error construct_raycluster_for_rayjob(Clients& clients, const RayJob& rayjob, co
     // getSubmitterContainer (RJC:L606-631); with the SidecarSubmitterRestart gate the container's
     // restartPolicy is OnFailure, which rjsim's Container does not carry.
     Container sidecar = get_default_submitter_container(cluster.spec);
-    if (Error err = configure_submitter_container(sidecar, rayjob, "SidecarMode", sidecar_submitter_restart_gate(clients))) {
+    const bool restart_gate = sidecar_submitter_restart_gate(clients);
+    if (Error err = configure_submitter_container(sidecar, rayjob, "SidecarMode", restart_gate)) {
       return err;
     }
     cluster.spec.head_group_spec.template_.containers.push_back(std::move(sidecar));
@@ -219,7 +221,8 @@ Error fetch_head_service_url(Clients& clients, const RayCluster& cluster, std::s
   Service head_service;
   if (Error err = clients.kube.get(cluster.metadata.namespace_, head_service_name, head_service)) return err;
   const auto& ports = head_service.spec.ports;
-  auto port = std::find_if(ports.begin(), ports.end(), [](const ServicePort& p) { return p.name == kDashboardPortName; });
+  auto port = std::find_if(ports.begin(), ports.end(),
+                           [](const ServicePort& p) { return p.name == kDashboardPortName; });
   if (port == ports.end()) return go_error(fmt::format("{} port is not found", kDashboardPortName));
   url = fmt::format("{}.{}.svc.{}:{}", head_service.metadata.name, head_service.metadata.namespace_,
                     kDefaultDomainName, port->port);
@@ -227,7 +230,8 @@ Error fetch_head_service_url(Clients& clients, const RayCluster& cluster, std::s
 }
 
 // getSubmitterTemplate (RJC:L585-604).
-Error get_submitter_template(Clients& clients, const RayJob& rayjob, const RayCluster& cluster, PodTemplate& submitter) {
+Error get_submitter_template(Clients& clients, const RayJob& rayjob, const RayCluster& cluster,
+                             PodTemplate& submitter) {
   submitter = kuberay_1_7::get_submitter_template(rayjob.spec, cluster.spec);
   if (submitter.containers.empty()) {   // Containers[utils.RayContainerIndex] (RJC:L590)
     throw ModelPanic("runtime error: index out of range [0] with length 0 (SubmitterPodTemplate without "
@@ -390,7 +394,9 @@ Error check_submitter_and_update_status_if_needed(Clients& clients, RayJob& rayj
                                       pods)) {
       return err;
     }
-    if (pods.size() > 1) return go_error(fmt::format("found multiple heads. filter labels for cluster {}", cluster.metadata.name));
+    if (pods.size() > 1) {
+      return go_error(fmt::format("found multiple heads. filter labels for cluster {}", cluster.metadata.name));
+    }
     if (pods.empty()) {
       should_update = true;
       rayjob.status.job_deployment_status = kFailed;
@@ -402,14 +408,16 @@ Error check_submitter_and_update_status_if_needed(Clients& clients, RayJob& rayj
     const ContainerStatus* container = submitter_container_status(head_pod);
     if (!sidecar_submitter_restart_gate(clients)) {                                   // checkSidecarContainerStatus
       if (container && container->state == "terminated" && container->exit_code.value_or(0) != 0) {
-        should_update = fail_submission(rayjob, fmt::format("Ray head pod container {} terminated with exit code {}: "
-                                                            "Error", container->name, container->exit_code.value_or(0)));
+        should_update = fail_submission(
+            rayjob, fmt::format("Ray head pod container {} terminated with exit code {}: Error", container->name,
+                                container->exit_code.value_or(0)));
       }
     } else {                                                                          // checkIsRestartCountExceeded
       // LastTerminationState is approximated by restartCount > 0 (rjsim keeps no previous state).
       const int submitter_backoff_limit = rayjob.spec.submitter_backoff_limit.value_or(2);
       const bool exited_ok = container && container->state == "terminated" && container->exit_code.value_or(0) == 0;
-      if (container && container->restart_count > 0 && !exited_ok && container->restart_count >= submitter_backoff_limit) {
+      const bool restarted = container && container->restart_count > 0;
+      if (restarted && !exited_ok && container->restart_count >= submitter_backoff_limit) {
         should_update = fail_submission(rayjob, fmt::format("Ray head pod submitter container {} terminated after "
                                                             "exceeding the maximum restart count", container->name));
       }
@@ -557,6 +565,11 @@ std::int64_t end_time_or_panic(const RayJob& rayjob) {
   return *rayjob.status.end_time_ms;
 }
 
+// EndTime + TTLSecondsAfterFinished: when the legacy policy and ShutdownAfterJobFinishes act.
+std::int64_t shutdown_time_ms(const RayJob& rayjob) {
+  return end_time_or_panic(rayjob) + std::int64_t{rayjob.spec.ttl_seconds_after_finished} * 1000;
+}
+
 // executeDeletionPolicy (RJC:L1560-1586).
 ReconcileResult execute_deletion_policy(Clients& clients, const RayJob& rayjob, const std::string& policy) {
   Error err;
@@ -659,14 +672,14 @@ ReconcileResult handle_legacy_deletion_policy(Clients& clients, const RayJob& ra
     return ReconcileResult::done();   // JobStatus is not valid for deletion
   }
   if (policy == "DeleteNone") return ReconcileResult::done();
-  const std::int64_t shutdown_ms = end_time_or_panic(rayjob) + std::int64_t{rayjob.spec.ttl_seconds_after_finished} * 1000;
+  const std::int64_t shutdown_ms = shutdown_time_ms(rayjob);
   if (shutdown_ms > clients.runtime.now_ms()) return requeue_delay_for(clients, shutdown_ms);
   return execute_deletion_policy(clients, rayjob, policy);
 }
 
 // handleShutdownAfterJobFinishes (RJC:L1515-1556).
 ReconcileResult handle_shutdown_after_job_finishes(Clients& clients, const RayJob& rayjob) {
-  const std::int64_t shutdown_ms = end_time_or_panic(rayjob) + std::int64_t{rayjob.spec.ttl_seconds_after_finished} * 1000;
+  const std::int64_t shutdown_ms = shutdown_time_ms(rayjob);
   if (shutdown_ms > clients.runtime.now_ms()) return requeue_delay_for(clients, shutdown_ms);
   Error err;
   std::string delete_rayjob = clients.runtime.operator_env("DELETE_RAYJOB_CR_AFTER_JOB_FINISHES").value_or("");

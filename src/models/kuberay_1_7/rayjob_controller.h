@@ -4,7 +4,7 @@
 // New/Initializing/Waiting/Running/Suspending/Retrying/Suspended/Complete/Failed states, retry
 // accounting (backoffLimit), deadlines, the deletion strategies, four submission modes and the
 // RayJob head Service; in the environment that release ran in: controller-runtime v0.24.1 and
-// client-go v0.35 (priority work queue, RealFIFO informers, workers that wait for the initial
+// client-go v0.36.0 (priority work queue, RealFIFO informers, workers that wait for the initial
 // list's handlers, panics recovered as errors; kubernetes-semantics §0.1). It reads the operator's
 // env and feature gates through Runtime (scenario `world.operator`). What it leaves out is listed
 // in docs/models.md.

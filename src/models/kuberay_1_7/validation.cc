@@ -106,10 +106,12 @@ Error validate_legacy_deletion_policies(const engine::RayJob& rayjob) {
   const std::string& on_failure = *strategy.on_failure_policy;
   if (!rayjob.spec.cluster_selector.empty()) {
     if (on_success == "DeleteCluster" || on_success == "DeleteWorkers") {
-      return invalid(fmt::format("the ClusterSelector mode doesn't support DeletionStrategy={} on success", on_success));
+      return invalid(
+          fmt::format("the ClusterSelector mode doesn't support DeletionStrategy={} on success", on_success));
     }
     if (on_failure == "DeleteCluster" || on_failure == "DeleteWorkers") {
-      return invalid(fmt::format("the ClusterSelector mode doesn't support DeletionStrategy={} on failure", on_failure));
+      return invalid(
+          fmt::format("the ClusterSelector mode doesn't support DeletionStrategy={} on failure", on_failure));
     }
   }
   if (rayjob.spec.shutdown_after_job_finishes && (on_success == "DeleteNone" || on_failure == "DeleteNone")) {
@@ -127,7 +129,9 @@ Error validate_deletion_configuration(const engine::RayJob& rayjob, bool deletio
                    "TTLSecondsAfterFinished");
   }
   if (!spec.deletion_strategy) return {};
-  if (!deletion_policy_gate) return invalid("RayJobDeletionPolicy feature gate must be enabled to use DeletionStrategy");
+  if (!deletion_policy_gate) {
+    return invalid("RayJobDeletionPolicy feature gate must be enabled to use DeletionStrategy");
+  }
   const bool legacy_configured = spec.deletion_strategy->on_success_policy || spec.deletion_strategy->on_failure_policy;
   const bool rules_configured = !spec.deletion_strategy->deletion_rules.empty();
   if (rules_configured && spec.shutdown_after_job_finishes) {
