@@ -148,23 +148,6 @@ Error get_or_create_raycluster_instance(Clients& clients, const RayJob& rayjob, 
   return clients.kube.create(cluster);                                      // RJC:L625
 }
 
-// GenerateHeadServiceName (utils/util.go:L176-189) and FetchHeadServiceURL (DASH:L63-99).
-Error fetch_head_service_url(Clients& clients, const RayCluster& cluster, std::string& url) {
-  std::string head_service_name = fmt::format("{}-head-svc", cluster.metadata.name);
-  if (cluster.spec.head_group_spec.head_service_name && !cluster.spec.head_group_spec.head_service_name->empty()) {
-    head_service_name = *cluster.spec.head_group_spec.head_service_name;
-  }
-  Service head_service;
-  if (Error err = clients.kube.get(cluster.metadata.namespace_, head_service_name, head_service)) return err;
-  const auto& ports = head_service.spec.ports;
-  auto port = std::find_if(ports.begin(), ports.end(),
-                           [](const ServicePort& p) { return p.name == kDashboardPortName; });
-  if (port == ports.end()) return go_error(fmt::format("{} port is not found", kDashboardPortName));
-  url = fmt::format("{}.{}.svc.{}:{}", head_service.metadata.name, head_service.metadata.namespace_,
-                    kDefaultDomainName, port->port);
-  return {};
-}
-
 // getSubmitterTemplate (RJC:L363-407).
 Error get_submitter_template(const RayJob& rayjob, const RayCluster& cluster, PodTemplate& submitter) {
   submitter = rayjob.spec.submitter_pod_template ? *rayjob.spec.submitter_pod_template
@@ -238,15 +221,6 @@ Error delete_cluster_resources(Clients& clients, const RayJob& rayjob, bool& is_
   }
   if (cluster.metadata.deletion_timestamp_ms) return {};   // the deletion is ongoing
   return clients.kube.remove(Kind::RayCluster, cluster.metadata.namespace_, cluster.metadata.name);
-}
-
-// updateStatusToSuspendingIfNeeded (RJC:L668-685).
-bool update_status_to_suspending_if_needed(RayJob& rayjob) {
-  if (!rayjob.spec.suspend) return false;
-  const std::string& state = rayjob.status.job_deployment_status;
-  if (state != kRunning && state != kInitializing) return false;
-  rayjob.status.job_deployment_status = kSuspending;
-  return true;
 }
 
 // checkK8sJobAndUpdateStatusIfNeeded (RJC:L687-706).
@@ -435,6 +409,32 @@ ReconcileResult reconcile_deletion(Clients& clients, RayJob& rayjob) {
 }
 
 }  // namespace
+
+// GenerateHeadServiceName (utils/util.go:L176-189) and FetchHeadServiceURL (DASH:L63-99).
+Error fetch_head_service_url(Clients& clients, const RayCluster& cluster, std::string& url) {
+  std::string head_service_name = fmt::format("{}-head-svc", cluster.metadata.name);
+  if (cluster.spec.head_group_spec.head_service_name && !cluster.spec.head_group_spec.head_service_name->empty()) {
+    head_service_name = *cluster.spec.head_group_spec.head_service_name;
+  }
+  Service head_service;
+  if (Error err = clients.kube.get(cluster.metadata.namespace_, head_service_name, head_service)) return err;
+  const auto& ports = head_service.spec.ports;
+  auto port = std::find_if(ports.begin(), ports.end(),
+                           [](const ServicePort& p) { return p.name == kDashboardPortName; });
+  if (port == ports.end()) return go_error(fmt::format("{} port is not found", kDashboardPortName));
+  url = fmt::format("{}.{}.svc.{}:{}", head_service.metadata.name, head_service.metadata.namespace_,
+                    kDefaultDomainName, port->port);
+  return {};
+}
+
+// updateStatusToSuspendingIfNeeded (RJC:L668-685).
+bool update_status_to_suspending_if_needed(RayJob& rayjob) {
+  if (!rayjob.spec.suspend) return false;
+  const std::string& state = rayjob.status.job_deployment_status;
+  if (state != kRunning && state != kInitializing) return false;
+  rayjob.status.job_deployment_status = kSuspending;
+  return true;
+}
 
 ReleaseEnvironment RayJobReconciler::environment() const {
   ReleaseEnvironment environment;   // controller-runtime v0.16.3, client-go v0.28.4 (§0.1)

@@ -27,4 +27,12 @@ class RayJobReconciler final : public engine::Controller {
   std::vector<std::pair<std::string, std::string>> transition_table() const override;
 };
 
+// Helpers whose Go is the same at v1.1.0 and v1.7.0, so kuberay_1_7 uses them too (STYLE.md).
+// GenerateHeadServiceName + FetchHeadServiceURL (DASH:L63-99 at v1.1.0, utils/util.go:L1022-1054
+// at v1.7.0): "<head service>.<ns>.svc.cluster.local:<dashboard port>" from the cached Service.
+engine::Error fetch_head_service_url(engine::Clients& clients, const engine::RayCluster& cluster, std::string& url);
+// updateStatusToSuspendingIfNeeded (RJC:L668-685 at v1.1.0, L1043-1060 at v1.7.0): only
+// Initializing and Running may become Suspending.
+bool update_status_to_suspending_if_needed(engine::RayJob& rayjob);
+
 }  // namespace rjsim::models::kuberay_1_1

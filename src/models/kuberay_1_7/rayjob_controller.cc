@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "models/kuberay_1_1/rayjob_controller.h"
 #include "models/kuberay_1_7/dashboard_client.h"
 #include "models/kuberay_1_7/submitter_job.h"
 #include "models/kuberay_1_7/validation.h"
@@ -14,6 +15,9 @@
 namespace rjsim::models::kuberay_1_7 {
 
 using namespace rjsim::engine;
+// Unchanged in the Go since v1.1.0 (kuberay_1_1/rayjob_controller.h).
+using kuberay_1_1::fetch_head_service_url;
+using kuberay_1_1::update_status_to_suspending_if_needed;
 
 namespace {
 
@@ -35,8 +39,6 @@ constexpr const char* kRayIDLabelKey = "ray.io/identifier";
 constexpr const char* kDisableProvisionedHeadRestartAnnotationKey = "ray.io/disable-provisioned-head-restart";
 constexpr const char* kKubernetesCreatedByLabelKey = "app.kubernetes.io/created-by";
 constexpr const char* kComponentName = "kuberay-operator";
-constexpr const char* kDashboardPortName = "dashboard";
-constexpr const char* kDefaultDomainName = "cluster.local";
 
 // JobDeploymentStatus values (apis/ray/v1/rayjob_types.go:L48-59).
 constexpr const char* kNew = "";
@@ -212,23 +214,6 @@ Error get_or_create_raycluster_instance(Clients& clients, const RayJob& rayjob, 
   return clients.kube.create(cluster);                                                // RJC:L977
 }
 
-// GenerateHeadServiceName and FetchHeadServiceURL (utils/util.go:L1022-1054).
-Error fetch_head_service_url(Clients& clients, const RayCluster& cluster, std::string& url) {
-  std::string head_service_name = fmt::format("{}-head-svc", cluster.metadata.name);
-  if (cluster.spec.head_group_spec.head_service_name && !cluster.spec.head_group_spec.head_service_name->empty()) {
-    head_service_name = *cluster.spec.head_group_spec.head_service_name;
-  }
-  Service head_service;
-  if (Error err = clients.kube.get(cluster.metadata.namespace_, head_service_name, head_service)) return err;
-  const auto& ports = head_service.spec.ports;
-  auto port = std::find_if(ports.begin(), ports.end(),
-                           [](const ServicePort& p) { return p.name == kDashboardPortName; });
-  if (port == ports.end()) return go_error(fmt::format("{} port is not found", kDashboardPortName));
-  url = fmt::format("{}.{}.svc.{}:{}", head_service.metadata.name, head_service.metadata.namespace_,
-                    kDefaultDomainName, port->port);
-  return {};
-}
-
 // getSubmitterTemplate (RJC:L585-604).
 Error get_submitter_template(Clients& clients, const RayJob& rayjob, const RayCluster& cluster,
                              PodTemplate& submitter) {
@@ -347,15 +332,6 @@ Error suspend_worker_groups(Clients& clients, const RayJob& rayjob) {
   if (Error err = clients.kube.get(rayjob.metadata.namespace_, rayjob.status.ray_cluster_name, cluster)) return err;
   for (WorkerGroupSpec& group : cluster.spec.worker_group_specs) group.suspend = true;
   return clients.kube.update(cluster);
-}
-
-// updateStatusToSuspendingIfNeeded (RJC:L1043-1060).
-bool update_status_to_suspending_if_needed(RayJob& rayjob) {
-  if (!rayjob.spec.suspend) return false;
-  const std::string& state = rayjob.status.job_deployment_status;
-  if (state != kRunning && state != kInitializing) return false;
-  rayjob.status.job_deployment_status = kSuspending;
-  return true;
 }
 
 // The submitter container's status in the head Pod (utils.SubmitterContainerName).
