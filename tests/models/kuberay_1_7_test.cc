@@ -475,6 +475,75 @@ TEST_CASE("kuberay-1.7: Initializing with suspend persists Suspending before the
   CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Suspending");
 }
 
+TEST_CASE("kuberay-1.7: New with a pre-filled status never leaves New and writes nothing") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  RayJob rayjob = sample_rayjob();
+  rayjob.metadata.finalizers = {"ray.io/rayjob-finalizer"};
+  rayjob.status.job_id = "demo-abcde";
+  rayjob.status.ray_cluster_name = "demo-abcde";
+  rayjob.status.job_status = "RUNNING";
+  harness.put(rayjob);
+  CHECK(is_requeue_without_error(harness.reconcile("demo")));
+  CHECK(harness.writes().empty());   // reference §1.16 item 11
+}
+
+TEST_CASE("kuberay-1.7: Initializing with a ready cluster but no dashboard port returns an error") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  const RayJob& rayjob = harness.put(initializing_rayjob());
+  const RayCluster& cluster = harness.put(cluster_for(rayjob, "ready"));
+  Service service = head_service_for(cluster);
+  service.spec.ports.clear();
+  harness.put(service);
+  CHECK(harness.reconcile("demo").err);
+  CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Initializing");
+}
+
+TEST_CASE("kuberay-1.7: Initializing with a selector whose cluster is missing returns an error") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  RayJob rayjob = initializing_rayjob();
+  rayjob.spec.ray_cluster_spec.reset();
+  rayjob.spec.cluster_selector["ray.io/cluster"] = "demo-abcde";
+  harness.put(rayjob);
+  const ReconcileResult result = harness.reconcile("demo");
+  CHECK(result.err.message().find("clusterSelector mode is enabled") != std::string::npos);
+  CHECK(harness.truth<RayCluster>("demo-abcde") == nullptr);
+}
+
+TEST_CASE("kuberay-1.7: Initializing with Metadata and rayVersion below 2.6.0 cannot build the submitter command") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  RayJob rayjob = initializing_rayjob();
+  rayjob.spec.metadata["owner"] = "team-a";
+  rayjob.spec.ray_cluster_spec->ray_version = "2.5.0";
+  harness.put(rayjob);
+  const RayCluster& cluster = harness.put(cluster_for(rayjob, "ready"));
+  harness.put(head_service_for(cluster));
+  CHECK(harness.reconcile("demo").err.message().find("at least 2.6.0") != std::string::npos);
+  CHECK(harness.truth<Job>("demo") == nullptr);
+}
+
+TEST_CASE("kuberay-1.7: the submitter command takes Metadata without a Ray version (no nil dereference)") {
+  RayJob rayjob = running_rayjob();
+  rayjob.spec.metadata["owner"] = "team-a";
+  rayjob.spec.ray_cluster_spec.reset();
+  std::vector<std::string> command;
+  CHECK_FALSE(build_job_submit_command(rayjob, "K8sJobMode", false, command));
+  CHECK(std::find(command.begin(), command.end(), "--metadata-json") != command.end());
+}
+
+TEST_CASE("kuberay-1.7: a deadline with a nil StartTime panics, which this release recovers as an error") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  RayJob rayjob = initializing_rayjob();
+  rayjob.status.start_time_ms.reset();
+  rayjob.spec.active_deadline_seconds = 10;
+  harness.put(rayjob);
+  CHECK_THROWS_AS(harness.reconcile("demo"), ModelPanic);
+}
+
 // ---- Waiting (RJC:L237-248) ----
 
 TEST_CASE("kuberay-1.7: Waiting without spec.jobId requeues without a write; with it persists Running") {
@@ -775,6 +844,49 @@ TEST_CASE("kuberay-1.7: Running with suspend persists Suspending") {
   CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Suspending");
 }
 
+TEST_CASE("kuberay-1.7: Running re-creates a RayCluster that vanished, with the same name") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  harness.put(running_rayjob("HTTPMode"));
+  harness.reconcile("demo");
+  CHECK(harness.truth<RayCluster>("demo-abcde") != nullptr);
+}
+
+TEST_CASE("kuberay-1.7: Running in HTTPMode with a failing submit arms the status-check timer") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  RayJob wanted = running_rayjob("HTTPMode");
+  wanted.spec.entrypoint_resources = "{not json";   // ConvertRayJobToReq fails
+  const RayJob& rayjob = harness.put(wanted);
+  put_live_ray_head(harness, rayjob, "");
+  harness.world.now_ms = 4'000;
+  CHECK(is_requeue_without_error(harness.reconcile("demo")));
+  CHECK(harness.truth<RayJob>("demo")->status.job_status_check_failure_start_time_ms == 4'000);
+  CHECK(harness.world.ray.heads.back().jobs.empty());
+}
+
+TEST_CASE("kuberay-1.7: SidecarMode with SidecarSubmitterRestart fails only past the restart count") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  harness.operator_settings.feature_gates["SidecarSubmitterRestart"] = true;
+  const RayJob& rayjob = harness.put(running_rayjob("SidecarMode"));
+  put_live_ray_head(harness, rayjob, "RUNNING");
+  Pod head;
+  head.metadata.name = "demo-abcde-head";
+  head.metadata.namespace_ = "default";
+  head.metadata.labels = {{"ray.io/cluster", "demo-abcde"}, {"ray.io/node-type", "head"}};
+  head.status.container_statuses.push_back(ContainerStatus{"ray-job-submitter", false, 1, "terminated", 1, 500});
+  harness.put(head);
+  harness.reconcile("demo");
+  CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Running");   // restarted once: < 2
+  head = *harness.truth<Pod>("demo-abcde-head");
+  head.status.container_statuses[0].restart_count = 2;
+  harness.put(head);
+  harness.reconcile("demo");
+  CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Failed");
+  CHECK(harness.truth<RayJob>("demo")->status.reason == "SubmissionFailed");
+}
+
 // ---- Suspending / Retrying (RJC:L366-410) ----
 
 TEST_CASE("kuberay-1.7: Suspending deletes the cluster and the Job and waits for the cache to lose them") {
@@ -918,6 +1030,18 @@ TEST_CASE("kuberay-1.7: DeleteSelf deletes the RayJob; DeleteNone does nothing")
   harness.put(failed);
   harness.reconcile("demo");
   CHECK(harness.writes() == std::vector<std::string>{"delete RayJob/default/demo"});
+}
+
+TEST_CASE("kuberay-1.7: a DeleteSelf rule never runs with a ClusterSelector (Done first)") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  RayJob rayjob = with_rules(terminal_rayjob("Complete", "SUCCEEDED", 0),
+                             {{"DeleteSelf", DeletionCondition{"SUCCEEDED", std::nullopt, 0}}});
+  rayjob.spec.ray_cluster_spec.reset();
+  rayjob.spec.cluster_selector["ray.io/cluster"] = "demo-abcde";
+  harness.put(rayjob);
+  CHECK(is_done(harness.reconcile("demo")));
+  CHECK(harness.writes().empty());   // reference §1.16 item 9
 }
 
 TEST_CASE("kuberay-1.7: the legacy policy picks OnSuccess or OnFailure by JobStatus and ignores STOPPED") {
