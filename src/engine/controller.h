@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -101,6 +102,10 @@ class Runtime {
   virtual std::int64_t now_ms() = 0;
   // k8s.io/apimachinery utilrand.String(n): n characters from "bcdfghjklmnpqrstvwxz2456789".
   virtual std::string random_string(int length) = 0;
+  // The operator's configuration (scenario `world.operator`): os.Getenv(name) of the operator
+  // process (nullopt when unset), and features.Enabled(name) with the release's default.
+  virtual std::optional<std::string> operator_env(std::string_view /*name*/) { return std::nullopt; }
+  virtual bool feature_gate(std::string_view /*name*/, bool default_value) { return default_value; }
 };
 
 struct Clients {

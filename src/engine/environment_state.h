@@ -25,6 +25,9 @@ struct SubmitterProcess {
   // that fails before it submits).
   std::string submit_outcome;
   int head = -1;                     // index into World::ray.heads of the table that took the job
+  // The command submits with --no-wait and then runs `ray job logs --follow` (kuberay-1.7): it
+  // exits 0 once the job ends, whatever its final status.
+  bool follows_logs = false;
   friend bool operator==(const SubmitterProcess&, const SubmitterProcess&) = default;
 };
 

@@ -290,9 +290,9 @@ class Fingerprinter {
   // ---- environment_state.h ----
   void add(const SubmitterProcess& value) {
     const auto& [pod_namespace, pod_name, pod_uid, attempt, started_at_ms, dashboard_url,
-                 submission_id, submit_outcome, head] = value;
+                 submission_id, submit_outcome, head, follows_logs] = value;
     add_all(pod_namespace, pod_name, pod_uid, attempt, started_at_ms, dashboard_url, submission_id,
-            submit_outcome, head);
+            submit_outcome, head, follows_logs);
   }
   void add(const DeletedRayJob& value) {
     const auto& [head, job] = value;

@@ -9,6 +9,7 @@ namespace {
 
 constexpr std::string_view kAddFinalizer = "add-finalizer";
 constexpr std::string_view kCreateHeadService = "create-head-service";
+constexpr std::string_view kCreateHeadPod = "create-head-pod";
 constexpr std::string_view kReady = "ready";
 constexpr std::string_view kRemoveFinalizer = "remove-finalizer";
 
@@ -16,7 +17,15 @@ bool becomes_ready(const RayCluster& cluster) {
   return cluster.status.state != "ready" && !cluster.metadata.deletion_timestamp_ms;
 }
 
+std::string head_pod_name(const ObjectMeta& cluster) { return cluster.name + "-head"; }
+
 }  // namespace
+
+bool has_submitter_sidecar(const RayCluster& cluster) {
+  const auto& containers = cluster.spec.head_group_spec.template_.containers;
+  return std::any_of(containers.begin(), containers.end(),
+                     [](const Container& c) { return c.name == kSubmitterSidecarName; });
+}
 
 std::string head_service_name(const RayCluster& cluster) {
   const auto& custom = cluster.spec.head_group_spec.head_service_name;
@@ -36,6 +45,10 @@ void RayClusterController::enabled(const World& world, std::vector<ActorWork>& o
     if (!m.deletion_timestamp_ms &&
         !world.api.find<Service>(m.namespace_, head_service_name(cluster))) {
       out.push_back({std::string(kCreateHeadService), object_ref(object), 0});
+    }
+    if (!m.deletion_timestamp_ms && has_submitter_sidecar(cluster) &&
+        !world.api.find<Pod>(m.namespace_, head_pod_name(m))) {
+      out.push_back({std::string(kCreateHeadPod), object_ref(object), 0});
     }
     if (becomes_ready(cluster) && m.creation_timestamp_ms + ready_after_ms_ <= world.now_ms) {
       out.push_back({std::string(kReady), object_ref(object), 0});
@@ -87,6 +100,21 @@ void RayClusterController::apply(const ActorWork& work, StepContext& context) co
       status.state = "ready";
       status.last_update_time_ms = context.now_ms();
     });
+    return;
+  }
+  if (work.what == kCreateHeadPod) {
+    const RayCluster* cluster = context.world().api.find<RayCluster>(ref.namespace_, ref.name);
+    assert(cluster && "rjsim bug: a head Pod for a cluster that is gone");
+    Pod pod;
+    pod.metadata.name = head_pod_name(cluster->metadata);
+    pod.metadata.namespace_ = ref.namespace_;
+    pod.metadata.labels = {{"ray.io/cluster", ref.name}, {"ray.io/node-type", "head"}};
+    pod.metadata.owner_references.push_back(
+        OwnerReference{"ray.io/v1", Kind::RayCluster, ref.name, cluster->metadata.uid, true, true});
+    pod.spec.containers = cluster->spec.head_group_spec.template_.containers;
+    pod.spec.restart_policy = cluster->spec.head_group_spec.template_.restart_policy;
+    Object object = std::move(pod);
+    api.create(object);
     return;
   }
   assert(work.what == kCreateHeadService && "rjsim bug: unknown RayCluster controller work");

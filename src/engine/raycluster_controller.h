@@ -10,8 +10,13 @@
 //  - with `world.rayCluster.deletionTakes` > 0 each cluster carries the finalizer
 //    "rjsim.dev/lingering-deletion" from when it is first seen, removed once
 //    deletionTimestamp + deletionTakes has passed: a deleted cluster lingers that long.
-// Deliberate omissions: Pods of clusters are not modelled, so State never derives from Pod phases
-// and never becomes unhealthy, failed or suspended (the RayJob controller of 1.1 reads only
+//  - a cluster whose head template carries the RayJob submitter sidecar (a container named
+//    "ray-job-submitter", kuberay-1.7 SidecarMode, kuberay-rayjob §1.10.4) gets one head Pod
+//    "<cluster>-head" (labels ray.io/cluster and ray.io/node-type=head, controller-owned by the
+//    cluster) with the template's containers, created once and never re-created (the cluster is
+//    annotated ray.io/disable-provisioned-head-restart); the submitter actor runs its sidecar.
+// Deliberate omissions: other Pods of clusters are not modelled, so State never derives from Pod
+// phases and never becomes unhealthy, failed or suspended (the RayJob controllers read only
 // State, and only before DashboardURL is known); clusters being deleted do not become ready.
 #pragma once
 
@@ -24,6 +29,10 @@ namespace rjsim::engine {
 
 inline constexpr std::string_view kLingeringDeletionFinalizer = "rjsim.dev/lingering-deletion";
 inline constexpr int kDashboardPort = 8265;
+inline constexpr std::string_view kSubmitterSidecarName = "ray-job-submitter";
+
+// Whether the cluster's head template carries the RayJob submitter sidecar (SidecarMode).
+bool has_submitter_sidecar(const RayCluster& cluster);
 
 // The name of a cluster's head Service (KubeRay GenerateHeadServiceName).
 std::string head_service_name(const RayCluster& cluster);

@@ -11,6 +11,7 @@
 
 #include "engine/controller.h"
 #include "engine/ray_dashboard.h"
+#include "engine/scenario_behaviour.h"
 #include "engine/simulation.h"
 #include "engine/step_context.h"
 
@@ -19,10 +20,11 @@ namespace rjsim::engine {
 class ReconcileContext final : public KubeClient, public Runtime, public DashboardApi {
  public:
   // `dashboard` may be null (a world without Ray): every dashboard call then fails to connect.
+  // `operator_settings` may be null: no env set, every feature gate at its default.
   ReconcileContext(StepContext& context, const Watches& watches, const FaultBudget& faults,
-                   const RayDashboard* dashboard)
+                   const RayDashboard* dashboard, const OperatorSettings* operator_settings = nullptr)
       : context_(context), watches_(watches), faults_(faults), dashboard_(dashboard),
-        api_(context, "controller") {}
+        operator_settings_(operator_settings), api_(context, "controller") {}
 
   using KubeClient::create;
   using KubeClient::get;
@@ -40,6 +42,8 @@ class ReconcileContext final : public KubeClient, public Runtime, public Dashboa
 
   std::int64_t now_ms() override { return context_.now_ms(); }
   std::string random_string(int length) override;
+  std::optional<std::string> operator_env(std::string_view name) override;
+  bool feature_gate(std::string_view name, bool default_value) override;
 
   DashboardResponse get_job_info(std::string_view dashboard_url, std::string_view job_id) override;
   DashboardResponse submit_job(std::string_view dashboard_url, const SubmitJobRequest& request) override;
@@ -66,6 +70,7 @@ class ReconcileContext final : public KubeClient, public Runtime, public Dashboa
   const Watches& watches_;
   const FaultBudget& faults_;
   const RayDashboard* dashboard_;
+  const OperatorSettings* operator_settings_;
   LoggedApi api_;
 };
 

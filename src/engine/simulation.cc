@@ -296,7 +296,7 @@ void Simulation::reconcile(StepContext& context) {
   context.effect("reconcile.begin", "controller", ref)
       .with("incarnation", world_.process.incarnation);
 
-  ReconcileContext clients_context(context, watches_, faults_, dashboard_);
+  ReconcileContext clients_context(context, watches_, faults_, dashboard_, operator_settings_);
   Clients clients{clients_context, clients_context, clients_context};
   ReconcileResult result;
   try {

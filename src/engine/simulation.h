@@ -25,6 +25,7 @@
 #include "engine/chooser.h"
 #include "engine/controller.h"
 #include "engine/ray_dashboard.h"
+#include "engine/scenario_behaviour.h"
 #include "engine/step_context.h"
 #include "engine/world.h"
 #include "events/event.h"
@@ -94,6 +95,8 @@ class Simulation {
   // The Ray side the controller's dashboard calls reach (none: every call fails to connect).
   // It is usually also one of the actors.
   void set_dashboard(const RayDashboard* dashboard) { dashboard_ = dashboard; }
+  // The operator's env and feature gates the model may read (none: all unset, gates at defaults).
+  void set_operator_settings(const OperatorSettings* settings) { operator_settings_ = settings; }
 
   // Appends an event that belongs to no step (the run's header, a check's verdict): it gets the
   // next seq and the current virtual time and goes to the sink only, not to the observers.
@@ -142,6 +145,7 @@ class Simulation {
   Limits limits_;
   std::vector<StepObserver*> observers_;
   const RayDashboard* dashboard_ = nullptr;
+  const OperatorSettings* operator_settings_ = nullptr;
   std::int64_t next_seq_ = 0;
   std::vector<events::Event> step_events_;
   bool stop_requested_ = false;

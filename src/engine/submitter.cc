@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/job_controller.h"
+#include "engine/raycluster_controller.h"
 
 namespace rjsim::engine {
 
@@ -43,6 +44,7 @@ std::vector<std::string> split_words(std::string_view text) {
       if (in_word) words.push_back(std::move(word));
       word.clear();
       in_word = false;
+      if (c == ';') words.emplace_back(";");
     } else {
       word += c;
       in_word = true;
@@ -73,10 +75,38 @@ int find_process(const World& world, std::string_view pod_uid) {
   return -1;
 }
 
-// A Pod the submitter runs: owned by a Job, not being deleted.
+// The index of the submitter sidecar in a RayCluster's head Pod, or -1 when the Pod is not one.
+int sidecar_index(const Pod& pod) {
+  const OwnerReference* owner = controller_owner(pod.metadata);
+  if (!owner || owner->kind != Kind::RayCluster) return -1;
+  for (std::size_t i = 0; i < pod.spec.containers.size(); ++i) {
+    if (pod.spec.containers[i].name == kSubmitterSidecarName) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// A Pod the submitter runs: owned by a Job, or a head Pod with the sidecar; not being deleted.
 bool is_submitter_pod(const Pod& pod) {
   const OwnerReference* owner = controller_owner(pod.metadata);
-  return owner && owner->kind == Kind::Job && !pod.metadata.deletion_timestamp_ms;
+  return owner && (owner->kind == Kind::Job || sidecar_index(pod) >= 0) && !pod.metadata.deletion_timestamp_ms;
+}
+
+// A sidecar that exited: its container terminated while the head Pod runs on.
+bool sidecar_exited(const Pod& pod) {
+  const int sidecar = sidecar_index(pod);
+  if (sidecar < 0) return false;
+  const std::string& name = pod.spec.containers[static_cast<std::size_t>(sidecar)].name;
+  return std::any_of(pod.status.container_statuses.begin(), pod.status.container_statuses.end(),
+                     [&](const ContainerStatus& c) { return c.name == name && c.state == "terminated"; });
+}
+
+// A sidecar starts once its cluster's Ray head is up (the script's GCS health wait).
+bool sidecar_may_start(const World& world, const Pod& pod) {
+  if (sidecar_index(pod) < 0) return true;
+  const std::string& cluster_uid = controller_owner(pod.metadata)->uid;
+  return std::any_of(world.ray.heads.begin(), world.ray.heads.end(), [&](const RayHead& head) {
+    return head.cluster_uid == cluster_uid && !head.table_lost;
+  });
 }
 
 bool is_pending(const Pod& pod) { return pod.status.phase.empty() || pod.status.phase == "Pending"; }
@@ -89,6 +119,21 @@ void write_pod_status(StepContext& context, const Pod& pod, const std::function<
 
 void write_terminated(StepContext& context, const Pod& pod, int exit_code) {
   const std::int64_t now = context.now_ms();
+  if (const int sidecar = sidecar_index(pod); sidecar >= 0) {   // only the sidecar's container ends
+    const std::string& name = pod.spec.containers[static_cast<std::size_t>(sidecar)].name;
+    write_pod_status(context, pod, [&](PodStatus& status) {
+      status.ready = false;
+      auto& containers = status.container_statuses;
+      auto it = std::find_if(containers.begin(), containers.end(),
+                             [&](const ContainerStatus& c) { return c.name == name; });
+      if (it == containers.end()) it = containers.insert(containers.end(), ContainerStatus{name, false, 0, "", {}, {}});
+      it->ready = false;
+      it->state = "terminated";
+      it->exit_code = exit_code;
+      it->finished_at_ms = now;
+    });
+    return;
+  }
   write_pod_status(context, pod, [&](PodStatus& status) {
     status.phase = exit_code == 0 ? "Succeeded" : "Failed";
     status.ready = false;
@@ -115,16 +160,35 @@ void emit_exit(StepContext& context, const SubmitterProcess& process, int exit_c
 
 }  // namespace
 
+int Submitter::live_head_with_job(StepContext& context, const SubmitCommand& command) const {
+  const DashboardResponse response =
+      dashboard_->get_job_info(context, DashboardCaller::submitter, command.dashboard_url, command.submission_id);
+  if (!response.connected || response.status != 200) return -1;
+  const std::vector<RayHead>& heads = context.world().ray.heads;
+  for (std::size_t h = heads.size(); h-- > 0;) {
+    if (heads[h].table_lost) continue;
+    for (const RayJobRecord& job : heads[h].jobs) {
+      if (job.submission_id == command.submission_id) return static_cast<int>(h);
+    }
+  }
+  return -1;
+}
+
 bool parse_submit_command(const Container& container, SubmitCommand& out) {
   std::vector<std::string> words = container.command;
   words.insert(words.end(), container.args.begin(), container.args.end());
-  if (words.size() >= 3 && is_shell(words[0]) && words[1] == "-c") words = split_words(words[2]);
+  // `sh -c SCRIPT`, or bash with combined options and an end of options: `/bin/bash -ce -- SCRIPT`.
+  if (words.size() >= 3 && is_shell(words[0]) && words[1].starts_with('-') &&
+      words[1].find('c') != std::string::npos) {
+    const std::size_t script = words[2] == "--" ? 3 : 2;
+    if (script < words.size()) words = split_words(words[script]);
+  }
 
   out = SubmitCommand{};
   for (std::size_t i = 0; i < words.size(); ++i) {
     const std::string& word = words[i];
     if (word == "--") {
-      for (std::size_t j = i + 1; j < words.size(); ++j) {
+      for (std::size_t j = i + 1; j < words.size() && words[j] != ";"; ++j) {
         if (!out.entrypoint.empty()) out.entrypoint += ' ';
         out.entrypoint += words[j];
       }
@@ -146,6 +210,16 @@ bool parse_submit_command(const Container& container, SubmitCommand& out) {
       }
     }
   }
+  // `ray job status` and `ray job logs --follow` anywhere in the script.
+  for (std::size_t i = 0; i + 2 < words.size(); ++i) {
+    if (words[i] != "ray" || words[i + 1] != "job") continue;
+    if (words[i + 2] == "status") out.status_guard = true;
+    if (words[i + 2] == "logs" && std::find(words.begin() + static_cast<std::ptrdiff_t>(i), words.end(),
+                                            "--follow") != words.end()) {
+      out.follows_logs = true;
+    }
+  }
+  out.follows_logs = out.follows_logs && std::find(words.begin(), words.end(), "--no-wait") != words.end();
   auto from_env = [&](std::string& value, const char* name) {
     if (!value.empty()) return;
     if (auto it = container.env.find(name); it != container.env.end()) value = it->second;
@@ -182,6 +256,12 @@ std::optional<Submitter::Exit> Submitter::exit_now(const World& world,
     break;
   }
   if (!job) return Exit{1, "job_lost"};
+  if (process.follows_logs) {   // `ray job logs --follow` returns once the job is terminal
+    if (job->status == "SUCCEEDED" || job->status == "FAILED" || job->status == "STOPPED") {
+      return Exit{0, "logs_followed"};
+    }
+    return std::nullopt;
+  }
   if (job->status == "SUCCEEDED") return Exit{0, "succeeded"};
   if (job->status == "FAILED") return Exit{1, "failed"};
   // `ray job submit` exits non-zero only for FAILED (Ray dashboard/modules/job/cli.py).
@@ -195,12 +275,13 @@ void Submitter::enabled(const World& world, std::vector<ActorWork>& out) const {
     if (!is_submitter_pod(pod)) continue;
     const int index = find_process(world, pod.metadata.uid);
     if (index < 0) {
-      if (is_pending(pod) && pod.metadata.creation_timestamp_ms + behaviour_.start_after_ms <= world.now_ms) {
+      if (is_pending(pod) && pod.metadata.creation_timestamp_ms + behaviour_.start_after_ms <= world.now_ms &&
+          sidecar_may_start(world, pod)) {
         out.push_back({std::string(kStart), object_ref(object), 0});
       }
       continue;
     }
-    if (pod.status.phase != "Running") continue;
+    if (pod.status.phase != "Running" || sidecar_exited(pod)) continue;
     const SubmitterProcess& process = world.environment.submitters[static_cast<std::size_t>(index)];
     if (process.submit_outcome.empty()) {
       out.push_back({std::string(kSubmit), object_ref(object), index});
@@ -224,7 +305,7 @@ std::optional<std::int64_t> Submitter::next_timer_ms(const World& world) const {
       continue;
     }
     const SubmitterProcess& process = world.environment.submitters[static_cast<std::size_t>(index)];
-    if (pod.status.phase != "Running" || process.submit_outcome != "ok") continue;
+    if (pod.status.phase != "Running" || sidecar_exited(pod) || process.submit_outcome != "ok") continue;
     if (process.attempt < behaviour_.fail_attempts) {
       consider(process.started_at_ms + behaviour_.fail_after_ms);
     } else if (behaviour_.finishes_after_ms) {
@@ -261,11 +342,11 @@ void Submitter::start(const Pod& pod, StepContext& context) const {
   const std::vector<const Pod*> pods = pods_of_job(context.world().api, pod.metadata.namespace_, owner->uid);
   const auto position = std::find_if(pods.begin(), pods.end(),
                                      [&](const Pod* p) { return p->metadata.uid == pod.metadata.uid; });
-  SubmitterProcess process;
+  SubmitterProcess process;   // a sidecar's attempt is 0: its Pod is owned by no Job
   process.pod_namespace = pod.metadata.namespace_;
   process.pod_name = pod.metadata.name;
   process.pod_uid = pod.metadata.uid;
-  process.attempt = static_cast<int>(position - pods.begin());
+  process.attempt = sidecar_index(pod) >= 0 ? 0 : static_cast<int>(position - pods.begin());
   process.started_at_ms = context.now_ms();
   const bool fails_at_start = process.attempt < behaviour_.fail_attempts && behaviour_.fail_after_ms == 0;
   if (fails_at_start) process.submit_outcome = "not_submitted";
@@ -293,13 +374,27 @@ void Submitter::start(const Pod& pod, StepContext& context) const {
 
 void Submitter::submit(int index, const Pod& pod, StepContext& context) const {
   SubmitCommand command;
-  const bool parsed = !pod.spec.containers.empty() && parse_submit_command(pod.spec.containers[0], command);
+  const int container = std::max(sidecar_index(pod), 0);
+  const bool parsed = static_cast<std::size_t>(container) < pod.spec.containers.size() &&
+                      parse_submit_command(pod.spec.containers[static_cast<std::size_t>(container)], command);
+  if (parsed && sidecar_index(pod) >= 0 &&
+      (command.dashboard_url.starts_with("127.0.0.1:") || command.dashboard_url.starts_with("localhost:"))) {
+    // The sidecar shares the head's network namespace: its 127.0.0.1 is the head's dashboard.
+    const RayCluster* cluster =
+        context.world().api.find<RayCluster>(pod.metadata.namespace_, controller_owner(pod.metadata)->name);
+    if (cluster) {
+      command.dashboard_url = fmt::format("{}.{}.svc.cluster.local:{}", head_service_name(*cluster),
+                                          pod.metadata.namespace_, kDashboardPort);
+    }
+  }
   std::string outcome;
   int head = -1;
   if (!parsed) {
     outcome = "no_command";
   } else if (!dashboard_) {
     outcome = "unreachable";
+  } else if (command.status_guard && (head = live_head_with_job(context, command)) >= 0) {
+    outcome = "ok";   // `ray job status` found the job: no submit, follow it
   } else {
     SubmitJobRequest request;
     request.entrypoint = command.entrypoint;
@@ -335,6 +430,7 @@ void Submitter::submit(int index, const Pod& pod, StepContext& context) const {
   process.submission_id = command.submission_id;
   process.submit_outcome = outcome;
   process.head = head;
+  process.follows_logs = command.follows_logs;
   if (outcome != "ok") {
     const SubmitterProcess copy = process;
     write_terminated(context, pod, 1);

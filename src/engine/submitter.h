@@ -12,7 +12,17 @@
 //  - then it waits for the Ray job: SUCCEEDED or STOPPED exits 0, FAILED exits 1 (`ray job
 //    submit` without --no-wait calls sys.exit(1) only for FAILED), a job lost from its table
 //    (head restart, cluster gone) exits 1; with world.submitter.finishesAfter set it exits 0 at
-//    start + finishesAfter whatever Ray does.
+//    start + finishesAfter whatever Ray does;
+//  - the script of kuberay-1.7 (`if ! ray job status ID; then ray job submit --no-wait ... -- E;
+//    fi; ray job logs --follow ID`, kuberay-rayjob §1.10.1): when the id is already in a live
+//    job table the pod does not submit and follows that job; `ray job logs --follow` exits 0 once
+//    the job ends, whatever its status, and 1 when the job is lost. What the command asks for is
+//    read from it, so the blocking command of 1.0/1.1 behaves as before;
+//  - the submitter sidecar of a RayCluster's head Pod (kuberay-1.7 SidecarMode, §1.10.4) is run
+//    the same way, in its container "ray-job-submitter": it starts once the cluster's Ray head is
+//    up (the script waits for the GCS) and startAfter has passed, talks to 127.0.0.1 (the head's
+//    dashboard, reached through the cluster's head Service), and an exit terminates only that
+//    container (the Pod stays Running, no longer Ready). Container restarts are not modelled.
 // An exit is one status write: phase Succeeded or Failed, the container terminated with its exit
 // code. Not modelled: image pulls, container restarts (restartPolicy Never), log streaming.
 #pragma once
@@ -30,11 +40,13 @@ struct SubmitCommand {
   std::string dashboard_url;       // without the http:// scheme
   std::string submission_id;
   std::string runtime_env_json;
-  std::string entrypoint;          // the words after "--", joined by spaces
+  std::string entrypoint;          // the words after "--" up to a ";", joined by spaces
+  bool status_guard = false;       // `ray job status ID` decides whether to submit at all
+  bool follows_logs = false;       // `--no-wait`, then `ray job logs --follow`
 };
 
-// Reads the command and args of the container (a `sh -c` script is split into words with shell
-// quoting); the flags may be given as `--flag value` or `--flag=value`. False when the address or
+// Reads the command and args of the container (a `sh -c` or `/bin/bash -ce --` script is split
+// into words with shell quoting, ";" being a word of its own); the flags may be given as `--flag value` or `--flag=value`. False when the address or
 // the submission id is in neither the flags nor the env.
 bool parse_submit_command(const Container& container, SubmitCommand& out);
 
@@ -58,6 +70,8 @@ class Submitter final : public Actor {
   std::optional<Exit> exit_now(const World& world, const SubmitterProcess& process) const;
   void start(const Pod& pod, StepContext& context) const;
   void submit(int process, const Pod& pod, StepContext& context) const;
+  // `ray job status ID` for the guard of the 1.7 script: the live table that has the job, or -1.
+  int live_head_with_job(StepContext& context, const SubmitCommand& command) const;
   void exit_process(const SubmitterProcess& process, const Exit& exit, StepContext& context) const;
 
   SubmitterBehaviour behaviour_;

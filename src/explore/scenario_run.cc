@@ -152,6 +152,13 @@ FinalState final_state_of(const World& world, const RayJob& wanted) {
   const auto jobs = world.api.objects(Kind::Job);
   state.ray_clusters = static_cast<int>(std::count_if(clusters.begin(), clusters.end(), owned_by_rayjob));
   state.submitter_jobs = static_cast<int>(std::count_if(jobs.begin(), jobs.end(), owned_by_rayjob));
+  auto workers_suspended = [&](const Object& object) {   // DeleteWorkers done (kuberay-1.7)
+    const auto& groups = std::get<RayCluster>(object).spec.worker_group_specs;
+    return owned_by_rayjob(object) && !groups.empty() &&
+           std::all_of(groups.begin(), groups.end(),
+                       [](const WorkerGroupSpec& g) { return g.suspend.value_or(false); });
+  };
+  state.worker_groups_suspended = static_cast<int>(std::count_if(clusters.begin(), clusters.end(), workers_suspended));
   return state;
 }
 
@@ -194,6 +201,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   Simulation simulation(Simulation::initial_world(*model), *model, environment.actors(), chooser, sink,
                         faults, limits);
   simulation.set_dashboard(&environment.ray);
+  simulation.set_operator_settings(&scenario.world.operator_settings);
   checks::InvariantChecker checker(scenario.invariants, model->transition_table(),
                                    scenario.limits.eventually_ms);
   VerdictRecorder verdicts(checker, simulation, options);
@@ -293,6 +301,8 @@ void check_final(std::vector<std::string>& unmet, const std::string& rayjob, con
   expect_set_or_empty(unmet, prefix + ".rayClusterName", wanted.ray_cluster_name, state.ray_cluster_name);
   expect_equal(unmet, prefix + ".succeeded", wanted.succeeded, state.succeeded.value_or(0));
   expect_equal(unmet, prefix + ".failed", wanted.failed, state.failed.value_or(0));
+  expect_equal(unmet, prefix + ".workerGroupsSuspended", wanted.worker_groups_suspended,
+               state.worker_groups_suspended);
 }
 
 }  // namespace

@@ -69,6 +69,7 @@ struct FinalState {
   std::string ray_cluster_name;
   int ray_clusters = 0;        // RayClusters it owns that still exist (deleting ones included)
   int submitter_jobs = 0;      // submitter Jobs it owns that still exist
+  int worker_groups_suspended = 0;   // owned RayClusters whose every worker group has suspend=true
   std::optional<int> succeeded;
   std::optional<int> failed;
 };

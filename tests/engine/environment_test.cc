@@ -670,6 +670,114 @@ TEST_CASE("a head restart makes the waiting submitter exit 1") {
   CHECK(text_field(*exits[0], "reason") == "job_lost");
 }
 
+// A submitter Job as KubeRay 1.7 builds it (kuberay-rayjob §1.10.1): `/bin/bash -ce --` with the
+// GCS wait, the `ray job status` guard, `submit --no-wait` and `ray job logs --follow`.
+Job make_submitter_job_1_7(std::string_view submission_id, int backoff_limit = 2) {
+  Job job = make_submitter_job(submission_id, backoff_limit);
+  Container& container = job.spec.template_.containers[0];
+  const std::string address = "http://" + std::string(kUrl);
+  const std::string id(submission_id);
+  container.command = {"/bin/bash", "-ce", "--"};
+  container.args = {"until python -c \"import urllib.request; r=urllib.request.urlopen('" + address +
+                    "/api/gcs_healthz', timeout=10); exit(0 if b'success' in r.read() else 1)\" >/dev/null 2>&1 ; "
+                    "do echo \"Waiting ...\" ; sleep 2 ; done ; if ! ray job status --address " + address + " " + id +
+                    " >/dev/null 2>&1 ; then ray job submit --address " + address + " --no-wait --submission-id " + id +
+                    " -- python main.py ; fi ; ray job logs --address " + address + " --follow " + id};
+  return job;
+}
+
+TEST_CASE("the 1.7 script: address, id, entrypoint up to the ';', the status guard and logs --follow") {
+  SubmitCommand command;
+  REQUIRE(parse_submit_command(make_submitter_job_1_7("demo-xyz").spec.template_.containers[0], command));
+  CHECK(command.dashboard_url == kUrl);
+  CHECK(command.submission_id == "demo-xyz");
+  CHECK(command.entrypoint == "python main.py");
+  CHECK(command.status_guard);
+  CHECK(command.follows_logs);
+  REQUIRE(parse_submit_command(make_submitter_job("demo-xyz").spec.template_.containers[0], command));
+  CHECK_FALSE(command.status_guard);
+  CHECK_FALSE(command.follows_logs);
+}
+
+TEST_CASE("the 1.7 submitter exits 0 after a FAILED Ray job: `ray job logs --follow` does not fail") {
+  WorldBehaviour behaviour = ready_at_once();
+  behaviour.ray.results = {"FAILED"};
+  Harness h(behaviour);
+  h.ready_cluster(0);
+  h.create(make_submitter_job_1_7("demo-xyz"));
+  h.run_until(34'000);
+  CHECK(h.world().ray.heads[0].jobs[0].status == "FAILED");
+  CHECK(h.pods()[0]->status.phase == "Succeeded");
+  CHECK(has_true_condition(*h.job(), "Complete"));
+}
+
+TEST_CASE("a retried 1.7 submitter pod finds the job with `ray job status` and follows it instead of submitting") {
+  WorldBehaviour behaviour = ready_at_once();
+  behaviour.submitter.fail_attempts = 1;
+  behaviour.submitter.fail_after_ms = 5'000;
+  Harness h(behaviour);
+  h.ready_cluster(0);
+  h.create(make_submitter_job_1_7("demo-xyz"));
+  h.run_until(40'000);
+  CHECK(h.world().ray.heads[0].jobs.size() == 1);   // one submission, no duplicate rejected
+  REQUIRE(h.pods().size() == 2);
+  CHECK(h.pods()[0]->status.phase == "Failed");
+  CHECK(h.pods()[1]->status.phase == "Succeeded");
+  CHECK(has_true_condition(*h.job(), "Complete"));
+}
+
+// A RayCluster as kuberay-1.7 builds it in SidecarMode (kuberay-rayjob §1.10.4): the submitter
+// container, a blocking `ray job submit` against 127.0.0.1, appended to the head template.
+RayCluster make_sidecar_cluster() {
+  RayCluster cluster = make_cluster();
+  Container head;
+  head.name = "ray-head";
+  cluster.spec.head_group_spec.template_.containers.push_back(head);
+  Container sidecar;
+  sidecar.name = "ray-job-submitter";
+  sidecar.command = {"/bin/bash", "-ce", "--"};
+  sidecar.args = {"until python -c \"...\" >/dev/null 2>&1 ; do sleep 2 ; done ; ray job submit --address "
+                  "http://127.0.0.1:8265 --submission-id demo-xyz -- python main.py ;"};
+  cluster.spec.head_group_spec.template_.containers.push_back(sidecar);
+  cluster.spec.head_group_spec.template_.restart_policy = "Never";
+  return cluster;
+}
+
+TEST_CASE("a cluster with the submitter sidecar gets a head Pod whose sidecar submits once the head is up") {
+  WorldBehaviour behaviour;   // readyAfter 20 s, startAfter 2 s, pendingFor 2 s, runsFor 30 s
+  behaviour.ray.results = {"FAILED"};
+  Harness h(behaviour);
+  h.create(make_sidecar_cluster());
+  h.run_until(0);
+  const Pod* pod = h.world().api.find<Pod>(kNamespace, std::string(kCluster) + "-head");
+  REQUIRE(pod != nullptr);
+  CHECK(pod->metadata.labels.at("ray.io/node-type") == "head");
+  CHECK(controller_owner(pod->metadata)->kind == Kind::RayCluster);
+  h.run_until(19'999);   // startAfter has passed, but the GCS is not up before the cluster is ready
+  CHECK(h.events("submitter.start").empty());
+  h.run_until(20'000);
+  REQUIRE(h.world().ray.heads.size() == 1);
+  REQUIRE(h.world().ray.heads[0].jobs.size() == 1);
+  CHECK(h.world().ray.heads[0].jobs[0].submission_id == "demo-xyz");
+  h.run_until(52'000);   // the blocking submit exits 1 for FAILED; only the sidecar's container ends
+  pod = h.world().api.find<Pod>(kNamespace, std::string(kCluster) + "-head");
+  CHECK(pod->status.phase == "Running");
+  CHECK(pod->status.ready == false);
+  const ContainerStatus& sidecar = pod->status.container_statuses.at(1);
+  CHECK(sidecar.name == "ray-job-submitter");
+  CHECK(sidecar.state == "terminated");
+  CHECK(sidecar.exit_code == 1);
+  CHECK(sidecar.finished_at_ms == 52'000);
+  CHECK(pod->status.container_statuses.at(0).state == "running");
+  CHECK(h.events("submitter.exit").size() == 1);
+}
+
+TEST_CASE("a cluster without the submitter sidecar gets no head Pod") {
+  Harness h(ready_at_once());
+  h.ready_cluster(0);
+  CHECK(h.world().api.objects(Kind::Pod).empty());
+}
+
 // ---- the user ----
 
 TEST_CASE("the user patches, restarts the head and deletes at the actions' times") {

@@ -333,5 +333,31 @@ TEST_CASE("injected write faults stay within their budget and are logged as such
   CHECK(saw_injection);
 }
 
+TEST_CASE("a model reads the operator's env and feature gates that the simulation was given") {
+  std::optional<std::string> timeout, unset;
+  bool gate_set = false, gate_default = false;
+  LambdaController controller([&](const Request&, Clients& clients) {
+    timeout = clients.runtime.operator_env("RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS");
+    unset = clients.runtime.operator_env("DELETE_RAYJOB_CR_AFTER_JOB_FINISHES");
+    gate_set = clients.runtime.feature_gate("RayJobDeletionPolicy", true);
+    gate_default = clients.runtime.feature_gate("SidecarSubmitterRestart", true);
+    return ReconcileResult::done();
+  });
+  OperatorSettings settings;
+  settings.env["RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS"] = "60";
+  settings.feature_gates["RayJobDeletionPolicy"] = false;
+  DefaultChooser chooser(1);
+  MemorySink sink;
+  Simulation simulation(Simulation::initial_world(controller), controller, {}, chooser, sink);
+  simulation.set_operator_settings(&settings);
+  create_rayjob(simulation);
+  simulation.run();
+  REQUIRE(controller.reconciles == 1);
+  CHECK(timeout == "60");
+  CHECK_FALSE(unset.has_value());
+  CHECK_FALSE(gate_set);
+  CHECK(gate_default);   // a gate the settings do not name keeps the release's default
+}
+
 }  // namespace
 }  // namespace rjsim::engine

@@ -70,7 +70,7 @@ class ModelHarness {
     StalestReads stalest(fault_free);
     engine::Chooser& chooser = faults.max_lag > 0 ? static_cast<engine::Chooser&>(stalest) : fault_free;
     engine::StepContext context(world, chooser, seq, events);
-    engine::ReconcileContext clients_context(context, watches_, faults, &ray_);
+    engine::ReconcileContext clients_context(context, watches_, faults, &ray_, &operator_settings);
     engine::Clients clients{clients_context, clients_context, clients_context};
     return model_.reconcile(engine::Request{namespace_, name}, clients);
   }
@@ -103,6 +103,7 @@ class ModelHarness {
   engine::Controller& model_;   // first: the world is built from it
   engine::World world;
   engine::FaultBudget faults;
+  engine::OperatorSettings operator_settings;   // world.operator: env and feature gates
   std::uint64_t seed = 1;
   std::vector<events::Event> events;
   engine::RayDashboard& ray() { return ray_; }

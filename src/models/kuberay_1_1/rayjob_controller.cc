@@ -214,15 +214,6 @@ Error delete_cluster_resources(Clients& clients, const RayJob& rayjob, bool& is_
   return clients.kube.remove(Kind::RayCluster, cluster.metadata.namespace_, cluster.metadata.name);
 }
 
-// updateStatusToSuspendingIfNeeded (RJC:L668-685).
-bool update_status_to_suspending_if_needed(RayJob& rayjob) {
-  if (!rayjob.spec.suspend) return false;
-  const std::string& state = rayjob.status.job_deployment_status;
-  if (state != kRunning && state != kInitializing) return false;
-  rayjob.status.job_deployment_status = kSuspending;
-  return true;
-}
-
 // checkK8sJobAndUpdateStatusIfNeeded (RJC:L687-706).
 bool check_k8s_job_and_update_status_if_needed(RayJob& rayjob, const Job& job) {
   for (const JobCondition& condition : job.status.conditions) {
@@ -409,6 +400,15 @@ ReconcileResult reconcile_deletion(Clients& clients, RayJob& rayjob) {
 }
 
 }  // namespace
+
+// updateStatusToSuspendingIfNeeded (RJC:L668-685).
+bool update_status_to_suspending_if_needed(RayJob& rayjob) {
+  if (!rayjob.spec.suspend) return false;
+  const std::string& state = rayjob.status.job_deployment_status;
+  if (state != kRunning && state != kInitializing) return false;
+  rayjob.status.job_deployment_status = kSuspending;
+  return true;
+}
 
 // controller-runtime v0.16.3, client-go v0.28.4 (kubernetes-semantics §0.1); the v1.1.0
 // RayCluster controller is ready when every listed Pod is Running and Ready (reference §2.6).

@@ -27,4 +27,9 @@ class RayJobReconciler final : public engine::Controller {
   std::vector<std::pair<std::string, std::string>> transition_table() const override;
 };
 
+// Helpers whose Go is the same at v1.1.0 and v1.7.0, so kuberay_1_7 uses them too (STYLE.md).
+// updateStatusToSuspendingIfNeeded (RJC:L668-685 at v1.1.0, L1043-1060 at v1.7.0): only
+// Initializing and Running may become Suspending.
+bool update_status_to_suspending_if_needed(engine::RayJob& rayjob);
+
 }  // namespace rjsim::models::kuberay_1_1

@@ -21,7 +21,8 @@ std::string generate_rayjob_id(engine::Clients& clients, const std::string& rayj
 std::string generate_raycluster_name(engine::Clients& clients, const std::string& rayjob);
 
 // "<head service>.<namespace>.svc.cluster.local:<dashboard port>" from the cached head Service;
-// an error when the Service is not in the cache or has no `dashboard` port.
+// an error when the Service is not in the cache or has no `dashboard` port. The Go is still the
+// same at v1.7.0 (utils/util.go:L1022-1054 there), so kuberay-1.7 uses it too.
 engine::Error fetch_head_service_url(engine::Clients& clients, const engine::RayCluster& cluster, std::string& url);
 
 // STOPPED, SUCCEEDED or FAILED.

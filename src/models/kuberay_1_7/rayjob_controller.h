@@ -1,0 +1,31 @@
+// The RayJob controller of KubeRay v1.7.0 (tag v1.7.0): ray-operator/controllers/ray/
+// rayjob_controller.go ("RJC"), read beside it branch by branch. A switch on
+// Status.JobDeploymentStatus with two status writes (validation failure, end of the switch), the
+// New/Initializing/Waiting/Running/Suspending/Retrying/Suspended/Complete/Failed states, retry
+// accounting (backoffLimit), deadlines, the deletion strategies, four submission modes and the
+// RayJob head Service; in the environment that release ran in: controller-runtime v0.24.1 and
+// client-go v0.36.0 (priority work queue, RealFIFO informers, workers that wait for the initial
+// list's handlers, panics recovered as errors; kubernetes-semantics §0.1). It reads the operator's
+// env and feature gates through Runtime (scenario `world.operator`). What it leaves out is listed
+// in docs/models.md.
+#pragma once
+
+#include <string>
+
+#include "engine/controller.h"
+
+namespace rjsim::models::kuberay_1_7 {
+
+inline constexpr std::string_view kModelName = "kuberay-1.7";
+
+class RayJobReconciler final : public engine::Controller {
+ public:
+  std::string_view name() const override { return kModelName; }
+  engine::ReleaseEnvironment environment() const override;
+  engine::Watches watches() const override;
+  engine::ReconcileResult reconcile(const engine::Request& request, engine::Clients& clients) override;
+  // The persisted deploymentStatus edges of v1.7.0 (reference §1.13).
+  std::vector<std::pair<std::string, std::string>> transition_table() const override;
+};
+
+}  // namespace rjsim::models::kuberay_1_7

@@ -1,0 +1,226 @@
+#include "models/kuberay_1_7/validation.h"
+
+#include <map>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "models/kuberay_1_1/runtime_env.h"
+
+namespace rjsim::models::kuberay_1_7 {
+
+using engine::Error;
+using engine::ErrorCode;
+
+namespace {
+
+Error invalid(std::string message) { return Error(ErrorCode::other, std::move(message)); }
+
+// k8s.io/apimachinery validation.IsDNS1035Label: [a-z]([-a-z0-9]*[a-z0-9])?, at most 63 chars.
+bool is_dns1035_label(const std::string& name) {
+  if (name.empty() || name.size() > 63) return false;
+  if (name.front() < 'a' || name.front() > 'z') return false;
+  if (name.back() == '-') return false;
+  for (char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+  }
+  return true;
+}
+
+// validateDeletionCondition (VAL:L871-890).
+Error validate_deletion_condition(const engine::DeletionCondition& condition) {
+  const bool has_job_status = condition.job_status.has_value();
+  const bool has_job_deployment_status = condition.job_deployment_status.has_value();
+  if (has_job_status && has_job_deployment_status) {
+    return invalid("cannot set both JobStatus and JobDeploymentStatus at the same time");
+  }
+  if (!has_job_status && !has_job_deployment_status) {
+    return invalid("exactly one of JobStatus and JobDeploymentStatus must be set");
+  }
+  if (condition.ttl_seconds < 0) return invalid("TTLSeconds must be non-negative");
+  return {};
+}
+
+// validateTTLConsistency (VAL:L892-925): DeleteWorkers <= DeleteCluster <= DeleteSelf.
+void validate_ttl_consistency(const std::map<std::string, int>& policy_ttls, std::string_view condition_type,
+                              const std::string& condition_value, std::vector<std::string>& errs) {
+  const char* previous_policy = nullptr;
+  int previous_ttl = 0;
+  for (const char* policy : {"DeleteWorkers", "DeleteCluster", "DeleteSelf"}) {
+    auto it = policy_ttls.find(policy);
+    if (it == policy_ttls.end()) continue;
+    if (previous_policy && it->second < previous_ttl) {
+      errs.push_back(fmt::format("for {} '{}': {} TTL ({}) must be >= {} TTL ({})", condition_type, condition_value,
+                                 policy, it->second, previous_policy, previous_ttl));
+    }
+    previous_policy = policy;
+    previous_ttl = it->second;
+  }
+}
+
+// validateDeletionRules (VAL:L797-869): every error, joined by newlines (errors.Join).
+Error validate_deletion_rules(const engine::RayJob& rayjob) {
+  const bool cluster_selector_mode = !rayjob.spec.cluster_selector.empty();
+  std::map<std::string, std::map<std::string, int>> by_job_status, by_job_deployment_status;
+  std::vector<std::string> errs;
+  const auto& rules = rayjob.spec.deletion_strategy->deletion_rules;
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const engine::DeletionRule& rule = rules[i];
+    if (Error err = validate_deletion_condition(rule.condition)) {
+      errs.push_back(fmt::format("deletionRules[{}]: {}", i, err.message()));
+      continue;
+    }
+    if (cluster_selector_mode && (rule.policy == "DeleteCluster" || rule.policy == "DeleteWorkers")) {
+      errs.push_back(fmt::format("deletionRules[{}]: DeletionPolicyType '{}' not supported when ClusterSelector is set",
+                                 i, rule.policy));
+      continue;
+    }
+    const bool by_status = rule.condition.job_status.has_value();
+    auto& group = by_status ? by_job_status[*rule.condition.job_status]
+                            : by_job_deployment_status[*rule.condition.job_deployment_status];
+    if (group.contains(rule.policy)) {
+      errs.push_back(fmt::format("deletionRules[{}]: duplicate rule for DeletionPolicyType '{}' and {} '{}'", i,
+                                 rule.policy, by_status ? "JobStatus" : "JobDeploymentStatus",
+                                 by_status ? *rule.condition.job_status : *rule.condition.job_deployment_status));
+      continue;
+    }
+    group[rule.policy] = rule.condition.ttl_seconds;
+  }
+  for (const auto& [value, ttls] : by_job_status) validate_ttl_consistency(ttls, "JobStatus", value, errs);
+  for (const auto& [value, ttls] : by_job_deployment_status) {
+    validate_ttl_consistency(ttls, "JobDeploymentStatus", value, errs);
+  }
+  if (errs.empty()) return {};
+  return invalid(fmt::format("{}", fmt::join(errs, "\n")));
+}
+
+// validateLegacyDeletionPolicies (VAL:L928-966). A policy block without its policy reads as unset.
+Error validate_legacy_deletion_policies(const engine::RayJob& rayjob) {
+  const engine::DeletionStrategy& strategy = *rayjob.spec.deletion_strategy;
+  if (!strategy.on_success_policy || !strategy.on_failure_policy) {
+    return invalid("both DeletionStrategy.OnSuccess and DeletionStrategy.OnFailure must be set when using the "
+                   "legacy deletion policy fields of DeletionStrategy");
+  }
+  const std::string& on_success = *strategy.on_success_policy;
+  const std::string& on_failure = *strategy.on_failure_policy;
+  if (!rayjob.spec.cluster_selector.empty()) {
+    if (on_success == "DeleteCluster" || on_success == "DeleteWorkers") {
+      return invalid(
+          fmt::format("the ClusterSelector mode doesn't support DeletionStrategy={} on success", on_success));
+    }
+    if (on_failure == "DeleteCluster" || on_failure == "DeleteWorkers") {
+      return invalid(
+          fmt::format("the ClusterSelector mode doesn't support DeletionStrategy={} on failure", on_failure));
+    }
+  }
+  if (rayjob.spec.shutdown_after_job_finishes && (on_success == "DeleteNone" || on_failure == "DeleteNone")) {
+    return invalid("The RayJob spec is invalid: shutdownAfterJobFinshes is set to 'true' while deletion policy is "
+                   "'DeleteNone'");
+  }
+  return {};
+}
+
+// validateDeletionConfiguration (VAL:L752-792).
+Error validate_deletion_configuration(const engine::RayJob& rayjob, bool deletion_policy_gate) {
+  const engine::RayJobSpec& spec = rayjob.spec;
+  if (!spec.shutdown_after_job_finishes && spec.ttl_seconds_after_finished > 0) {
+    return invalid("The RayJob spec is invalid: a RayJob with shutdownAfterJobFinishes set to false cannot have "
+                   "TTLSecondsAfterFinished");
+  }
+  if (!spec.deletion_strategy) return {};
+  if (!deletion_policy_gate) {
+    return invalid("RayJobDeletionPolicy feature gate must be enabled to use DeletionStrategy");
+  }
+  const bool legacy_configured = spec.deletion_strategy->on_success_policy || spec.deletion_strategy->on_failure_policy;
+  const bool rules_configured = !spec.deletion_strategy->deletion_rules.empty();
+  if (rules_configured && spec.shutdown_after_job_finishes) {
+    return invalid("The RayJob spec is invalid: spec.shutdownAfterJobFinishes and spec.deletionStrategy.deletionRules "
+                   "are mutually exclusive");
+  }
+  if (rules_configured && legacy_configured) {
+    return invalid("The RayJob spec is invalid: Cannot use both legacy onSuccess/onFailure fields and deletionRules "
+                   "simultaneously");
+  }
+  if (legacy_configured) return validate_legacy_deletion_policies(rayjob);
+  if (rules_configured) return validate_deletion_rules(rayjob);
+  return invalid("The RayJob spec is invalid: DeletionStrategy requires either BOTH onSuccess and onFailure, OR the "
+                 "deletionRules field (cannot be empty)");
+}
+
+}  // namespace
+
+Error validate_rayjob_metadata(const engine::ObjectMeta& metadata) {
+  if (metadata.name.size() > static_cast<std::size_t>(kMaxRayJobNameLength)) {
+    return invalid(fmt::format("The RayJob metadata is invalid: RayJob name should be no more than {} characters",
+                               kMaxRayJobNameLength));
+  }
+  if (!is_dns1035_label(metadata.name)) {
+    return invalid(fmt::format("The RayJob metadata is invalid: RayJob name should be a valid DNS1035 label: "
+                               "[a DNS-1035 label must consist of lower case alphanumeric characters or '-', start "
+                               "with an alphabetic character, and end with an alphanumeric character]"));
+  }
+  return {};
+}
+
+Error validate_rayjob_spec(const engine::RayJob& rayjob, bool deletion_policy_gate) {
+  const engine::RayJobSpec& spec = rayjob.spec;
+  if (spec.suspend && !spec.shutdown_after_job_finishes) {                             // VAL:L547-549
+    return invalid("The RayJob spec is invalid: a RayJob with shutdownAfterJobFinishes set to false is not allowed "
+                   "to be suspended");
+  }
+  if (spec.ttl_seconds_after_finished < 0) {                                           // VAL:L551-553
+    return invalid("The RayJob spec is invalid: TTLSecondsAfterFinished must be a non-negative integer");
+  }
+  if (Error err = validate_deletion_configuration(rayjob, deletion_policy_gate)) return err;   // VAL:L556
+  const bool cluster_selector_mode = !spec.cluster_selector.empty();
+  if (spec.suspend && cluster_selector_mode) {                                         // VAL:L561-563
+    return invalid("The RayJob spec is invalid: the ClusterSelector mode doesn't support the suspend operation");
+  }
+  if (!spec.ray_cluster_spec && !cluster_selector_mode) {                              // VAL:L564-566
+    return invalid("The RayJob spec is invalid: one of RayClusterSpec or ClusterSelector must be set");
+  }
+  if (cluster_selector_mode) {                                                         // VAL:L567-578
+    auto it = spec.cluster_selector.find("ray.io/cluster");
+    if (it == spec.cluster_selector.end() || it->second.empty()) {
+      return invalid("cluster name in ClusterSelector should not be empty");
+    }
+    if (spec.submission_mode == "SidecarMode") return invalid("ClusterSelector is not supported in SidecarMode");
+    if (spec.backoff_limit && *spec.backoff_limit > 0) {
+      return invalid("The RayJob spec is invalid: BackoffLimit is incompatible with ClusterSelector mode");
+    }
+  }
+  if (spec.submission_mode == "InteractiveMode" && spec.backoff_limit && *spec.backoff_limit > 0) {   // VAL:L587-589
+    return invalid("The RayJob spec is invalid: BackoffLimit is incompatible with InteractiveMode");
+  }
+  if (spec.submission_mode == "SidecarMode") {                                         // VAL:L591-603
+    if (spec.submitter_pod_template) return invalid("Currently, SidecarMode doesn't support SubmitterPodTemplate");
+    if (spec.submitter_backoff_limit) return invalid("Currently, SidecarMode doesn't support SubmitterConfig");
+    const std::string& restart_policy = spec.ray_cluster_spec->head_group_spec.template_.restart_policy;
+    if (!restart_policy.empty() && restart_policy != "Never") {
+      return invalid("restartPolicy for head Pod should be Never or unset when using SidecarMode");
+    }
+  }
+  std::string runtime_env_json;                                                        // VAL:L616-618
+  if (Error err = kuberay_1_1::runtime_env_yaml_to_json(spec.runtime_env_yaml, runtime_env_json)) return err;
+  if (spec.active_deadline_seconds && *spec.active_deadline_seconds <= 0) {            // VAL:L619-627
+    return invalid("The RayJob spec is invalid: activeDeadlineSeconds must be a positive integer");
+  }
+  if (spec.pre_running_deadline_seconds && *spec.pre_running_deadline_seconds <= 0) {
+    return invalid("The RayJob spec is invalid: preRunningDeadlineSeconds must be a positive integer");
+  }
+  if (spec.backoff_limit && *spec.backoff_limit < 0) {
+    return invalid("The RayJob spec is invalid: backoffLimit must be a positive integer");
+  }
+  return {};
+}
+
+Error validate_rayjob_status(const engine::RayJob& rayjob) {
+  if (rayjob.status.job_deployment_status == "Waiting" && rayjob.spec.submission_mode != "InteractiveMode") {
+    return invalid("The RayJob status is invalid: JobDeploymentStatus cannot be `Waiting` when SubmissionMode is not "
+                   "InteractiveMode");
+  }
+  return {};
+}
+
+}  // namespace rjsim::models::kuberay_1_7
