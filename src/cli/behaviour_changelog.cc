@@ -79,6 +79,8 @@ void add_rayjob_differences(std::vector<BehaviourDifference>& differences, const
       const std::string* value = fields ? lookup(*fields, key) : nullptr;
       values.push_back(value ? *value : "(no such RayJob)");
     }
+    // A counter one release does not have (succeeded, failed before v1.2) is no change of behaviour.
+    if (std::find(values.begin(), values.end(), "unset") != values.end()) continue;
     add_if_differs(differences, rayjob, "final." + key, values);
   }
 }
@@ -158,8 +160,8 @@ std::string changelog_text(const std::vector<std::string>& models,
   }
   const std::vector<std::string> same = same_scenarios(comparisons);
   if (!same.empty()) text += fmt::format("\nSame under every model ({}): {}\n", same.size(), fmt::join(same, ", "));
-  text += fmt::format("\n{} scenarios: {} differ, {} same\n", comparisons.size(), comparisons.size() - same.size(),
-                      same.size());
+  text += fmt::format("\n{} scenario{}: {} differ, {} same\n", comparisons.size(), comparisons.size() == 1 ? "" : "s",
+                      comparisons.size() - same.size(), same.size());
   return text;
 }
 

@@ -3,7 +3,9 @@
 // deploymentStatus sequence and its final state in `expect.final`'s vocabulary, the run's outcome
 // and the invariants that fired), and the aspects in which the models disagree. Names that carry
 // a random suffix (jobId, rayClusterName) are compared as set/empty, since the naming scheme
-// itself changed between releases. Pure functions of run reports; the command runs the models.
+// itself changed between releases, and a counter that some model leaves unset (succeeded and
+// failed exist from v1.2 on) is not compared. Pure functions of run reports; the command runs
+// the models.
 #pragma once
 
 #include <string>

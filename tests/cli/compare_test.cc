@@ -56,6 +56,18 @@ TEST_CASE("compare reads names as set or empty, so a new naming scheme is no dif
   CHECK(comparison.differences.empty());
 }
 
+TEST_CASE("compare leaves out a counter that one release does not have") {
+  explore::RunReport newer = report({"Initializing"}, "");
+  newer.final["demo"].succeeded = 1;
+  const ScenarioComparison comparison =
+      compare_behaviours("s", "s.yaml", {behaviour_of("old", report({"Initializing"}, "")), behaviour_of("new", newer)});
+  CHECK(comparison.differences.empty());
+  explore::RunReport other = newer;
+  other.final["demo"].succeeded = 2;
+  CHECK(find(compare_behaviours("s", "s.yaml", {behaviour_of("a", newer), behaviour_of("b", other)}),
+             "final.succeeded") != nullptr);
+}
+
 TEST_CASE("compare reports differing outcomes and invariants as aspects of the run") {
   explore::RunReport broken = report({"Initializing"}, "", "violation");
   broken.violations.push_back({7, "suspend-atomic", "m"});
@@ -104,6 +116,15 @@ TEST_CASE("rjsim compare runs each scenario under each model and exits 0") {
   CHECK(json["differ"] == 0);
   CHECK(json["scenarios"][0]["runs"]["kuberay-1.1"]["rayjobs"]["rayjob-sample"]["final"]["jobDeploymentStatus"] ==
         "Complete");
+}
+
+TEST_CASE("rjsim compare shows v1.0.0's deployment-status labels beside v1.1.0's states") {
+  const std::string scenario = std::string(RJSIM_SOURCE_DIR) + "/scenarios/k8sjobmode-success.yaml";
+  Result result = invoke({"compare", "--models", "kuberay-1.0,kuberay-1.1,kuberay-1.7", scenario});
+  CHECK(result.code == 0);
+  CHECK(contains(result.out, "  rayjob-sample transitions\n    kuberay-1.0  \"\" -> Initializing -> WaitForDashboard"));
+  CHECK(contains(result.out, "    kuberay-1.1  \"\" -> Initializing -> Running -> Complete\n"));
+  CHECK(contains(result.out, "1 scenario: 1 differ, 0 same\n"));
 }
 
 TEST_CASE("rjsim compare: a bad scenario file is bad input, exit 2, nothing run") {

@@ -858,6 +858,8 @@ ReleaseEnvironment RayJobReconciler::environment() const {
   environment.fifo = FifoBehaviour::real_fifo;
   environment.workers_wait_for_handlers = true;
   environment.panic_kills_process = false;
+  // The v1.7.0 RayCluster controller waits for every desired Pod, Running and Ready (§1.12).
+  environment.ray_cluster_readiness = RayClusterReadiness::desired_pods_ready;
   return environment;
 }
 
