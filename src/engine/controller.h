@@ -125,6 +125,9 @@ struct ReleaseEnvironment {
   bool panic_kills_process = true;
   // A crashed leader's lease must expire before the new process starts (§2.7): 15 s.
   std::int64_t leader_election_ms = 15'000;
+  // The dashboard HTTP client's timeout: a call that times out holds the worker this long
+  // (scenario world.dashboard.timeout overrides it).
+  std::int64_t dashboard_timeout_ms = 2'000;
   // The RayCluster controller of the release: which Pods it waits for before State "ready".
   RayClusterReadiness ray_cluster_readiness = RayClusterReadiness::listed_pods_ready;
 };

@@ -305,8 +305,8 @@ class Fingerprinter {
 
   // ---- world.h ----
   void add(const Process& value) {
-    const auto& [incarnation, up, restart_at_ms, informers, queue, pending_notifications] = value;
-    add_all(incarnation, up, restart_at_ms, informers, queue, pending_notifications);
+    const auto& [incarnation, up, restart_at_ms, worker_busy_until_ms, informers, queue, pending_notifications] = value;
+    add_all(incarnation, up, restart_at_ms, worker_busy_until_ms, informers, queue, pending_notifications);
   }
   void add(const FaultsUsed& value) {
     const auto& [conflicts, write_failures, http_errors, restarts] = value;

@@ -176,6 +176,7 @@ DashboardResponse ReconcileContext::http(std::string_view verb, std::string_view
     case HttpFault::timeout:
       response.connected = false;
       response.timed_out = true;
+      blocked_ms_ += http_timeout_ms_;
       response.text = fmt::format("Get \"http://{}\": context deadline exceeded (Client.Timeout "
                                   "exceeded while awaiting headers)", dashboard_url);
       break;

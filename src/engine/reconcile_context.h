@@ -21,10 +21,15 @@ class ReconcileContext final : public KubeClient, public Runtime, public Dashboa
  public:
   // `dashboard` may be null (a world without Ray): every dashboard call then fails to connect.
   // `operator_settings` may be null: no env set, every feature gate at its default.
+  // `http_timeout_ms`: how long a dashboard call that times out keeps the worker (blocked_ms).
   ReconcileContext(StepContext& context, const Watches& watches, const FaultBudget& faults,
-                   const RayDashboard* dashboard, const OperatorSettings* operator_settings = nullptr)
+                   const RayDashboard* dashboard, const OperatorSettings* operator_settings = nullptr,
+                   std::int64_t http_timeout_ms = 2'000)
       : context_(context), watches_(watches), faults_(faults), dashboard_(dashboard),
-        operator_settings_(operator_settings), api_(context, "controller") {}
+        operator_settings_(operator_settings), http_timeout_ms_(http_timeout_ms), api_(context, "controller") {}
+
+  // The time this reconcile's timed-out dashboard calls held the worker.
+  std::int64_t blocked_ms() const { return blocked_ms_; }
 
   using KubeClient::create;
   using KubeClient::get;
@@ -71,6 +76,8 @@ class ReconcileContext final : public KubeClient, public Runtime, public Dashboa
   const FaultBudget& faults_;
   const RayDashboard* dashboard_;
   const OperatorSettings* operator_settings_;
+  std::int64_t http_timeout_ms_;
+  std::int64_t blocked_ms_ = 0;
   LoggedApi api_;
 };
 

@@ -63,7 +63,7 @@ struct Outage {
 
 struct DashboardBehaviour {
   std::int64_t latency_ms = 5;
-  std::int64_t timeout_ms = 2'000;
+  std::optional<std::int64_t> timeout_ms;   // the operator's HTTP client timeout; default: the release's
   std::vector<Outage> outages;              // every operator call fails inside these windows
 };
 

@@ -106,9 +106,15 @@ std::optional<std::int64_t> Simulation::next_timer_ms() const {
     if (at && *at > world_.now_ms && (!next || *at < *next)) next = at;
   };
   if (world_.process.up) consider(world_.process.queue.next_timer_ms());
+  if (world_.process.up) consider(world_.process.worker_busy_until_ms);
   if (!world_.process.up) consider(world_.process.restart_at_ms);
   for (const Actor* actor : actors_) consider(actor->next_timer_ms(world_));
   return next;
+}
+
+std::int64_t Simulation::dashboard_timeout_ms() const {
+  const std::optional<std::int64_t> scenario = dashboard_ ? dashboard_->behaviour().timeout_ms : std::nullopt;
+  return scenario.value_or(environment_.dashboard_timeout_ms);
 }
 
 bool Simulation::has_due_timers() const {
@@ -148,7 +154,7 @@ std::vector<Step> Simulation::enabled_steps() const {
   if (has_due_timers()) steps.push_back(Step::of(StepKind::timers));
   const bool workers_started =
       !environment_.workers_wait_for_handlers || process.pending_notifications.empty();
-  if (process.up && workers_started && process.queue.has_ready()) {
+  if (process.up && workers_started && process.worker_busy_until_ms <= world_.now_ms && process.queue.has_ready()) {
     steps.push_back(Step::of(StepKind::reconcile));
   }
   if (!process.up && process.restart_at_ms <= world_.now_ms) {
@@ -296,7 +302,7 @@ void Simulation::reconcile(StepContext& context) {
   context.effect("reconcile.begin", "controller", ref)
       .with("incarnation", world_.process.incarnation);
 
-  ReconcileContext clients_context(context, watches_, faults_, dashboard_, operator_settings_);
+  ReconcileContext clients_context(context, watches_, faults_, dashboard_, operator_settings_, dashboard_timeout_ms());
   Clients clients{clients_context, clients_context, clients_context};
   ReconcileResult result;
   try {
@@ -313,19 +319,25 @@ void Simulation::reconcile(StepContext& context) {
   Event& end = context.effect("reconcile.end", "controller", ref).with("result", describe_result(result));
   if (result.requeue_after_ms > 0) end.with("requeue_after_ms", result.requeue_after_ms);
   if (result.err) end.with("error", result.err.message());
+  // A timed-out dashboard call held the worker: the pass ends, and its requeue counts, that late.
+  const std::int64_t blocked_ms = clients_context.blocked_ms();
+  if (blocked_ms > 0) {
+    end.with("blocked_ms", blocked_ms);
+    world_.process.worker_busy_until_ms = world_.now_ms + blocked_ms;
+  }
 
   // reconcileHandler (§2.4): an error ignores RequeueAfter; RequeueAfter forgets, then waits;
   // Requeue (without either) is a rate-limited re-add that keeps the failure count.
   if (result.err || (result.requeue && result.requeue_after_ms <= 0)) {
     std::int64_t delay_ms = 0;
-    queue.add_rate_limited(key, world_.now_ms, priority, &delay_ms);
+    queue.add_rate_limited(key, world_.now_ms, priority, &delay_ms);   // picked up when the worker is free
     context.effect("queue.backoff", "workqueue")
         .with("key", key)
         .with("delay_ms", delay_ms)
         .with("failures", queue.num_requeues(key));
   } else if (result.requeue_after_ms > 0) {
     queue.forget(key);
-    queue.add_after(key, result.requeue_after_ms, world_.now_ms, priority);
+    queue.add_after(key, result.requeue_after_ms + blocked_ms, world_.now_ms, priority);
     context.effect("queue.requeue_after", "workqueue")
         .with("key", key)
         .with("delay_ms", result.requeue_after_ms);
@@ -340,6 +352,7 @@ void Simulation::crash(StepContext& context, std::string_view reason) {
   Process& process = world_.process;
   process.up = false;
   process.restart_at_ms = world_.now_ms + environment_.leader_election_ms;
+  process.worker_busy_until_ms = 0;   // the blocked call dies with the process
   process.queue = WorkQueue(environment_.queue);   // pending keys, timers and failures are lost
   process.pending_notifications.clear();
   context.effect("process.crash", "controller")

@@ -132,6 +132,8 @@ class Simulation {
   void finish_step();
 
   std::optional<std::int64_t> next_timer_ms() const;
+  // How long a timed-out dashboard call holds the worker: the scenario's, else the release's.
+  std::int64_t dashboard_timeout_ms() const;
   bool has_due_timers() const;
 
   World world_;

@@ -22,6 +22,9 @@ struct Process {
   int incarnation = 1;
   bool up = true;
   std::int64_t restart_at_ms = 0;          // when down: the new leader may start then
+  // The single worker is still inside a reconcile whose dashboard call timed out: it takes no
+  // other key before then (the reconcile's effects are at its start; kuberay-rayjob §3.5).
+  std::int64_t worker_busy_until_ms = 0;
   std::vector<Informer> informers;         // one per cached kind, in Kind order
   WorkQueue queue;
   // Initial-list handler notifications not yet in the queue (releases whose workers start once

@@ -190,6 +190,45 @@ TEST_CASE("Requeue: true is a rate-limited re-add that keeps the failure count, 
   CHECK(count(events, "queue.requeue_after") == 0);
 }
 
+// Every dashboard call times out (the third HTTP outcome), within a budget of `timeouts`.
+class TimeoutChooser final : public Chooser {
+ public:
+  std::uint64_t choose(ChoicePoint point, std::uint64_t options) override {
+    return point == ChoicePoint::http_outcome && options >= 3 ? 2 : 0;
+  }
+};
+
+// When each reconcile of two RayJobs began, when one GetJobInfo per pass times out.
+std::vector<std::int64_t> reconcile_times_with_timeouts(std::int64_t client_timeout_ms) {
+  ReleaseEnvironment environment;
+  environment.dashboard_timeout_ms = client_timeout_ms;
+  LambdaController controller(
+      [](const Request&, Clients& clients) {
+        clients.dashboard.get_job_info("demo-head-svc.default.svc.cluster.local:8265", "id");
+        return ReconcileResult::done();
+      },
+      environment);
+  TimeoutChooser chooser;
+  MemorySink sink;
+  FaultBudget faults;
+  faults.http_errors = 2;
+  Simulation simulation(Simulation::initial_world(controller), controller, {}, chooser, sink, faults, {});
+  create_rayjob(simulation, "first");
+  create_rayjob(simulation, "second");
+  simulation.run();
+  std::vector<std::int64_t> begins;
+  for (const Event& event : sink.events) {
+    if (event.type == "reconcile.begin") begins.push_back(event.at_ms);
+  }
+  return begins;
+}
+
+TEST_CASE("a timed-out dashboard call holds the single worker for the release's client timeout") {
+  // v1.0.0's client waits 120 s (reference §3.5), v1.1.0's 2 s: the other RayJob waits that long.
+  CHECK(reconcile_times_with_timeouts(120'000) == std::vector<std::int64_t>{0, 120'000});
+  CHECK(reconcile_times_with_timeouts(2'000) == std::vector<std::int64_t>{0, 2'000});
+}
+
 struct ToyRun {
   std::vector<Event> events;
   World world;

@@ -312,6 +312,7 @@ ReconcileResult suspend_running_job(Clients& clients, RayJob& rayjob, RayDashboa
 ReleaseEnvironment RayJobReconciler::environment() const {
   ReleaseEnvironment environment = shared::legacy_release_environment();
   environment.ray_cluster_readiness = RayClusterReadiness::all_pods_running;
+  environment.dashboard_timeout_ms = 120'000;   // the dashboard client's http.Client (DASH:L109-114)
   return environment;
 }
 

@@ -415,6 +415,7 @@ bool update_status_to_suspending_if_needed(RayJob& rayjob) {
 ReleaseEnvironment RayJobReconciler::environment() const {
   ReleaseEnvironment environment = shared::legacy_release_environment();
   environment.ray_cluster_readiness = RayClusterReadiness::listed_pods_ready;
+  environment.dashboard_timeout_ms = 2'000;   // the dashboard client's http.Client (DASH:L104-109)
   return environment;
 }
 

@@ -860,6 +860,7 @@ ReleaseEnvironment RayJobReconciler::environment() const {
   environment.panic_kills_process = false;
   // The v1.7.0 RayCluster controller waits for every desired Pod, Running and Ready (§1.12).
   environment.ray_cluster_readiness = RayClusterReadiness::desired_pods_ready;
+  environment.dashboard_timeout_ms = 2'000;   // 2 s without UseKubernetesProxy (reference §1.3)
   return environment;
 }
 
