@@ -223,6 +223,7 @@ WriteOutcome ApiServer::update_status(Object& object, std::int64_t /*now_ms*/) {
   if (Error err = check_put_precondition(stored, object)) return failed(std::move(err));
   Object next = *stored;
   copy_status(object, next);   // /status ignores everything but .status
+  truncate_status_times_to_seconds(next);
   WriteOutcome outcome = commit_change(*stored, std::move(next));
   object = *stored;
   return outcome;
@@ -253,6 +254,7 @@ WriteOutcome ApiServer::patch_status(Kind kind, std::string_view namespace_, std
   mutate(changed);
   Object next = *stored;
   copy_status(changed, next);
+  truncate_status_times_to_seconds(next);
   return commit_change(*stored, std::move(next));
 }
 

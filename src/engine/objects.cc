@@ -67,6 +67,20 @@ std::string key_of(std::string_view namespace_, std::string_view name) {
   return key;
 }
 
+void truncate_status_times_to_seconds(Object& object) {
+  auto* rayjob = std::get_if<RayJob>(&object);
+  if (!rayjob) return;
+  auto truncate = [](std::optional<std::int64_t>& time_ms) {
+    if (time_ms && *time_ms >= 0) *time_ms -= *time_ms % 1000;
+  };
+  RayJobStatus& status = rayjob->status;
+  truncate(status.start_time_ms);
+  truncate(status.end_time_ms);
+  truncate(status.ray_job_start_time_ms);
+  truncate(status.ray_job_end_time_ms);
+  truncate(status.job_status_check_failure_start_time_ms);
+}
+
 std::string key_of(const ObjectMeta& meta) { return key_of(meta.namespace_, meta.name); }
 
 std::string object_ref(Kind kind, const ObjectMeta& meta) {

@@ -301,6 +301,12 @@ bool same_spec(const Object& a, const Object& b);
 // Copies `from`'s status into `to` (same kind): the status-subresource masking of a main update.
 void copy_status(const Object& from, Object& to);
 
+// What the JSON round trip of a write does to a RayJob's status times: metav1.Time serializes as
+// RFC 3339 with whole seconds, so the server stores, and the writer reads back, each time rounded
+// down to its second (startTime, endTime, rayJobInfo's times, jobStatusCheckFailureStartTime).
+// Other kinds are left as they are.
+void truncate_status_times_to_seconds(Object& object);
+
 // "namespace/name": the work-queue key and the cache key.
 std::string key_of(const ObjectMeta& meta);
 std::string key_of(std::string_view namespace_, std::string_view name);

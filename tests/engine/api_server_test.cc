@@ -152,6 +152,20 @@ TEST_CASE("create of a name whose object is being deleted fails with AlreadyExis
   CHECK(meta(stored(api, again)).uid == meta(terminating).uid);
 }
 
+TEST_CASE("a RayJob's status times are stored in whole seconds, as metav1.Time serializes them") {
+  ApiServer api;
+  Object object = created(api, rayjob());
+  as_rayjob(object).status.start_time_ms = 61'999;
+  as_rayjob(object).status.job_status_check_failure_start_time_ms = 2'500;
+  REQUIRE(!api.update_status(object, 62'000).error);
+  CHECK(as_rayjob(object).status.start_time_ms == 61'000);   // the writer reads back the server's
+  CHECK(stored_as<RayJob>(api, "job").status.job_status_check_failure_start_time_ms == 2'000);
+  REQUIRE(!api.patch_status(Kind::RayJob, kNamespace, "job",
+                            [](Object& o) { std::get<RayJob>(o).status.end_time_ms = 90'001; }, 90'001)
+               .error);
+  CHECK(stored_as<RayJob>(api, "job").status.end_time_ms == 90'000);
+}
+
 // ---- update and update_status: the rv precondition ---------------------------------------
 
 TEST_CASE("update with a stale resourceVersion gets 409 Conflict and changes nothing") {
