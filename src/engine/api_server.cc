@@ -76,10 +76,21 @@ Error new_finalizer_refused(const Object& stored) {
 
 // Defaults the server fills in on every write, as the CRD schema and the built-in defaulting do:
 // RayJob.spec.submissionMode (CRD default K8sJobMode), Job.spec.backoffLimit (6).
-void apply_defaults(Object& object) {
-  if (auto* rayjob = std::get_if<RayJob>(&object); rayjob && rayjob->spec.submission_mode.empty()) {
-    rayjob->spec.submission_mode = "K8sJobMode";
+// The CRD's defaults for a worker group (raycluster_types.go, the same at v1.0.0, v1.1.0 and
+// v1.7.0): minReplicas 0, maxReplicas maxInt32.
+void default_worker_groups(RayClusterSpec& spec) {
+  for (WorkerGroupSpec& group : spec.worker_group_specs) {
+    if (!group.min_replicas) group.min_replicas = 0;
+    if (!group.max_replicas) group.max_replicas = 2'147'483'647;
   }
+}
+
+void apply_defaults(Object& object) {
+  if (auto* rayjob = std::get_if<RayJob>(&object)) {
+    if (rayjob->spec.submission_mode.empty()) rayjob->spec.submission_mode = "K8sJobMode";
+    if (rayjob->spec.ray_cluster_spec) default_worker_groups(*rayjob->spec.ray_cluster_spec);
+  }
+  if (auto* cluster = std::get_if<RayCluster>(&object)) default_worker_groups(cluster->spec);
   if (auto* job = std::get_if<Job>(&object); job && !job->spec.backoff_limit) job->spec.backoff_limit = 6;
 }
 

@@ -247,6 +247,35 @@ TEST_CASE("kuberay-1.7: validation rules of metadata, spec and status, first fai
             "cannot be `Waiting`"));
 }
 
+TEST_CASE("kuberay-1.7: validation of the RayJob's cluster spec (ValidateRayClusterSpec)") {
+  auto message = [](const std::function<void(RayJob&)>& breaking, OperatorSettings settings = {}) {
+    const auto [status, result] = validate_once(breaking, std::move(settings));
+    CHECK(status.job_deployment_status == "ValidationFailed");
+    return status.message;
+  };
+  auto workers = [](RayJob& r) -> WorkerGroupSpec& {
+    r.spec.ray_cluster_spec->worker_group_specs = {WorkerGroupSpec{}};
+    r.spec.ray_cluster_spec->worker_group_specs[0].group_name = "small";
+    return r.spec.ray_cluster_spec->worker_group_specs[0];
+  };
+  CHECK(message([](RayJob& r) { r.spec.ray_cluster_spec->head_group_spec.template_.containers.clear(); }) ==
+        "The RayJob spec is invalid: headGroupSpec should have at least one container");
+  CHECK(message([&](RayJob& r) { workers(r).min_replicas = -1; }) ==
+        "The RayJob spec is invalid: worker group small has negative minReplicas -1");
+  CHECK(message([&](RayJob& r) {
+          WorkerGroupSpec& group = workers(r);
+          group.min_replicas = 3;
+          group.max_replicas = 2;
+        }) == "The RayJob spec is invalid: worker group small has minReplicas 3 greater than maxReplicas 2");
+  OperatorSettings gate_off;
+  gate_off.feature_gates["RayJobDeletionPolicy"] = false;
+  CHECK(message([&](RayJob& r) { workers(r).suspend = true; }, gate_off) ==
+        "The RayJob spec is invalid: worker group small can be suspended only when the RayJobDeletionPolicy feature "
+        "gate is enabled");
+  CHECK(message([](RayJob& r) { r.metadata.name = "1demo"; }).find("(e.g. 'my-name',  or 'abc-123', regex used") !=
+        std::string::npos);
+}
+
 TEST_CASE("kuberay-1.7: validation of the deletion strategy: gate, exclusivity, legacy and rules") {
   auto message = [](const std::function<void(RayJob&)>& breaking, OperatorSettings settings = {}) {
     const auto [status, result] = validate_once(breaking, std::move(settings));

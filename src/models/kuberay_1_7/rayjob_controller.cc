@@ -537,7 +537,7 @@ ReconcileResult requeue_delay_for(Clients& clients, std::int64_t at_ms) {
 std::int64_t end_time_or_panic(const RayJob& rayjob) {
   if (!rayjob.status.end_time_ms) {
     throw ModelPanic("runtime error: invalid memory address or nil pointer dereference (Status.EndTime in "
-                     "Complete/Failed; rayjob_controller.go:1425)");
+                     "Complete/Failed; rayjob_controller.go:1427, :1494 or :1520)");
   }
   return *rayjob.status.end_time_ms;
 }

@@ -28,7 +28,7 @@ engine::Container get_default_submitter_container(const engine::RayClusterSpec& 
 // GetSubmitterTemplate (JOB:L215-227): the user's template, or the default container with
 // restartPolicy Never.
 engine::PodTemplate get_submitter_template(const engine::RayJobSpec& spec, const engine::RayClusterSpec& cluster_spec);
-// configureSubmitterContainer (RJC:L654-680): the script under `/bin/bash -ce --` when the
+// configureSubmitterContainer (RJC:L633-662): the script under `/bin/bash -ce --` when the
 // container has no command (always in SidecarMode), and the env PYTHONUNBUFFERED,
 // RAY_DASHBOARD_ADDRESS, RAY_JOB_SUBMISSION_ID.
 engine::Error configure_submitter_container(engine::Container& container, const engine::RayJob& rayjob,

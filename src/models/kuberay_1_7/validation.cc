@@ -148,6 +148,39 @@ Error validate_deletion_configuration(const engine::RayJob& rayjob, bool deletio
                  "deletionRules field (cannot be empty)");
 }
 
+// ValidateRayClusterSpec (VAL:L103-203), the rules whose fields rjsim's objects carry: a head
+// container, worker replica bounds (the CRD defaults minReplicas 0 and maxReplicas maxInt32, so
+// "must set both" cannot fire), and suspended worker groups only with the RayJobDeletionPolicy gate.
+// Not checked: Ray resources and labels in rayStartParams, idle timeouts, priorities, GCS fault
+// tolerance and Redis settings, the autoscaler-v2 env (their fields are not modelled).
+Error validate_raycluster_spec(const engine::RayClusterSpec& spec, bool deletion_policy_gate) {
+  if (spec.head_group_spec.template_.containers.empty()) {                             // :104-106
+    return invalid("headGroupSpec should have at least one container");
+  }
+  for (const engine::WorkerGroupSpec& group : spec.worker_group_specs) {               // :118-151
+    const std::string& name = group.group_name;
+    if (group.min_replicas && *group.min_replicas < 0) {
+      return invalid(fmt::format("worker group {} has negative minReplicas {}", name, *group.min_replicas));
+    }
+    if (group.max_replicas && *group.max_replicas < 0) {
+      return invalid(fmt::format("worker group {} has negative maxReplicas {}", name, *group.max_replicas));
+    }
+    if (group.min_replicas && group.max_replicas && *group.min_replicas > *group.max_replicas) {
+      return invalid(fmt::format("worker group {} has minReplicas {} greater than maxReplicas {}", name,
+                                  *group.min_replicas, *group.max_replicas));
+    }
+  }
+  if (!deletion_policy_gate) {                                                         // :197-203
+    for (const engine::WorkerGroupSpec& group : spec.worker_group_specs) {
+      if (group.suspend && *group.suspend) {
+        return invalid(fmt::format("worker group {} can be suspended only when the RayJobDeletionPolicy feature "
+                                    "gate is enabled", group.group_name));
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Error validate_rayjob_metadata(const engine::ObjectMeta& metadata) {
@@ -158,7 +191,8 @@ Error validate_rayjob_metadata(const engine::ObjectMeta& metadata) {
   if (!is_dns1035_label(metadata.name)) {
     return invalid(fmt::format("The RayJob metadata is invalid: RayJob name should be a valid DNS1035 label: "
                                "[a DNS-1035 label must consist of lower case alphanumeric characters or '-', start "
-                               "with an alphabetic character, and end with an alphanumeric character]"));
+                               "with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
+                               "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')]"));
   }
   return {};
 }
@@ -199,6 +233,11 @@ Error validate_rayjob_spec(const engine::RayJob& rayjob, bool deletion_policy_ga
     const std::string& restart_policy = spec.ray_cluster_spec->head_group_spec.template_.restart_policy;
     if (!restart_policy.empty() && restart_policy != "Never") {
       return invalid("restartPolicy for head Pod should be Never or unset when using SidecarMode");
+    }
+  }
+  if (spec.ray_cluster_spec) {                                                         // VAL:L605-612
+    if (Error err = validate_raycluster_spec(*spec.ray_cluster_spec, deletion_policy_gate)) {
+      return invalid("The RayJob spec is invalid: " + err.message());
     }
   }
   std::string runtime_env_json;                                                        // VAL:L616-618
