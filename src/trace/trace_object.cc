@@ -1,0 +1,135 @@
+#include "trace/trace_object.h"
+
+#include <fmt/format.h>
+
+#include "engine/object_json.h"
+#include "engine/objects.h"
+
+namespace rjsim::trace {
+namespace {
+
+using nlohmann::json;
+
+const json* member(const json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it == object.end() || it->is_null() ? nullptr : &*it;
+}
+
+// A string member: true and `out` set when present; false with `error` when missing or not a
+// string.
+bool string_member(const json& object, const char* key, const std::string& path, std::string& out,
+                   std::string& error) {
+  const json* value = member(object, key);
+  if (value == nullptr) {
+    error = fmt::format("{}: missing", engine::json_path_key(path, key));
+    return false;
+  }
+  if (!value->is_string()) {
+    error = fmt::format("{}: expected a string, got {}", engine::json_path_key(path, key), value->dump());
+    return false;
+  }
+  out = value->get<std::string>();
+  return true;
+}
+
+}  // namespace
+
+json normalise_object(json object) {
+  if (!object.is_object()) return object;
+  auto metadata = object.find("metadata");
+  if (metadata == object.end() || !metadata->is_object()) return object;
+  metadata->erase("managedFields");
+  metadata->erase("selfLink");
+  auto annotations = metadata->find("annotations");
+  if (annotations != metadata->end() && annotations->is_object()) {
+    annotations->erase("kubectl.kubernetes.io/last-applied-configuration");
+    if (annotations->empty()) metadata->erase(annotations);
+  }
+  return object;
+}
+
+bool read_object(const json& object, const std::string& where, Record& record, std::string& error) {
+  if (!object.is_object()) {
+    error = fmt::format("{}{}expected a Kubernetes object, got {}", where, where.empty() ? "" : ": ", object.dump());
+    return false;
+  }
+  if (!string_member(object, "kind", where, record.kind, error)) return false;
+  const json* metadata = member(object, "metadata");
+  const std::string metadata_path = engine::json_path_key(where, "metadata");
+  if (metadata == nullptr || !metadata->is_object()) {
+    error = fmt::format("{}: missing", metadata_path);
+    return false;
+  }
+  if (!string_member(*metadata, "name", metadata_path, record.name, error) ||
+      !string_member(*metadata, "uid", metadata_path, record.uid, error) ||
+      !string_member(*metadata, "resourceVersion", metadata_path, record.resource_version, error)) {
+    return false;
+  }
+  if (const json* ns = member(*metadata, "namespace"); ns != nullptr && ns->is_string()) {
+    record.namespace_ = ns->get<std::string>();
+  }
+  record.object = normalise_object(object);
+
+  engine::Kind kind{};
+  if (engine::parse_kind(record.kind, kind)) {
+    // The typed reading takes resourceVersion as a number; a trace keeps it as text.
+    json typed = record.object;
+    typed["metadata"].erase("resourceVersion");
+    try {
+      (void)engine::object_from_json(typed, kind);
+    } catch (const engine::ObjectFormatError& e) {
+      // e.path is already a JSON path ("status.jobDeploymentStatus").
+      error = fmt::format("{}{}{}: {}", where, where.empty() ? "" : ".", e.path, e.message);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool read_watch_event(const json& event, Record& record, std::string& error) {
+  if (!event.is_object()) {
+    error = fmt::format("expected a watch event {{\"type\", \"object\"}}, got {}", event.dump());
+    return false;
+  }
+  if (!string_member(event, "type", "", record.type, error)) return false;
+  const json* object = member(event, "object");
+  if (object == nullptr) {
+    error = "object: missing";
+    return false;
+  }
+  if (record.type == "ADDED" || record.type == "MODIFIED" || record.type == "DELETED") {
+    return read_object(*object, "object", record, error);
+  }
+  if (record.type == "BOOKMARK") {
+    const json* metadata = member(*object, "metadata");
+    if (metadata == nullptr) {
+      error = "object.metadata: missing (a BOOKMARK carries metadata.resourceVersion)";
+      return false;
+    }
+    if (const json* kind = member(*object, "kind"); kind != nullptr && kind->is_string()) {
+      record.kind = kind->get<std::string>();
+    }
+    return string_member(*metadata, "resourceVersion", "object.metadata", record.resource_version, error);
+  }
+  if (record.type == "ERROR") {
+    const json* code = member(*object, "code");
+    if (code == nullptr || !code->is_number_integer()) {
+      error = "object.code: missing (an ERROR carries a Status with its HTTP code, such as 410)";
+      return false;
+    }
+    record.code = code->get<int>();
+    if (const json* reason = member(*object, "reason"); reason != nullptr && reason->is_string()) {
+      record.reason = reason->get<std::string>();
+    }
+    if (const json* message = member(*object, "message"); message != nullptr && message->is_string()) {
+      record.message = message->get<std::string>();
+    }
+    return true;
+  }
+  error = fmt::format("type: \"{}\" is not a watch event type (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR)",
+                      record.type);
+  return false;
+}
+
+}  // namespace rjsim::trace
