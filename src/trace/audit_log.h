@@ -8,7 +8,8 @@
 // its new resourceVersion) at RequestResponse when the write succeeded. Reads (get, list, watch),
 // deletecollection and the other stages carry no write and are counted in ParsedFile::ignored.
 // An event missing what a write needs is a BadRecord at its line (for an EventList, the list's
-// line, and the message names the item).
+// line, and the message names the item). A create may lack a name (generateName, below level
+// RequestResponse).
 #pragma once
 
 #include <string>

@@ -12,8 +12,14 @@ namespace {
 
 using nlohmann::json;
 
-// A watch event when it has `type` and `object`, else a plain object.
+// A watch event when it has `type` and `object`, a list's items (`kubectl get -o json` without
+// -w prints a List), else a plain object.
 void add_value(const json& value, int line, const std::string& file, ParsedFile& parsed) {
+  if (value.is_object() && value.contains("items") && value["items"].is_array() && value.contains("kind") &&
+      value["kind"].is_string() && value["kind"].get<std::string>().ends_with("List")) {
+    for (const json& item : value["items"]) add_value(item, line, file, parsed);
+    return;
+  }
   Record record;
   record.file = file;
   record.line = line;

@@ -3,6 +3,8 @@
 //   --output-watch-events -o yaml   documents separated by `---` lines, `object:` before `type:`
 //   -o json (no watch events)       concatenated pretty-printed objects; Record::type is ""
 //   -o yaml (no watch events)       `---`-separated objects; Record::type is ""
+// A List (`kubectl get -o json` without -w, a snapshot) gives one untyped record per item, all at
+// the list's line.
 // The layout is read from the text (JSON if a line opens with `{`, else YAML). One file holds one kind
 // (kubectl watches one kind per process); merging files is merge.h's work. A record that does
 // not read is a BadRecord at its line; the parser goes on with the next one.

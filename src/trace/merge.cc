@@ -57,11 +57,15 @@ MergedTrace merge_records(Format format, std::vector<std::vector<Record>> files)
   MergedTrace merged;
   std::set<std::pair<std::string, std::string>> states_seen;   // (uid, resourceVersion)
   std::set<std::string> uids_seen;
+  std::set<std::string> audit_ids_seen;
   for (Keyed& item : keyed) {
     Record& record = item.record;
     const bool state = format != Format::audit && !record.uid.empty() &&
                        (record.type.empty() || record.type == "ADDED" || record.type == "MODIFIED");
-    if (state && !states_seen.emplace(record.uid, record.resource_version).second) {
+    // An audit event logged twice (overlapping rotated files) has the same auditID.
+    const bool repeated = state ? !states_seen.emplace(record.uid, record.resource_version).second
+                                : !record.audit_id.empty() && !audit_ids_seen.insert(record.audit_id).second;
+    if (repeated) {
       ++merged.duplicates;
       continue;
     }

@@ -9,7 +9,8 @@
 //     write has one (RequestResponse level), else by stageTimestamp (log order is completion
 //     order, not commit order).
 // Equal keys keep file order (first file first). The same state of an object seen twice (same uid
-// and resourceVersion, e.g. kubectl re-listing after a restart) is kept once. Plain kubectl
+// and resourceVersion, e.g. kubectl re-listing after a restart) is kept once, and so is an audit
+// event seen twice (same auditID, e.g. overlapping rotated logs). Plain kubectl
 // output has no event types: an object's first record becomes ADDED, later ones MODIFIED, and
 // `type_inferred` says so.
 #pragma once
@@ -23,7 +24,7 @@ namespace rjsim::trace {
 struct MergedTrace {
   std::vector<Record> records;
   std::vector<bool> type_inferred;   // one per record
-  int duplicates = 0;                // records dropped as a second sight of the same state
+  int duplicates = 0;                // records dropped as a second sight of the same state or audit event
 };
 
 MergedTrace merge_records(Format format, std::vector<std::vector<Record>> files);

@@ -143,6 +143,39 @@ TEST_CASE("import --skip-bad counts the bad records and imports the rest") {
   CHECK(contains(result.err, "skipped " + w.rayclusters + ":5: object: missing"));
 }
 
+TEST_CASE("import: in every format a malformed line is FILE:LINE and exit 2; --skip-bad counts it") {
+  const json job = observed(manifest("ray-job.sample.yaml"), "u-job", "100");
+  const json audit = {{"kind", "Event"}, {"apiVersion", "audit.k8s.io/v1"}, {"level", "Metadata"},
+                      {"auditID", "a1"}, {"stage", "ResponseComplete"}, {"verb", "create"},
+                      {"objectRef", {{"resource", "rayjobs"}, {"namespace", "default"}, {"name", "rayjob-sample"}}},
+                      {"responseStatus", {{"code", 201}}}};
+  struct Case {
+    std::string format;
+    std::string good;
+  };
+  for (const Case& c : {Case{"kubectl-watch", watch_line("ADDED", job)}, Case{"watch-stream", watch_line("ADDED", job)},
+                        Case{"audit", audit.dump() + "\n"}}) {
+    INFO("format: ", c.format);
+    ScratchDirectory dir;
+    const std::string file = dir.file("trace.log");
+    write_bytes(file, c.good + "\n{\"kind\": \n" + c.good);
+    Result result = invoke({"import", file, "--format", c.format, "--db", dir.file("t.db")});
+    CHECK(result.code == 2);
+    CHECK(result.err.rfind("rjsim import: " + file + ":3: not JSON (column 10): ", 0) == 0);
+    CHECK_FALSE(std::filesystem::exists(dir.file("t.db")));
+
+    result = invoke({"import", file, "--format", c.format, "--db", dir.file("t.db"), "--skip-bad", "--json"});
+    INFO(result.err);
+    REQUIRE(result.code == 0);
+    const json out = json::parse(result.out);
+    CHECK(out["skipped"] == 1);
+    CHECK(out["format"] == c.format);
+    CHECK(out["objects"] == 1);
+    CHECK(out["records"] == 1);   // the second sight of the same state (or auditID) is kept once
+    CHECK(out["duplicates"] == 1);
+  }
+}
+
 TEST_CASE("import: a file that cannot be read is bad input") {
   ScratchDirectory dir;
   Result result = invoke({"import", dir.file("missing.log"), "--format", "audit", "--db", dir.file("t.db")});

@@ -88,6 +88,33 @@ TEST_CASE("import kubectl-watch: plain -o json prints pretty objects without typ
   CHECK(parsed.records[1].resource_version == "9");
 }
 
+TEST_CASE("import kubectl-watch: plain -o yaml objects, and a List snapshot") {
+  std::string cluster_yaml = manifest_text("ray-cluster.sample.yaml");
+  const std::string plain_meta = "metadata:\n  name: raycluster-kuberay\n";
+  REQUIRE(cluster_yaml.find(plain_meta) != std::string::npos);
+  auto with_rv = [&](const std::string& rv) {
+    std::string object = cluster_yaml;
+    object.replace(object.find(plain_meta), plain_meta.size(),
+                   plain_meta + "  namespace: default\n  uid: rc-1\n  resourceVersion: \"" + rv + "\"\n");
+    return object;
+  };
+  const ParsedFile yaml = parse_kubectl_watch(with_rv("5") + "---\n" + with_rv("6"), "rc.yaml");
+  CHECK(yaml.bad.empty());
+  REQUIRE(yaml.records.size() == 2);
+  CHECK(yaml.records[0].type.empty());
+  CHECK(yaml.records[1].resource_version == "6");
+  CHECK(yaml.records[1].kind == "RayCluster");
+
+  const json cluster = manifest("ray-cluster.sample.yaml");
+  const json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"metadata", {{"resourceVersion", ""}}},
+                     {"items", {observed(cluster, "rc-1", "5"), observed(cluster, "rc-2", "7")}}};
+  const ParsedFile snapshot = parse_kubectl_watch(list.dump(4) + "\n", "snapshot.json");
+  CHECK(snapshot.bad.empty());
+  REQUIRE(snapshot.records.size() == 2);
+  CHECK(snapshot.records[1].uid == "rc-2");
+  CHECK(snapshot.records[1].line == 1);
+}
+
 TEST_CASE("import kubectl-watch: a bad record names its line and the others still read") {
   const json job = manifest("ray-job.sample.yaml");
   json wrong = observed(job, "u-job", "12", rayjob_status("Running"));

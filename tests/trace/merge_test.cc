@@ -61,8 +61,14 @@ TEST_CASE("import merge: audit writes go by stageTimestamp when a write has no n
   Record c = record("log", 3, "update", "u", "");
   c.code = 200;
   c.time_ms = 200;
-  const MergedTrace merged = merge_records(Format::audit, {{a, b, c}});
+  a.audit_id = "id-a";
+  b.audit_id = "id-b";
+  c.audit_id = "id-c";
+  Record again = a;   // the same event in an overlapping rotated file
+  again.file = "log.1";
+  const MergedTrace merged = merge_records(Format::audit, {{a, b, c}, {again}});
   CHECK(order(merged) == std::vector<std::string>{"log:2 update_status", "log:3 update", "log:1 update_status"});
+  CHECK(merged.duplicates == 1);
 }
 
 }  // namespace
