@@ -115,7 +115,9 @@ void add_event(const json& event, const std::string& where, int line, const std:
   switch (read_event(event, where, record, error)) {
     case Outcome::write: parsed.records.push_back(std::move(record)); break;
     case Outcome::ignored: ++parsed.ignored; break;
-    case Outcome::bad: parsed.bad.push_back(BadRecord{file, line, error}); break;
+    case Outcome::bad:
+      parsed.bad.push_back(BadRecord{file, line, error + other_format_hint(event, Format::audit)});
+      break;
   }
 }
 

@@ -171,13 +171,24 @@ Trace build_trace(Format format, const std::vector<TraceInput>& inputs, bool ski
 
   std::int64_t first_time_ms = 0;
   bool timed = false;
-  std::set<std::string> objects;
+  // Objects are counted by uid; a record without one (an audit write below RequestResponse that
+  // did not name it) counts only when no record of the same Kind/namespace/name has a uid.
+  std::set<std::string> uids;
+  std::set<std::string> refs_with_uid;
+  std::set<std::string> refs_without_uid;
   for (const Record& record : merged.records) {
     if (record.time_ms && (!timed || *record.time_ms < first_time_ms)) first_time_ms = *record.time_ms;
     timed = timed || record.time_ms.has_value();
-    if (!record.name.empty()) objects.insert(record.uid.empty() ? object_ref(record) : record.uid);
+    if (record.name.empty()) continue;
+    if (record.uid.empty()) {
+      refs_without_uid.insert(object_ref(record));
+    } else {
+      uids.insert(record.uid);
+      refs_with_uid.insert(object_ref(record));
+    }
   }
-  trace.objects = static_cast<std::int64_t>(objects.size());
+  trace.objects = static_cast<std::int64_t>(uids.size());
+  for (const std::string& ref : refs_without_uid) trace.objects += refs_with_uid.count(ref) == 0 ? 1 : 0;
 
   json file_names = json::array();
   for (const TraceInput& input : inputs) file_names.push_back(input.file);

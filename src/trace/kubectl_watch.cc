@@ -30,7 +30,7 @@ void add_value(const json& value, int line, const std::string& file, ParsedFile&
   if (is_event ? read_watch_event(value, record, error) : read_object(value, "", record, error)) {
     parsed.records.push_back(std::move(record));
   } else {
-    parsed.bad.push_back(BadRecord{file, line, error});
+    parsed.bad.push_back(BadRecord{file, line, error + other_format_hint(value, Format::kubectl_watch)});
   }
 }
 

@@ -132,4 +132,23 @@ bool read_watch_event(const json& event, Record& record, std::string& error) {
   return false;
 }
 
+std::string other_format_hint(const json& value, Format format) {
+  if (!value.is_object()) return {};
+  const json* kind = member(value, "kind");
+  const json* api_version = member(value, "apiVersion");
+  const bool audit = kind != nullptr && kind->is_string() && api_version != nullptr && api_version->is_string() &&
+                     api_version->get<std::string>().starts_with("audit.k8s.io/");
+  const bool watch_event = member(value, "object") != nullptr && member(value, "type") != nullptr;
+  const bool object = !audit && kind != nullptr && member(value, "metadata") != nullptr;
+  if (audit && format != Format::audit) return " (this is an audit Event: use --format audit)";
+  if (watch_event && format == Format::audit) {
+    return " (this is a watch event: use --format kubectl-watch or watch-stream)";
+  }
+  if (object && format != Format::kubectl_watch) {
+    return " (this is an object without a watch event around it, as plain `kubectl get -w -o json` prints: "
+           "use --format kubectl-watch)";
+  }
+  return {};
+}
+
 }  // namespace rjsim::trace

@@ -28,4 +28,9 @@ bool read_object(const nlohmann::json& object, const std::string& where, Record&
 // (code, reason, message). False with `error` for anything else.
 bool read_watch_event(const nlohmann::json& event, Record& record, std::string& error);
 
+// A note for a record that reads as another format would ("" when it does not): the common
+// mistake of giving the wrong --format gets a message that says which one fits.
+//   " (this is an audit Event: use --format audit)"
+std::string other_format_hint(const nlohmann::json& value, Format format);
+
 }  // namespace rjsim::trace

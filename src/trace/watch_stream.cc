@@ -17,7 +17,7 @@ ParsedFile parse_watch_stream(std::string_view text, const std::string& file) {
     if (error.empty() && read_watch_event(value.value, record, error)) {
       parsed.records.push_back(std::move(record));
     } else {
-      parsed.bad.push_back(BadRecord{file, value.line, error});
+      parsed.bad.push_back(BadRecord{file, value.line, error + other_format_hint(value.value, Format::watch_stream)});
     }
   }
   return parsed;

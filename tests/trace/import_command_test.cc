@@ -7,6 +7,7 @@
 #include "../cli/cli_test_support.h"
 #include "../store/store_test_support.h"
 #include "store/database.h"
+#include "trace/import.h"
 #include "trace_test_support.h"
 
 namespace rjsim::trace {
@@ -176,6 +177,16 @@ TEST_CASE("import: in every format a malformed line is FILE:LINE and exit 2; --s
   }
 }
 
+TEST_CASE("import: a file of another format says which --format fits") {
+  ScratchDirectory dir;
+  const std::string file = dir.file("w.json");
+  write_bytes(file, watch_line("ADDED", observed(manifest("ray-job.sample.yaml"), "u", "1")));
+  Result result = invoke({"import", file, "--format", "audit", "--db", dir.file("t.db")});
+  CHECK(result.code == 2);
+  CHECK(contains(result.err, file + ":1: kind: expected Event (audit.k8s.io/v1), got null (this is a watch event: use "
+                                    "--format kubectl-watch or watch-stream)\n"));
+}
+
 TEST_CASE("import: a file that cannot be read is bad input") {
   ScratchDirectory dir;
   Result result = invoke({"import", dir.file("missing.log"), "--format", "audit", "--db", dir.file("t.db")});
@@ -251,6 +262,26 @@ TEST_CASE("import audit: writes become api events with their response codes, 409
   const std::vector<store::Transition> transitions = database.transitions(1);
   REQUIRE(transitions.size() == 2);
   CHECK(transitions[1].to_deployment == "Complete");
+}
+
+TEST_CASE("import build_trace: an audit object counts once, named with and without its uid") {
+  auto write = [](const std::string& id, const std::string& verb, const std::string& uid) {
+    json ref = {{"resource", "rayjobs"}, {"namespace", "default"}, {"name", "demo"}};
+    if (!uid.empty()) ref["uid"] = uid;
+    return json{{"kind", "Event"}, {"apiVersion", "audit.k8s.io/v1"}, {"level", "Metadata"}, {"auditID", id},
+                {"stage", "ResponseComplete"}, {"verb", verb}, {"objectRef", ref},
+                {"responseStatus", {{"code", 200}}}}
+               .dump() + "\n";
+  };
+  const Trace trace = build_trace(
+      Format::audit, {TraceInput{"a.log", write("1", "create", "") + write("2", "update", "u1") + write("3", "delete", "u1")}},
+      false);
+  CHECK(trace.records == 3);
+  CHECK(trace.objects == 1);
+  REQUIRE(trace.events.size() == 4);
+  CHECK(trace.events[1].type == "api.create");
+  CHECK(trace.events[3].type == "api.delete");
+  CHECK(trace.events[3].object == "RayJob/default/demo");
 }
 
 }  // namespace

@@ -45,7 +45,9 @@ TEST_CASE("import watch-stream: every line must be a watch event") {
                            "not json\n" + watch_line("ADDED", observed(job, "u1", "6"));
   const ParsedFile parsed = parse_watch_stream(text, "s.jsonl");
   REQUIRE(parsed.bad.size() == 4);
-  CHECK(parsed.bad[0].text() == "s.jsonl:1: type: missing");
+  CHECK(parsed.bad[0].text() ==
+        "s.jsonl:1: type: missing (this is an object without a watch event around it, as plain `kubectl get -w -o "
+        "json` prints: use --format kubectl-watch)");
   CHECK(parsed.bad[1].text() == "s.jsonl:2: object.metadata.resourceVersion: missing");
   CHECK(parsed.bad[2].text() ==
         "s.jsonl:3: object.code: missing (an ERROR carries a Status with its HTTP code, such as 410)");
