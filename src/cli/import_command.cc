@@ -23,6 +23,10 @@ struct ImportOptions {
   bool json = false;
 };
 
+// "1 record", "2 records".
+std::string counted(std::size_t n, std::string_view noun) { return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s"); }
+std::string counted(std::int64_t n, std::string_view noun) { return counted(static_cast<std::size_t>(n), noun); }
+
 int import_files(const ImportOptions& options, Io& io) {
   trace::Format format{};
   if (!trace::parse_format(options.format, format)) throw UsageError("--format: expected kubectl-watch, audit or watch-stream");
@@ -50,9 +54,9 @@ int import_files(const ImportOptions& options, Io& io) {
     io.out << out.dump() << "\n";
     return 0;
   }
-  io.out << fmt::format("imported {} records of {} objects from {} file{} ({}): {} events", trace.records,
-                        trace.objects, options.files.size(), options.files.size() == 1 ? "" : "s", options.format,
-                        trace.events.size());
+  io.out << fmt::format("imported {} of {} from {} ({}): {}", counted(trace.records, "record"),
+                        counted(trace.objects, "object"), counted(options.files.size(), "file"), options.format,
+                        counted(trace.events.size(), "event"));
   if (!trace.skipped.empty()) io.out << fmt::format(", {} bad records skipped", trace.skipped.size());
   if (trace.duplicates != 0) io.out << fmt::format(", {} repeated states dropped", trace.duplicates);
   if (trace.ignored != 0) io.out << fmt::format(", {} reads and early stages ignored", trace.ignored);

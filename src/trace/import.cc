@@ -96,7 +96,9 @@ class EventBuilder {
     } else if (record.type == "BOOKMARK") {
       event.type = "watch.bookmark";
       event.actor = watch_actor;
-      event.with("rv", record.resource_version).with("source", source);
+      event.with("rv", record.resource_version);
+      if (record.initial_events_end) event.with("initial_events_end", true);
+      event.with("source", source);
     } else if (record.type == "ERROR") {
       event.type = "watch.error";
       event.actor = watch_actor;

@@ -37,6 +37,10 @@ struct Record {
   std::string resource_version;   // the object's resourceVersion after the event; "" when unknown
   nlohmann::json object;          // the object, volatile metadata normalised; null when not recorded
 
+  // A BOOKMARK annotated k8s.io/initial-events-end: the end of a streaming initial list
+  // (sendInitialEvents=true).
+  bool initial_events_end = false;
+
   // ERROR watch events and audit responses: the HTTP code and the Status' reason and message.
   int code = 0;
   std::string reason;

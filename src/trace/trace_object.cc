@@ -33,6 +33,16 @@ bool string_member(const json& object, const char* key, const std::string& path,
   return true;
 }
 
+// "ray.io/v1alpha1" and "ray.io/v1" are one group; "v1" is the core group. An object without
+// apiVersion is taken to be of the kind's group.
+bool same_group(std::string_view api_version, std::string_view expected) {
+  auto group = [](std::string_view version) {
+    const std::size_t slash = version.find('/');
+    return slash == std::string_view::npos ? std::string_view() : version.substr(0, slash);
+  };
+  return api_version.empty() || group(api_version) == group(expected);
+}
+
 }  // namespace
 
 json normalise_object(json object) {
@@ -72,10 +82,15 @@ bool read_object(const json& object, const std::string& where, Record& record, s
   record.object = normalise_object(object);
 
   engine::Kind kind{};
-  if (engine::parse_kind(record.kind, kind)) {
-    // The typed reading takes resourceVersion as a number; a trace keeps it as text.
+  const std::string api_version = member(object, "apiVersion") != nullptr && object["apiVersion"].is_string()
+                                      ? object["apiVersion"].get<std::string>()
+                                      : std::string();
+  if (engine::parse_kind(record.kind, kind) && same_group(api_version, engine::api_version_of(kind))) {
+    // The typed reading takes resourceVersion as a number and one version of each group; a trace
+    // keeps resourceVersion as text, and an older cluster serves ray.io/v1alpha1.
     json typed = record.object;
     typed["metadata"].erase("resourceVersion");
+    typed.erase("apiVersion");
     try {
       (void)engine::object_from_json(typed, kind);
     } catch (const engine::ObjectFormatError& e) {
@@ -109,6 +124,10 @@ bool read_watch_event(const json& event, Record& record, std::string& error) {
     }
     if (const json* kind = member(*object, "kind"); kind != nullptr && kind->is_string()) {
       record.kind = kind->get<std::string>();
+    }
+    if (const json* annotations = member(*metadata, "annotations"); annotations != nullptr) {
+      const json* end = member(*annotations, "k8s.io/initial-events-end");
+      record.initial_events_end = end != nullptr && *end == "true";
     }
     return string_member(*metadata, "resourceVersion", "object.metadata", record.resource_version, error);
   }

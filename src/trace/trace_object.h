@@ -1,7 +1,9 @@
 // The Kubernetes objects inside a trace: reading one into a Record's identity (kind, namespace,
 // name, uid, resourceVersion), checking the kinds rjsim models against their typed form
 // (engine/object_json.h, so a RayJob whose status.jobDeploymentStatus is a number is a bad
-// record), and normalising volatile metadata so that states from different recorders compare
+// record; any version of the kind's API group reads, so ray.io/v1alpha1 from a KubeRay 1.0
+// cluster does, while a custom resource of another group that happens to share a kind name is
+// not checked), and normalising volatile metadata so that states from different recorders compare
 // equal: metadata.managedFields, metadata.selfLink and the kubectl last-applied-configuration
 // annotation are removed (an annotations map left empty goes too). resourceVersion is kept as
 // text; it need not be numeric (trace-formats.md §6).

@@ -55,7 +55,7 @@ TEST_CASE("import: two kubectl watch files become one trace run in resourceVersi
   Result result = invoke({"import", w.rayjobs, w.rayclusters, "--format", "kubectl-watch", "--db", w.db});
   INFO(result.err);
   REQUIRE(result.code == 0);
-  CHECK(contains(result.out, "imported 7 records of 2 objects from 2 files (kubectl-watch)"));
+  CHECK(contains(result.out, "imported 7 records of 2 objects from 2 files (kubectl-watch): 11 events\n"));
   CHECK(contains(result.out, "stored as run 1 (kind trace)"));
 
   store::Database database = store::Database::open_existing(w.db);

@@ -115,6 +115,20 @@ TEST_CASE("import kubectl-watch: plain -o yaml objects, and a List snapshot") {
   CHECK(snapshot.records[1].line == 1);
 }
 
+TEST_CASE("import kubectl-watch: a ray.io/v1alpha1 RayJob of a KubeRay 1.0 cluster reads") {
+  const json old = manifest("ray_v1alpha1_rayjob.at-5cb3c73c.yaml");
+  REQUIRE(old["apiVersion"] == "ray.io/v1alpha1");
+  json wrong = observed(old, "u-old", "8", rayjob_status("Running"));
+  wrong["spec"]["shutdownAfterJobFinishes"] = "yes";
+  const ParsedFile parsed = parse_kubectl_watch(
+      watch_line("ADDED", observed(old, "u-old", "7", rayjob_status("Initializing"))) + watch_line("MODIFIED", wrong),
+      "v1alpha1.json");
+  REQUIRE(parsed.records.size() == 1);
+  CHECK(parsed.records[0].object["apiVersion"] == "ray.io/v1alpha1");
+  REQUIRE(parsed.bad.size() == 1);   // still checked against the typed RayJob
+  CHECK(parsed.bad[0].message.rfind("object.spec.shutdownAfterJobFinishes: ", 0) == 0);
+}
+
 TEST_CASE("import kubectl-watch: a bad record names its line and the others still read") {
   const json job = manifest("ray-job.sample.yaml");
   json wrong = observed(job, "u-job", "12", rayjob_status("Running"));

@@ -28,6 +28,7 @@ TEST_CASE("import watch-stream: ADDED, MODIFIED, BOOKMARK and a 410 ERROR") {
   CHECK(bookmark.kind == "RayJob");
   CHECK(bookmark.uid.empty());
   CHECK(bookmark.object.is_null());
+  CHECK_FALSE(bookmark.initial_events_end);
   const Record& error = parsed.records[3];
   CHECK(error.type == "ERROR");
   CHECK(error.line == 4);
@@ -35,6 +36,15 @@ TEST_CASE("import watch-stream: ADDED, MODIFIED, BOOKMARK and a 410 ERROR") {
   CHECK(error.reason == "Expired");
   CHECK(error.message == "too old resource version: 1319263 (1319400)");
   CHECK(error.resource_version.empty());
+}
+
+TEST_CASE("import watch-stream: the BOOKMARK that ends a streaming initial list is marked") {
+  const ParsedFile parsed = parse_watch_stream(
+      R"({"type":"BOOKMARK","object":{"kind":"RayJob","apiVersion":"ray.io/v1","metadata":{"resourceVersion":"9","annotations":{"k8s.io/initial-events-end":"true"}}}})"
+      "\n",
+      "s.jsonl");
+  REQUIRE(parsed.records.size() == 1);
+  CHECK(parsed.records[0].initial_events_end);
 }
 
 TEST_CASE("import watch-stream: every line must be a watch event") {
