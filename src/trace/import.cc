@@ -62,70 +62,80 @@ RayJobStatus rayjob_status(const json& object) {
   return status;
 }
 
+// One audit write: api.<verb>, its outcome and code, and the bodies its level has.
+void render_api_write(const Record& record, const std::string& source, events::Event& event) {
+  event.type = "api." + record.type;
+  event.actor = record.user.empty() ? "unknown" : record.user;
+  event.object = object_ref(record);
+  const bool ok = record.code >= 200 && record.code < 300;
+  event.with("outcome", ok ? "ok" : (record.reason.empty() ? "Failure" : record.reason));
+  event.with("code", record.code);
+  if (!ok && !record.message.empty()) event.with("message", record.message);
+  event.with("verb", record.verb);
+  if (!record.subresource.empty()) event.with("subresource", record.subresource);
+  if (!record.rv_sent.empty()) event.with("rv_sent", record.rv_sent);
+  if (!record.resource_version.empty()) event.with("rv_after", record.resource_version);
+  if (!record.uid.empty()) event.with("uid", record.uid);
+  event.with("level", record.level);
+  event.with("audit_id", record.audit_id);
+  if (!record.time.empty()) event.with("time", record.time);
+  event.with("source", source);
+  if (!record.request.is_null()) event.with("request", raw(record.request));
+  if (!record.object.is_null()) event.with("object", raw(record.object));
+}
+
+// One watch event: watch.observed, watch.bookmark or watch.error.
+void render_watch_event(const Record& record, bool type_inferred, const std::string& source, events::Event& event) {
+  event.actor = record.kind.empty() ? "watch" : "watch/" + record.kind;
+  if (record.type == "BOOKMARK") {
+    event.type = "watch.bookmark";
+    event.with("rv", record.resource_version);
+    if (record.initial_events_end) event.with("initial_events_end", true);
+  } else if (record.type == "ERROR") {
+    event.type = "watch.error";
+    event.with("code", record.code).with("reason", record.reason).with("message", record.message);
+  } else {
+    event.type = "watch.observed";
+    event.object = object_ref(record);
+    event.with("watch", record.type).with("rv", record.resource_version).with("uid", record.uid);
+    if (type_inferred) event.with("type_inferred", true);
+  }
+  event.with("source", source);
+  if (event.type == "watch.observed") event.with("object", raw(record.object));
+}
+
 class EventBuilder {
  public:
   explicit EventBuilder(std::int64_t first_time_ms) : first_time_ms_(first_time_ms) {}
 
   void add(const Record& record, bool type_inferred, std::vector<events::Event>& out) {
-    const std::int64_t at_ms = record.time_ms ? *record.time_ms - first_time_ms_ : 0;
-    const std::string source = fmt::format("{}:{}", record.file, record.line);
     events::Event event;
     event.seq = static_cast<std::int64_t>(out.size());
-    event.at_ms = at_ms;
+    event.at_ms = record.time_ms ? *record.time_ms - first_time_ms_ : 0;
     event.origin = events::Origin::input;
-    const std::string watch_actor = record.kind.empty() ? "watch" : "watch/" + record.kind;
-    if (!record.audit_id.empty()) {
-      event.type = "api." + record.type;
-      event.actor = record.user.empty() ? "unknown" : record.user;
-      event.object = object_ref(record);
-      const bool ok = record.code >= 200 && record.code < 300;
-      event.with("outcome", ok ? "ok" : (record.reason.empty() ? "Failure" : record.reason));
-      event.with("code", record.code);
-      if (!ok && !record.message.empty()) event.with("message", record.message);
-      event.with("verb", record.verb);
-      if (!record.subresource.empty()) event.with("subresource", record.subresource);
-      if (!record.rv_sent.empty()) event.with("rv_sent", record.rv_sent);
-      if (!record.resource_version.empty()) event.with("rv_after", record.resource_version);
-      if (!record.uid.empty()) event.with("uid", record.uid);
-      event.with("level", record.level);
-      event.with("audit_id", record.audit_id);
-      if (!record.time.empty()) event.with("time", record.time);
-      event.with("source", source);
-      if (!record.request.is_null()) event.with("request", raw(record.request));
-      if (!record.object.is_null()) event.with("object", raw(record.object));
-    } else if (record.type == "BOOKMARK") {
-      event.type = "watch.bookmark";
-      event.actor = watch_actor;
-      event.with("rv", record.resource_version);
-      if (record.initial_events_end) event.with("initial_events_end", true);
-      event.with("source", source);
-    } else if (record.type == "ERROR") {
-      event.type = "watch.error";
-      event.actor = watch_actor;
-      event.with("code", record.code).with("reason", record.reason).with("message", record.message);
-      event.with("source", source);
+    const std::string source = fmt::format("{}:{}", record.file, record.line);
+    if (record.audit_id.empty()) {
+      render_watch_event(record, type_inferred, source, event);
     } else {
-      event.type = "watch.observed";
-      event.actor = watch_actor;
-      event.object = object_ref(record);
-      event.with("watch", record.type).with("rv", record.resource_version).with("uid", record.uid);
-      if (type_inferred) event.with("type_inferred", true);
-      event.with("source", source);
-      event.with("object", raw(record.object));
+      render_api_write(record, source, event);
     }
+    const std::int64_t at_ms = event.at_ms;
     out.push_back(std::move(event));
     add_transition(record, at_ms, out);
   }
 
  private:
-  // A RayJob state whose jobDeploymentStatus or jobStatus differs from the object's previous one
-  // is a persisted transition (the `transitions` view reads these).
+  // A RayJob state whose jobDeploymentStatus or jobStatus differs from the previous observed
+  // state of the same object is a persisted transition (the `transitions` view reads these). The
+  // first state seen of an object is only where its history starts: a recording that begins
+  // with a Running RayJob did not see it enter Running.
   void add_transition(const Record& record, std::int64_t at_ms, std::vector<events::Event>& out) {
     if (record.kind != "RayJob" || record.object.is_null() || record.type == "DELETED") return;
     const std::string key = record.uid.empty() ? object_ref(record) : record.uid;
     const RayJobStatus now = rayjob_status(record.object);
-    RayJobStatus& before = last_status_[key];
-    if (now.deployment == before.deployment && now.job_status == before.job_status) return;
+    auto [seen, first_sight] = last_status_.try_emplace(key, now);
+    RayJobStatus& before = seen->second;
+    if (first_sight || (now.deployment == before.deployment && now.job_status == before.job_status)) return;
     events::Event transition;
     transition.seq = static_cast<std::int64_t>(out.size());
     transition.at_ms = at_ms;
