@@ -1208,6 +1208,27 @@ std::string canonical_controller(std::string_view name) {
   return {};
 }
 
+bool yaml_document_to_json(std::string_view text, json& out, int& error_line, std::string& error) {
+  YAML::Node node;
+  try {
+    node = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    error_line = e.mark.line >= 0 ? e.mark.line + 1 : 1;
+    error = fmt::format("not YAML: {}", e.msg);
+    return false;
+  }
+  std::map<std::string, int> lines;
+  try {
+    out = yaml_to_json(node, "", line_of(node, 1), lines);
+  } catch (const ObjectFormatError& e) {
+    auto line = lines.find(e.path);
+    error_line = line == lines.end() ? 1 : line->second;
+    error = e.what();
+    return false;
+  }
+  return true;
+}
+
 Scenario parse_scenario(std::string_view text, const std::string& file_for_messages, const std::string& base_dir) {
   return Loader(file_for_messages, base_dir).parse(text);
 }

@@ -4,6 +4,7 @@
 // Bad input throws ScenarioError, whose what() is one line naming the file, the line, the field,
 // what was wrong and what would be right:
 //   scenarios/x.yaml:12: world.rayCluster.readyAfter: "20" is not a duration (use 20s, 500ms, 2m)
+// yaml_document_to_json lends the same YAML reading to the trace importer (src/trace).
 // Unknown keys are errors at the scenario level; inside Kubernetes manifests they are ignored
 // (object_json.h), as a manifest carries far more than rjsim models.
 #pragma once
@@ -12,6 +13,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+
+#include <nlohmann/json.hpp>
 
 #include "engine/scenario.h"
 
@@ -38,5 +41,10 @@ bool parse_duration(std::string_view text, std::int64_t& ms);
 // The model names a scenario may give, canonical ("kuberay-latest" → "kuberay-1.7"); empty when
 // `name` is not a model.
 std::string canonical_controller(std::string_view name);
+
+// One YAML document as JSON, scalars resolved as in scenarios (YAML 1.2 core schema; quoted
+// scalars stay strings). False on YAML that does not parse, a duplicate key or a non-scalar
+// key; then `error` says what and `error_line` is its 1-based line within `text`.
+bool yaml_document_to_json(std::string_view text, nlohmann::json& out, int& error_line, std::string& error);
 
 }  // namespace rjsim::engine

@@ -56,8 +56,6 @@ TEST_CASE("a command not built yet exits 3 and names its issue") {
     std::string message;
   };
   const std::vector<Pending> pending = {
-      {{"import", "w.log", "--format", "kubectl-watch"},
-       "rjsim import: not implemented yet (see issue 7)\n"},
       {{"conform", "x.db"}, "rjsim conform: not implemented yet (see issue 7)\n"},
   };
   for (const Pending& command : pending) {

@@ -1,0 +1,250 @@
+#include "trace/import.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "store/database.h"
+#include "trace/audit_log.h"
+#include "trace/kubectl_watch.h"
+#include "trace/merge.h"
+#include "trace/watch_stream.h"
+
+namespace rjsim::trace {
+namespace {
+
+using nlohmann::json;
+
+ParsedFile parse(Format format, const TraceInput& input) {
+  switch (format) {
+    case Format::kubectl_watch: return parse_kubectl_watch(input.text, input.file);
+    case Format::audit: return parse_audit_log(input.text, input.file);
+    case Format::watch_stream: return parse_watch_stream(input.text, input.file);
+  }
+  return {};
+}
+
+// Canonical nested JSON for an event body (keys sorted; bytes that are not UTF-8 replaced).
+events::RawJson raw(const json& value) {
+  return events::RawJson{value.dump(-1, ' ', false, json::error_handler_t::replace)};
+}
+
+std::string object_ref(const Record& record) {
+  return fmt::format("{}/{}/{}", record.kind, record.namespace_, record.name);
+}
+
+// The RayJob status fields a status.transition compares.
+struct RayJobStatus {
+  std::string deployment;
+  std::string job_status;
+  std::string reason;
+};
+
+RayJobStatus rayjob_status(const json& object) {
+  RayJobStatus status;
+  auto it = object.find("status");
+  if (it == object.end() || !it->is_object()) return status;
+  auto text = [&](const char* key) {
+    auto field = it->find(key);
+    return field != it->end() && field->is_string() ? field->get<std::string>() : std::string();
+  };
+  status.deployment = text("jobDeploymentStatus");
+  status.job_status = text("jobStatus");
+  status.reason = text("reason");
+  return status;
+}
+
+// One audit write: api.<verb>, its outcome and code, and the bodies its level has.
+void render_api_write(const Record& record, const std::string& source, events::Event& event) {
+  event.type = "api." + record.type;
+  event.actor = record.user.empty() ? "unknown" : record.user;
+  event.object = object_ref(record);
+  const bool ok = record.code >= 200 && record.code < 300;
+  event.with("outcome", ok ? "ok" : (record.reason.empty() ? "Failure" : record.reason));
+  event.with("code", record.code);
+  if (!ok && !record.message.empty()) event.with("message", record.message);
+  event.with("verb", record.verb);
+  if (!record.subresource.empty()) event.with("subresource", record.subresource);
+  if (!record.rv_sent.empty()) event.with("rv_sent", record.rv_sent);
+  if (!record.resource_version.empty()) event.with("rv_after", record.resource_version);
+  if (!record.uid.empty()) event.with("uid", record.uid);
+  event.with("level", record.level);
+  event.with("audit_id", record.audit_id);
+  if (!record.time.empty()) event.with("time", record.time);
+  event.with("source", source);
+  if (!record.request.is_null()) event.with("request", raw(record.request));
+  if (!record.object.is_null()) event.with("object", raw(record.object));
+}
+
+// One watch event: watch.observed, watch.bookmark or watch.error.
+void render_watch_event(const Record& record, bool type_inferred, const std::string& source, events::Event& event) {
+  event.actor = record.kind.empty() ? "watch" : "watch/" + record.kind;
+  if (record.type == "BOOKMARK") {
+    event.type = "watch.bookmark";
+    event.with("rv", record.resource_version);
+    if (record.initial_events_end) event.with("initial_events_end", true);
+  } else if (record.type == "ERROR") {
+    event.type = "watch.error";
+    event.with("code", record.code).with("reason", record.reason).with("message", record.message);
+  } else {
+    event.type = "watch.observed";
+    event.object = object_ref(record);
+    event.with("watch", record.type).with("rv", record.resource_version).with("uid", record.uid);
+    if (type_inferred) event.with("type_inferred", true);
+  }
+  event.with("source", source);
+  if (event.type == "watch.observed") event.with("object", raw(record.object));
+}
+
+class EventBuilder {
+ public:
+  explicit EventBuilder(std::int64_t first_time_ms) : first_time_ms_(first_time_ms) {}
+
+  void add(const Record& record, bool type_inferred, std::vector<events::Event>& out) {
+    events::Event event;
+    event.seq = static_cast<std::int64_t>(out.size());
+    event.at_ms = record.time_ms ? *record.time_ms - first_time_ms_ : 0;
+    event.origin = events::Origin::input;
+    const std::string source = fmt::format("{}:{}", record.file, record.line);
+    if (record.audit_id.empty()) {
+      render_watch_event(record, type_inferred, source, event);
+    } else {
+      render_api_write(record, source, event);
+    }
+    const std::int64_t at_ms = event.at_ms;
+    out.push_back(std::move(event));
+    add_transition(record, at_ms, out);
+  }
+
+ private:
+  // A RayJob state whose jobDeploymentStatus or jobStatus differs from the previous observed
+  // state of the same object is a persisted transition (the `transitions` view reads these). The
+  // first state seen of an object is only where its history starts: a recording that begins
+  // with a Running RayJob did not see it enter Running.
+  void add_transition(const Record& record, std::int64_t at_ms, std::vector<events::Event>& out) {
+    if (record.kind != "RayJob" || record.object.is_null() || record.type == "DELETED") return;
+    const std::string key = record.uid.empty() ? object_ref(record) : record.uid;
+    const RayJobStatus now = rayjob_status(record.object);
+    auto [seen, first_sight] = last_status_.try_emplace(key, now);
+    RayJobStatus& before = seen->second;
+    if (first_sight || (now.deployment == before.deployment && now.job_status == before.job_status)) return;
+    events::Event transition;
+    transition.seq = static_cast<std::int64_t>(out.size());
+    transition.at_ms = at_ms;
+    transition.origin = events::Origin::effect;
+    transition.type = "status.transition";
+    transition.actor = "apiserver";
+    transition.object = object_ref(record);
+    transition.with("from_deployment", before.deployment)
+        .with("to_deployment", now.deployment)
+        .with("from_job_status", before.job_status)
+        .with("to_job_status", now.job_status)
+        .with("reason", now.reason)
+        .with("rv", record.resource_version);
+    before = now;
+    out.push_back(std::move(transition));
+  }
+
+  std::int64_t first_time_ms_;
+  std::map<std::string, RayJobStatus> last_status_;
+};
+
+std::string read_text(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw TraceError(fmt::format("{}: cannot read the trace file: {}", file, std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+Trace build_trace(Format format, const std::vector<TraceInput>& inputs, bool skip_bad) {
+  Trace trace;
+  std::vector<std::vector<Record>> files;
+  for (const TraceInput& input : inputs) {
+    ParsedFile parsed = parse(format, input);
+    if (!parsed.bad.empty() && !skip_bad) throw TraceError(parsed.bad.front().text());
+    trace.skipped.insert(trace.skipped.end(), parsed.bad.begin(), parsed.bad.end());
+    trace.ignored += parsed.ignored;
+    files.push_back(std::move(parsed.records));
+  }
+  MergedTrace merged = merge_records(format, std::move(files));
+  trace.duplicates = merged.duplicates;
+  trace.records = static_cast<std::int64_t>(merged.records.size());
+
+  std::int64_t first_time_ms = 0;
+  bool timed = false;
+  // Objects are counted by uid; a record without one (an audit write below RequestResponse that
+  // did not name it) counts only when no record of the same Kind/namespace/name has a uid.
+  std::set<std::string> uids;
+  std::set<std::string> refs_with_uid;
+  std::set<std::string> refs_without_uid;
+  for (const Record& record : merged.records) {
+    if (record.time_ms && (!timed || *record.time_ms < first_time_ms)) first_time_ms = *record.time_ms;
+    timed = timed || record.time_ms.has_value();
+    if (record.name.empty()) continue;
+    if (record.uid.empty()) {
+      refs_without_uid.insert(object_ref(record));
+    } else {
+      uids.insert(record.uid);
+      refs_with_uid.insert(object_ref(record));
+    }
+  }
+  trace.objects = static_cast<std::int64_t>(uids.size());
+  for (const std::string& ref : refs_without_uid) trace.objects += refs_with_uid.count(ref) == 0 ? 1 : 0;
+
+  json file_names = json::array();
+  for (const TraceInput& input : inputs) file_names.push_back(input.file);
+  events::Event header;
+  header.origin = events::Origin::input;
+  header.type = "trace.import";
+  header.actor = "rjsim";
+  header.with("format", to_string(format))
+      .with("files", raw(file_names))
+      .with("records", trace.records)
+      .with("skipped", static_cast<std::int64_t>(trace.skipped.size()))
+      .with("duplicates", trace.duplicates)
+      .with("ignored", trace.ignored);
+  trace.events.push_back(std::move(header));
+
+  EventBuilder builder(first_time_ms);
+  for (std::size_t i = 0; i < merged.records.size(); ++i) {
+    builder.add(merged.records[i], merged.type_inferred[i], trace.events);
+  }
+  for (const events::Event& event : trace.events) trace.virtual_ms = std::max(trace.virtual_ms, event.at_ms);
+  return trace;
+}
+
+ImportSummary import_trace(Format format, const std::vector<std::string>& files, const std::string& db_path,
+                           bool skip_bad) {
+  std::vector<TraceInput> inputs;
+  for (const std::string& file : files) inputs.push_back(TraceInput{file, read_text(file)});
+  ImportSummary summary;
+  summary.trace = build_trace(format, inputs, skip_bad);
+
+  std::string scenario_text = fmt::format("# rjsim import --format {}\nformat: {}\nfiles:\n", to_string(format),
+                                          to_string(format));
+  for (const std::string& file : files) scenario_text += fmt::format("  - {}\n", json(file).dump());
+  store::Database database = store::Database::open(db_path);
+  store::RunWriter writer = database.begin_run(store::RunHeader{
+      std::nullopt, "trace", fmt::format("trace-{}", to_string(format)), scenario_text, "recorded", 0});
+  events::LogHasher hasher;
+  for (const events::Event& event : summary.trace.events) {
+    writer.emit(event);
+    hasher.add(event);
+  }
+  summary.run_id = writer.commit(store::RunSummary{"pass", summary.trace.records, summary.trace.virtual_ms,
+                                                   hasher.hex()});
+  return summary;
+}
+
+}  // namespace rjsim::trace
