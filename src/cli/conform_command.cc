@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/stored_run.h"
+#include "cli/timeline.h"
 #include "store/database.h"
 #include "store/store_error.h"
 #include "trace/conform.h"
@@ -99,7 +100,7 @@ void print_text(std::ostream& out, const store::RunInfo& run, const trace::Confo
   if (!a.model_after.empty()) {
     out << "the model went on after the recording ended (not compared):\n";
     for (const explore::Transition& t : a.model_after) {
-      out << fmt::format("  {}  at {}ms\n", trace::transition_label(t), t.at_ms);
+      out << fmt::format("  {}  at {}\n", trace::transition_label(t), format_virtual_time(t.at_ms));
     }
   }
   if (a.details.empty()) {
