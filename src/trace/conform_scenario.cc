@@ -175,24 +175,70 @@ ModelChoice pick_conform_model(const std::vector<events::Event>& trace_events) {
   return {"kuberay-1.1", "no recorded field is specific to v1.0.0 or v1.7.0: the default model"};
 }
 
-ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_events,
-                                        const std::string& controller) {
+namespace {
+
+// derive_conform_scenario's working state: the trace's observations, the RayJob followed and
+// its states, the trace's clock; the passes below fill `out`, `world` and `actions`.
+struct Derivation {
+  explicit Derivation(const std::vector<events::Event>& trace_events);
+  void user_actions();   // spec changes and the deletion
+  void ray_cluster();    // rayCluster.readyAfter, and when the RayJob reached Running
+  void ray_job();        // the submitter and the Ray job
+  ConformScenario finish(const std::string& controller);
+
+  // A timestamp of the trace's objects as ms after the RayJob's creation.
+  std::optional<std::int64_t> since_creation(std::optional<std::int64_t> timestamp) const {
+    if (!timestamp || !created) return std::nullopt;
+    return *timestamp - *created;
+  }
+  // The record's time by the trace's own clock, when it has one.
+  std::optional<std::int64_t> when(const Observation& o) const {
+    if (timed) return o.at_ms - first_rayjob->at_ms;
+    return std::nullopt;
+  }
+  void set_timing(const char* section, const char* key, std::int64_t ms, const std::string& why) {
+    world[section][key] = duration(ms);
+    out.assumptions.push_back(fmt::format("{}.{} {}: {}", section, key, seconds(ms), why));
+  }
+
+  const std::vector<Observation> all;
+  const Observation* first_rayjob;
+  const json& first;                          // its object
+  std::string ref;                            // Kind/namespace/name
+  std::string uid;
+  std::vector<const Observation*> states;     // the RayJob's, in order
+  bool timed = false;
+  std::optional<std::int64_t> created;        // the RayJob's creationTimestamp
+  std::optional<std::int64_t> initializing;   // when it entered Initializing (status.startTime)
+  std::optional<std::int64_t> running;        // when it reached Running
+  ConformScenario out;
+  json world = {{"rayCluster", json::object()}, {"submitter", json::object()}, {"ray", json::object()}};
+  json actions = json::array();
+};
+
+std::vector<Observation> trace_observations(const std::vector<events::Event>& trace_events) {
   if (trace_events.empty() || trace_events.front().type != "trace.import") {
     throw ConformError("not a trace run (its first event is not trace.import): conform reads runs that "
                        "`rjsim import` stored");
   }
-  const std::vector<Observation> all = observations(trace_events);
-  auto first_rayjob = std::find_if(all.begin(), all.end(), [](const Observation& o) {
+  return observations(trace_events);
+}
+
+const Observation* first_rayjob_of(const std::vector<Observation>& all) {
+  auto first = std::find_if(all.begin(), all.end(), [](const Observation& o) {
     return o.kind == "RayJob" && o.object.is_object() && !o.deleted;
   });
-  if (first_rayjob == all.end()) {
+  if (first == all.end()) {
     throw ConformError("the trace holds no RayJob object (record the rayjobs watch, or log rayjobs at level "
                        "RequestResponse)");
   }
-  ConformScenario out;
-  const json& first = first_rayjob->object;
-  const std::string ref = first_rayjob->ref;
-  const std::string uid = text_at(first, {"metadata", "uid"});
+  return &*first;
+}
+
+Derivation::Derivation(const std::vector<events::Event>& trace_events)
+    : all(trace_observations(trace_events)), first_rayjob(first_rayjob_of(all)), first(first_rayjob->object) {
+  ref = first_rayjob->ref;
+  uid = text_at(first, {"metadata", "uid"});
   out.rayjob = text_at(first, {"metadata", "name"});
   out.first_deployment = text_at(first, {"status", "jobDeploymentStatus"});
   out.first_job_status = text_at(first, {"status", "jobStatus"});
@@ -211,7 +257,6 @@ ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_
   }
 
   // The RayJob's own states, in order (the first uid only: a re-created RayJob is another object).
-  std::vector<const Observation*> states;
   for (const Observation& o : all) {
     if (o.ref != ref) continue;
     if (o.object.is_object() && !uid.empty() && text_at(o.object, {"metadata", "uid"}) != uid) continue;
@@ -219,16 +264,8 @@ ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_
   }
 
   // The clock: the trace's own (audit stageTimestamps) when it has one, else object timestamps.
-  const bool timed = std::any_of(all.begin(), all.end(), [](const Observation& o) { return o.at_ms != 0; });
-  const std::optional<std::int64_t> created = time_at(first, {"metadata", "creationTimestamp"});
-  auto since_creation = [&](std::optional<std::int64_t> timestamp) -> std::optional<std::int64_t> {
-    if (!timestamp || !created) return std::nullopt;
-    return *timestamp - *created;
-  };
-  auto when = [&](const Observation& o) -> std::optional<std::int64_t> {
-    if (timed) return o.at_ms - first_rayjob->at_ms;
-    return std::nullopt;
-  };
+  timed = std::any_of(all.begin(), all.end(), [](const Observation& o) { return o.at_ms != 0; });
+  created = time_at(first, {"metadata", "creationTimestamp"});
   if (timed) {
     out.assumptions.push_back("times: the trace's own clock, from the first record of the RayJob");
   } else {
@@ -246,9 +283,9 @@ ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_
         out.first_job_status.empty() ? "" : " (" + out.first_job_status + ")"));
   }
 
-  json world = {{"rayCluster", json::object()}, {"submitter", json::object()}, {"ray", json::object()}};
-  json actions = json::array();
+}
 
+void Derivation::user_actions() {
   // ---- user stimuli: spec changes and the deletion ----
   auto recorded_before = [&](std::int64_t seq) {
     return static_cast<int>(std::count_if(out.recorded.begin(), out.recorded.end(),
@@ -309,6 +346,9 @@ ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_
     spec = now_spec;
   }
 
+}
+
+void Derivation::ray_cluster() {
   // ---- the RayCluster: from creation to State ready ----
   std::optional<std::int64_t> ready_after;   // from the RayCluster's creation to State ready
   std::string cluster_ref;
@@ -333,13 +373,7 @@ ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_
       ready_after = o.at_ms - cluster_first_at_ms;
     }
   }
-  auto set_timing = [&](const char* section, const char* key, std::int64_t ms, const std::string& why) {
-    world[section][key] = duration(ms);
-    out.assumptions.push_back(fmt::format("{}.{} {}: {}", section, key, seconds(ms), why));
-  };
   // When the RayJob reached Running (its cluster was ready then), from its records.
-  std::optional<std::int64_t> initializing;
-  std::optional<std::int64_t> running;
   for (const Observation* o : states) {
     if (!o->object.is_object()) continue;
     if (!initializing) initializing = since_creation(time_at(o->object, {"status", "startTime"}));
@@ -368,6 +402,9 @@ ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_
     }
   }
 
+}
+
+void Derivation::ray_job() {
   // ---- the submitter and the Ray job ----
   const bool job_stream = std::any_of(all.begin(), all.end(), [](const Observation& o) { return o.kind == "Job"; });
   out.assumptions.push_back(job_stream ? "submitter.startAfter: the default (2s); a Job's records do not say when "
@@ -420,15 +457,14 @@ ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_
   }
   // Without a clock: the Ray job started pendingFor after the submitter, which started 2s (the
   // default) after the cluster was ready, and ended about when the RayJob's endTime says.
-  const std::optional<std::int64_t> estimated_start =
-      running ? std::optional<std::int64_t>(*running + 2'000 + pending_for_ms) : std::nullopt;
+  const std::int64_t estimated_start_ms = running.value_or(0) + 2'000 + pending_for_ms;
   if (ray_start && ray_end && *ray_end >= *ray_start) {
     set_timing("ray", "runsFor", *ray_end - *ray_start, "status.rayJobInfo startTime to endTime");
   } else if (running_at && ended_at && *ended_at >= *running_at) {
     set_timing("ray", "runsFor", *ended_at - *running_at,
                fmt::format("from jobStatus RUNNING to {} as recorded", results.front()));
-  } else if (!results.empty() && estimated_start && end_time && *end_time > *estimated_start) {
-    set_timing("ray", "runsFor", *end_time - *estimated_start,
+  } else if (!results.empty() && running && end_time && *end_time > estimated_start_ms) {
+    set_timing("ray", "runsFor", *end_time - estimated_start_ms,
                fmt::format("from the estimated start of the Ray job (Running at {}, the submitter's 2s, pendingFor) "
                            "to the RayJob's status.endTime {}",
                            seconds(*running), seconds(*end_time)));
@@ -437,6 +473,9 @@ ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_
   }
   out.assumptions.push_back("no faults: the model runs fault-free (no stale reads, conflicts, restarts)");
 
+}
+
+ConformScenario Derivation::finish(const std::string& controller) {
   out.document = {{"apiVersion", "rjsim/v1"},
                   {"kind", "Scenario"},
                   {"name", "conform"},
@@ -446,7 +485,18 @@ ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_
                   {"world", world},
                   {"actions", actions}};
   out.scenario = scenario_with_actions(out, out.action_times.size());
-  return out;
+  return std::move(out);
+}
+
+}  // namespace
+
+ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_events,
+                                        const std::string& controller) {
+  Derivation derivation(trace_events);
+  derivation.user_actions();
+  derivation.ray_cluster();
+  derivation.ray_job();
+  return derivation.finish(controller);
 }
 
 engine::Scenario scenario_with_actions(const ConformScenario& derived, std::size_t count) {

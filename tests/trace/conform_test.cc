@@ -155,6 +155,28 @@ TEST_CASE("conform: the world's timings come from the timestamps inside the reco
   }
 }
 
+TEST_CASE("conform: with a clock (an audit log's stageTimestamps) the Ray job is timed from the jobStatus changes") {
+  RecordedScenario recorded = record_bundled("k8sjobmode-success");
+  std::vector<events::Event> trace = trace_of(recorded, Watched::rayjobs_and_clusters);
+  // The times the run persisted each RayJob state at, as an audit log would have logged them.
+  const std::map<std::pair<std::string, std::string>, std::int64_t> times = {
+      {{"Running", ""}, 20'000}, {{"Running", "PENDING"}, 22'555}, {{"Running", "RUNNING"}, 25'555},
+      {{"Complete", "SUCCEEDED"}, 54'000}};
+  for (events::Event& event : trace) {
+    const events::Value* object = event.find("object");
+    if (event.actor != "watch/RayJob" || object == nullptr) continue;
+    const json status = json::parse(std::get<events::RawJson>(*object).text).value("status", json::object());
+    auto it = times.find({status.value("jobDeploymentStatus", ""), status.value("jobStatus", "")});
+    if (it != times.end()) event.at_ms = it->second;
+  }
+  const ConformReport report = conform_trace(trace, "kuberay-1.1");
+  CHECK(has_line(report.derived.assumptions, "times: the trace's own clock"));
+  CHECK(report.derived.scenario.world.ray.pending_for_ms == 3'000);
+  CHECK(report.derived.scenario.world.ray.runs_for_ms == 54'000 - 25'555);
+  CHECK(has_line(report.derived.assumptions, "ray.pendingFor 3s: from jobStatus PENDING to RUNNING as recorded"));
+  CHECK(report.alignment.differs == 0);
+}
+
 TEST_CASE("conform: a trace of RayJobs alone conforms and says what it assumed") {
   RecordedScenario recorded = record_bundled("k8sjobmode-success");
   const ConformReport report =
