@@ -411,6 +411,24 @@ void Derivation::ray_job() {
                                          "its Pod started"
                                        : "submitter: the defaults (starts after 2s, exits when the Ray job ends); "
                                          "the trace has no Job records");
+  // The submitter Job's failed attempts: the most status.failed its records showed.
+  std::int64_t failed_attempts = 0;
+  std::string submitter_ref;
+  for (const Observation& o : all) {
+    if (o.kind != "Job" || !o.object.is_object() || !owned_by(o.object, uid, out.rayjob)) continue;
+    if (const json* failed = at(o.object, {"status", "failed"}); failed != nullptr && failed->is_number_integer()) {
+      if (failed->get<std::int64_t>() > failed_attempts) submitter_ref = o.ref;
+      failed_attempts = std::max(failed_attempts, failed->get<std::int64_t>());
+    }
+  }
+  if (failed_attempts > 0) {
+    // A failed Ray job fails its submitter too, so the count alone does not say which attempts
+    // failed on their own (world.submitter.failAttempts): that is left to the reader.
+    out.assumptions.push_back(fmt::format("submitter: {} showed {} failed attempts (status.failed); conform does not "
+                                          "tell the submitter's own failures from those a failed Ray job caused, so "
+                                          "the model's submitter fails only when its Ray job does",
+                                          submitter_ref, failed_attempts));
+  }
   std::vector<std::string> results;
   std::string previous_job_status = out.first_job_status;
   std::optional<std::int64_t> pending_at;
