@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "../cli/cli_test_support.h"
 #include "../cli/recorded_runs.h"
 #include "../store/store_test_support.h"
@@ -33,7 +35,37 @@ class WatchRecorder final : public engine::StepObserver {
   void after_step(const engine::World& world, std::span<const events::Event>) override {
     for (engine::Kind kind : {engine::Kind::RayJob, engine::Kind::RayCluster, engine::Kind::Job}) {
       logs[kind] = world.api.watch_log(kind);
+      std::vector<std::int64_t>& at = times[kind];
+      at.resize(logs[kind].size(), world.now_ms);
     }
+  }
+  // The RayJob's changes as an audit log at level RequestResponse logs them: one write each,
+  // its stageTimestamp the virtual time of the step that made it.
+  std::string audit_log() const {
+    std::string text;
+    const std::vector<engine::WatchEvent>& log = logs.at(engine::Kind::RayJob);
+    for (std::size_t i = 0; i < log.size(); ++i) {
+      const json object = engine::to_json(log[i].object);
+      const std::string verb = log[i].type == engine::WatchType::Added     ? "create"
+                               : log[i].type == engine::WatchType::Deleted ? "delete"
+                                                                           : "update";
+      json event = {{"kind", "Event"},
+                    {"apiVersion", "audit.k8s.io/v1"},
+                    {"level", "RequestResponse"},
+                    {"auditID", fmt::format("a-{}", i)},
+                    {"stage", "ResponseComplete"},
+                    {"requestURI", "/apis/ray.io/v1/namespaces/default/rayjobs"},
+                    {"verb", verb},
+                    {"user", {{"username", "system:serviceaccount:default:kuberay-operator"}}},
+                    {"objectRef", {{"resource", "rayjobs"}, {"namespace", "default"},
+                                   {"name", object["metadata"]["name"]}, {"apiGroup", "ray.io"}, {"apiVersion", "v1"}}},
+                    {"responseStatus", {{"metadata", json::object()}, {"code", 200}}},
+                    {"responseObject", object},
+                    {"requestReceivedTimestamp", engine::format_timestamp(times.at(engine::Kind::RayJob)[i])},
+                    {"stageTimestamp", engine::format_timestamp(times.at(engine::Kind::RayJob)[i])}};
+      text += event.dump() + "\n";
+    }
+    return text;
   }
   std::string kubectl_watch(engine::Kind kind) const {
     std::string text;
@@ -45,6 +77,7 @@ class WatchRecorder final : public engine::StepObserver {
     return text;
   }
   std::map<engine::Kind, std::vector<engine::WatchEvent>> logs;
+  std::map<engine::Kind, std::vector<std::int64_t>> times;   // when each watch event was appended
 };
 
 struct RecordedScenario {
@@ -176,6 +209,22 @@ TEST_CASE("conform: with a clock (an audit log's stageTimestamps) the Ray job is
   CHECK(report.derived.scenario.world.ray.runs_for_ms == 54'000 - 25'555);
   CHECK(has_line(report.derived.assumptions, "ray.pendingFor 3s: from jobStatus PENDING to RUNNING as recorded"));
   CHECK(report.alignment.differs == 0);
+}
+
+TEST_CASE("conform: an audit log of the RayJob's writes conforms, timed by its stageTimestamps") {
+  RecordedScenario recorded = record_bundled("k8sjobmode-success");
+  const std::vector<events::Event> trace =
+      build_trace(Format::audit, {TraceInput{"audit.log", recorded.watches.audit_log()}}, false).events;
+  const ConformReport report = conform_trace(trace, "");
+  CHECK(report.model.controller == "kuberay-1.1");
+  CHECK(has_line(report.derived.assumptions, "times: the trace's own clock"));
+  // PENDING at 22.555s, RUNNING at 25.555s, SUCCEEDED seen at 54s (the model's poll).
+  CHECK(report.derived.scenario.world.ray.pending_for_ms == 3'000);
+  CHECK(report.derived.scenario.world.ray.runs_for_ms == 54'000 - 25'555);
+  CHECK(report.alignment.agreed == 5);
+  CHECK(report.alignment.differs == 0);
+  REQUIRE(report.alignment.details.size() == 5);
+  CHECK(report.alignment.details[4].recorded.at_ms == 54'000);
 }
 
 TEST_CASE("conform: a trace of RayJobs alone conforms and says what it assumed") {
