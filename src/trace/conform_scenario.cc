@@ -251,16 +251,19 @@ Derivation::Derivation(const std::vector<events::Event>& trace_events)
     out.assumptions.push_back(fmt::format("the trace holds {} RayJobs: conform follows the first one seen, {}",
                                           rayjob_refs.size(), ref));
   }
-  for (const events::Event& event : trace_events) {
-    if (event.object != ref) continue;
-    if (std::optional<explore::Transition> t = explore::transition_of(event)) out.recorded.push_back(*t);
-  }
 
   // The RayJob's own states, in order (the first uid only: a re-created RayJob is another object).
   for (const Observation& o : all) {
     if (o.ref != ref) continue;
     if (o.object.is_object() && !uid.empty() && text_at(o.object, {"metadata", "uid"}) != uid) continue;
     states.push_back(&o);
+  }
+  // Its recorded transitions: import puts each right after the record it comes from.
+  std::set<std::int64_t> state_seqs;
+  for (const Observation* o : states) state_seqs.insert(o->seq);
+  for (const events::Event& event : trace_events) {
+    if (event.object != ref || !state_seqs.contains(event.seq - 1)) continue;
+    if (std::optional<explore::Transition> t = explore::transition_of(event)) out.recorded.push_back(*t);
   }
 
   // The clock: the trace's own (audit stageTimestamps) when it has one, else object timestamps.

@@ -381,6 +381,22 @@ TEST_CASE("conform: a submitter that failed on its own is not derived; the trace
   CHECK(report.alignment.differs == 1);
 }
 
+TEST_CASE("conform: a RayJob deleted and created again under its name is another object: its transitions are not compared") {
+  const json job = manifest("ray-job.sample.yaml");
+  const std::vector<events::Event> trace = trace_of(
+      {{"rayjobs.json", watch_line("ADDED", observed(job, "u-1", "10")) +
+                            watch_line("MODIFIED", observed(job, "u-1", "11", rayjob_status("Initializing"))) +
+                            watch_line("DELETED", observed(job, "u-1", "12", rayjob_status("Initializing"))) +
+                            watch_line("ADDED", observed(job, "u-2", "13")) +
+                            watch_line("MODIFIED", observed(job, "u-2", "14", rayjob_status("Initializing"))) +
+                            watch_line("MODIFIED", observed(job, "u-2", "15", rayjob_status("Running")))}});
+  const ConformScenario derived = derive_conform_scenario(trace, "kuberay-1.1");
+  REQUIRE(derived.recorded.size() == 1);
+  CHECK(derived.recorded[0].to == "Initializing");
+  REQUIRE(derived.scenario.actions.size() == 1);
+  CHECK(derived.scenario.actions[0].type == engine::Action::Type::delete_);
+}
+
 TEST_CASE("conform: derive_conform_scenario rejects what is not a trace with a RayJob") {
   CHECK_THROWS_AS(derive_conform_scenario({}, "kuberay-1.1"), ConformError);
   const json cluster = manifest("ray-cluster.sample.yaml");
