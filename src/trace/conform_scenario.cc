@@ -1,0 +1,552 @@
+// The trace → scenario half of conform.h: what the trace shows of one RayJob and its world,
+// turned into the scenario that drives a model, and the model the recorded fields point to.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "engine/object_json.h"
+#include "engine/scenario_loader.h"
+#include "trace/conform.h"
+
+namespace rjsim::trace {
+namespace {
+
+using nlohmann::json;
+
+// One recorded state of an object (a watch event, or a successful audit write with a body).
+struct Observation {
+  std::int64_t seq = 0;
+  std::int64_t at_ms = 0;
+  std::string kind;
+  std::string ref;        // Kind/namespace/name
+  bool deleted = false;   // a DELETED watch event or an audit delete
+  json object;            // null when the record has no body
+};
+
+std::string string_field(const events::Event& event, std::string_view key) {
+  const events::Value* value = event.find(key);
+  return value != nullptr && std::holds_alternative<std::string>(*value) ? std::get<std::string>(*value) : "";
+}
+
+json json_field(const events::Event& event, std::string_view key) {
+  const events::Value* value = event.find(key);
+  if (value == nullptr || !std::holds_alternative<events::RawJson>(*value)) return nullptr;
+  return json::parse(std::get<events::RawJson>(*value).text, nullptr, false);
+}
+
+std::vector<Observation> observations(const std::vector<events::Event>& trace_events) {
+  std::vector<Observation> out;
+  for (const events::Event& event : trace_events) {
+    Observation observation;
+    observation.seq = event.seq;
+    observation.at_ms = event.at_ms;
+    observation.ref = event.object;
+    observation.kind = event.object.substr(0, event.object.find('/'));
+    if (event.type == "watch.observed") {
+      observation.deleted = string_field(event, "watch") == "DELETED";
+      observation.object = json_field(event, "object");
+    } else if (event.type.starts_with("api.")) {
+      if (string_field(event, "outcome") != "ok") continue;
+      observation.deleted = event.type == "api.delete";
+      observation.object = json_field(event, "object");
+      if (observation.object.is_discarded()) observation.object = nullptr;
+      if (observation.object.is_null() && !observation.deleted) continue;
+    } else {
+      continue;
+    }
+    if (observation.object.is_discarded()) observation.object = nullptr;
+    out.push_back(std::move(observation));
+  }
+  return out;
+}
+
+const json* at(const json& object, std::initializer_list<const char*> path) {
+  const json* node = &object;
+  for (const char* key : path) {
+    if (!node->is_object()) return nullptr;
+    auto it = node->find(key);
+    if (it == node->end() || it->is_null()) return nullptr;
+    node = &*it;
+  }
+  return node;
+}
+
+std::string text_at(const json& object, std::initializer_list<const char*> path) {
+  const json* node = at(object, path);
+  return node != nullptr && node->is_string() ? node->get<std::string>() : "";
+}
+
+std::optional<std::int64_t> time_at(const json& object, std::initializer_list<const char*> path) {
+  std::int64_t ms = 0;
+  const std::string text = text_at(object, path);
+  if (text.empty() || !engine::parse_timestamp(text, ms)) return std::nullopt;
+  return ms;
+}
+
+std::string duration(std::int64_t ms) { return fmt::format("{}ms", std::max<std::int64_t>(ms, 0)); }
+
+std::string seconds(std::int64_t ms) {
+  return ms % 1000 == 0 ? fmt::format("{}s", ms / 1000) : fmt::format("{}ms", ms);
+}
+
+bool is_terminal_job_status(const std::string& status) {
+  return status == "SUCCEEDED" || status == "FAILED" || status == "STOPPED";
+}
+
+// RFC 7386: the merge patch that turns `before` into `after`.
+json merge_diff(const json& before, const json& after) {
+  if (!before.is_object() || !after.is_object()) return after;
+  json patch = json::object();
+  for (auto it = before.begin(); it != before.end(); ++it) {
+    if (!after.contains(it.key())) patch[it.key()] = nullptr;
+  }
+  for (auto it = after.begin(); it != after.end(); ++it) {
+    auto old = before.find(it.key());
+    if (old == before.end()) {
+      patch[it.key()] = *it;
+    } else if (*old != *it) {
+      patch[it.key()] = merge_diff(*old, *it);
+    }
+  }
+  return patch;
+}
+
+// The RayJob as the user created it: apiVersion ray.io/v1 (a v1alpha1 object reads the same),
+// name, namespace, labels, annotations and spec.
+json created_manifest(const json& object) {
+  json metadata = json::object();
+  for (const char* key : {"name", "namespace", "labels", "annotations"}) {
+    if (const json* value = at(object, {"metadata", key})) metadata[key] = *value;
+  }
+  json manifest = {{"apiVersion", "ray.io/v1"}, {"kind", "RayJob"}, {"metadata", metadata}};
+  if (const json* spec = at(object, {"spec"})) manifest["spec"] = *spec;
+  return manifest;
+}
+
+bool owned_by(const json& object, const std::string& uid, const std::string& name) {
+  if (const json* owners = at(object, {"metadata", "ownerReferences"}); owners != nullptr && owners->is_array()) {
+    for (const json& owner : *owners) {
+      if (owner.is_object() && owner.value("kind", "") == "RayJob" &&
+          ((!uid.empty() && owner.value("uid", "") == uid) || owner.value("name", "") == name)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+ModelChoice pick_conform_model(const std::vector<events::Event>& trace_events) {
+  static const std::set<std::string> v1_0_only = {"WaitForDashboard", "WaitForDashboardReady", "WaitForK8sJob",
+                                                  "FailedToGetOrCreateRayCluster", "FailedJobDeploy",
+                                                  "FailedToGetJobStatus"};
+  static const std::set<std::string> v1_7_only = {"ValidationFailed", "Retrying", "Waiting"};
+  for (const Observation& o : observations(trace_events)) {
+    if (o.kind != "RayJob" || !o.object.is_object()) continue;
+    const std::string deployment = text_at(o.object, {"status", "jobDeploymentStatus"});
+    if (v1_0_only.contains(deployment)) {
+      return {"kuberay-1.0", fmt::format("jobDeploymentStatus {} ({}) exists only at v1.0.0", deployment, o.ref)};
+    }
+  }
+  for (const Observation& o : observations(trace_events)) {
+    if (o.kind != "RayJob" || !o.object.is_object()) continue;
+    const std::string deployment = text_at(o.object, {"status", "jobDeploymentStatus"});
+    if (v1_7_only.contains(deployment)) {
+      return {"kuberay-1.7", fmt::format("jobDeploymentStatus {} ({}) exists only after v1.1.0", deployment, o.ref)};
+    }
+    for (const char* field : {"rayJobInfo", "succeeded", "failed"}) {
+      if (at(o.object, {"status", field}) != nullptr) {
+        return {"kuberay-1.7", fmt::format("status.{} ({}) is written only after v1.1.0", field, o.ref)};
+      }
+    }
+    const std::string name = text_at(o.object, {"metadata", "name"});
+    const std::string cluster = text_at(o.object, {"status", "rayClusterName"});
+    if (cluster.size() == name.size() + 6 && cluster.starts_with(name + "-")) {
+      return {"kuberay-1.7", fmt::format("rayClusterName {} has the form <rayjob>-<5 characters> of v1.2 and "
+                                         "later (v1.0 and v1.1 name it <rayjob>-raycluster-<5>)",
+                                         cluster)};
+    }
+  }
+  return {"kuberay-1.1", "no recorded field is specific to v1.0.0 or v1.7.0: the default model"};
+}
+
+namespace {
+
+// derive_conform_scenario's working state: the trace's observations, the RayJob followed and
+// its states, the trace's clock; the passes below fill `out`, `world` and `actions`.
+struct Derivation {
+  explicit Derivation(const std::vector<events::Event>& trace_events);
+  void user_actions();   // spec changes and the deletion
+  void ray_cluster();    // rayCluster.readyAfter, and when the RayJob reached Running
+  void ray_job();        // the submitter and the Ray job
+  ConformScenario finish(const std::string& controller);
+
+  // A timestamp of the trace's objects as ms after the RayJob's creation.
+  std::optional<std::int64_t> since_creation(std::optional<std::int64_t> timestamp) const {
+    if (!timestamp || !created) return std::nullopt;
+    return *timestamp - *created;
+  }
+  // The record's time by the trace's own clock, when it has one.
+  std::optional<std::int64_t> when(const Observation& o) const {
+    if (timed) return o.at_ms - first_rayjob->at_ms;
+    return std::nullopt;
+  }
+  void set_timing(const char* section, const char* key, std::int64_t ms, const std::string& why) {
+    world[section][key] = duration(ms);
+    out.assumptions.push_back(fmt::format("{}.{} {}: {}", section, key, seconds(ms), why));
+  }
+
+  const std::vector<Observation> all;
+  const Observation* first_rayjob;
+  const json& first;                          // its object
+  std::string ref;                            // Kind/namespace/name
+  std::string uid;
+  std::vector<const Observation*> states;     // the RayJob's, in order
+  bool timed = false;
+  std::optional<std::int64_t> created;        // the RayJob's creationTimestamp
+  std::optional<std::int64_t> initializing;   // when it entered Initializing (status.startTime)
+  std::optional<std::int64_t> running;        // when it reached Running
+  ConformScenario out;
+  json world = {{"rayCluster", json::object()}, {"submitter", json::object()}, {"ray", json::object()}};
+  json actions = json::array();
+};
+
+std::vector<Observation> trace_observations(const std::vector<events::Event>& trace_events) {
+  if (trace_events.empty() || trace_events.front().type != "trace.import") {
+    throw ConformError("not a trace run (its first event is not trace.import): conform reads runs that "
+                       "`rjsim import` stored");
+  }
+  return observations(trace_events);
+}
+
+const Observation* first_rayjob_of(const std::vector<Observation>& all) {
+  auto first = std::find_if(all.begin(), all.end(), [](const Observation& o) {
+    return o.kind == "RayJob" && o.object.is_object() && !o.deleted;
+  });
+  if (first == all.end()) {
+    throw ConformError("the trace holds no RayJob object (record the rayjobs watch, or log rayjobs at level "
+                       "RequestResponse)");
+  }
+  return &*first;
+}
+
+Derivation::Derivation(const std::vector<events::Event>& trace_events)
+    : all(trace_observations(trace_events)), first_rayjob(first_rayjob_of(all)), first(first_rayjob->object) {
+  ref = first_rayjob->ref;
+  uid = text_at(first, {"metadata", "uid"});
+  out.rayjob = text_at(first, {"metadata", "name"});
+  out.first_deployment = text_at(first, {"status", "jobDeploymentStatus"});
+  out.first_job_status = text_at(first, {"status", "jobStatus"});
+
+  std::set<std::string> rayjob_refs;
+  for (const Observation& o : all) {
+    if (o.kind == "RayJob") rayjob_refs.insert(o.ref);
+  }
+  if (rayjob_refs.size() > 1) {
+    out.assumptions.push_back(fmt::format("the trace holds {} RayJobs: conform follows the first one seen, {}",
+                                          rayjob_refs.size(), ref));
+  }
+
+  // The RayJob's own states, in order (the first uid only: a re-created RayJob is another object).
+  for (const Observation& o : all) {
+    if (o.ref != ref) continue;
+    if (o.object.is_object() && !uid.empty() && text_at(o.object, {"metadata", "uid"}) != uid) continue;
+    states.push_back(&o);
+  }
+  // Its recorded transitions: import puts each right after the record it comes from.
+  std::set<std::int64_t> state_seqs;
+  for (const Observation* o : states) state_seqs.insert(o->seq);
+  for (const events::Event& event : trace_events) {
+    if (event.object != ref || !state_seqs.contains(event.seq - 1)) continue;
+    if (std::optional<explore::Transition> t = explore::transition_of(event)) out.recorded.push_back(*t);
+  }
+
+  // The clock: the trace's own (audit stageTimestamps) when it has one, else object timestamps.
+  timed = std::any_of(all.begin(), all.end(), [](const Observation& o) { return o.at_ms != 0; });
+  created = time_at(first, {"metadata", "creationTimestamp"});
+  if (timed) {
+    out.assumptions.push_back("times: the trace's own clock, from the first record of the RayJob");
+  } else {
+    out.assumptions.push_back(
+        created ? "times: the trace has no clock (a watch); times come from the timestamps inside the objects, "
+                  "from the RayJob's creationTimestamp"
+                : "times: neither the trace nor the RayJob (no creationTimestamp) has a clock; every timing is the "
+                  "scenario default");
+  }
+  if (!out.first_deployment.empty() || !out.first_job_status.empty()) {
+    out.assumptions.push_back(fmt::format(
+        "the recording starts with the RayJob already in {}{}: it is created at time 0 with the spec seen first, "
+        "and the model's transitions before that state are not compared",
+        out.first_deployment.empty() ? "\"\"" : out.first_deployment,
+        out.first_job_status.empty() ? "" : " (" + out.first_job_status + ")"));
+  }
+
+}
+
+void Derivation::user_actions() {
+  // ---- user stimuli: spec changes and the deletion ----
+  auto recorded_before = [&](std::int64_t seq) {
+    return static_cast<int>(std::count_if(out.recorded.begin(), out.recorded.end(),
+                                          [&](const explore::Transition& t) { return t.seq < seq; }));
+  };
+  json spec = created_manifest(first).value("spec", json::object());
+  bool deleted = false;
+  std::int64_t last_known_ms = 0;   // the latest time the trace showed so far
+  for (const Observation* o : states) {
+    if (o->object.is_object()) {
+      for (auto t : {time_at(o->object, {"status", "startTime"}), time_at(o->object, {"status", "endTime"}),
+                     time_at(o->object, {"status", "rayClusterStatus", "lastUpdateTime"})}) {
+        if (auto since = since_creation(t)) last_known_ms = std::max(last_known_ms, *since);
+      }
+    }
+    if (auto w = when(*o)) last_known_ms = *w;
+    if (deleted) continue;
+    const std::optional<std::int64_t> deletion =
+        o->object.is_object() ? time_at(o->object, {"metadata", "deletionTimestamp"}) : std::nullopt;
+    if (o->deleted || deletion) {
+      std::int64_t at_ms = 0;
+      std::string from;
+      bool estimated = false;
+      if (auto since = since_creation(deletion)) {
+        at_ms = *since;
+        from = "its deletionTimestamp";
+      } else if (auto w = when(*o)) {
+        at_ms = *w;
+        from = "the record's time";
+      } else {
+        at_ms = last_known_ms;
+        from = "the latest time the trace showed before it (no deletionTimestamp)";
+        estimated = true;
+      }
+      actions.push_back({{"at", duration(at_ms)}, {"delete", json::object()}});
+      out.action_times.push_back({at_ms, recorded_before(o->seq), estimated, out.assumptions.size()});
+      out.assumptions.push_back(fmt::format("the user deleted the RayJob at {} ({})", seconds(at_ms), from));
+      deleted = true;
+      continue;
+    }
+    if (!o->object.is_object()) continue;
+    const json now_spec = o->object.value("spec", json::object());
+    if (now_spec == spec) continue;
+    json patch = {{"spec", merge_diff(spec, now_spec)}};
+    std::int64_t at_ms = 0;
+    std::string from;
+    if (auto w = when(*o)) {
+      at_ms = *w;
+      from = "the record's time";
+    } else {
+      at_ms = last_known_ms + 1000;
+      from = "1s after the latest time the trace showed before it: a watch does not say when a spec changed";
+    }
+    actions.push_back({{"at", duration(at_ms)}, {"patch", patch}});
+    out.action_times.push_back({at_ms, recorded_before(o->seq), !when(*o).has_value(), out.assumptions.size()});
+    out.assumptions.push_back(fmt::format("the user patched the RayJob at {} with {} ({})", seconds(at_ms),
+                                          patch.dump(), from));
+    spec = now_spec;
+  }
+
+}
+
+void Derivation::ray_cluster() {
+  // ---- the RayCluster: from creation to State ready ----
+  std::optional<std::int64_t> ready_after;   // from the RayCluster's creation to State ready
+  std::string cluster_ref;
+  std::int64_t cluster_first_at_ms = 0;
+  bool cluster_stream = false;
+  for (const Observation& o : all) {
+    if (o.kind != "RayCluster" || !o.object.is_object()) continue;
+    if (!owned_by(o.object, uid, out.rayjob) && !text_at(o.object, {"metadata", "name"}).starts_with(out.rayjob + "-")) {
+      continue;
+    }
+    cluster_stream = true;
+    if (cluster_ref.empty()) {
+      cluster_ref = o.ref;
+      cluster_first_at_ms = o.at_ms;
+    }
+    if (o.ref != cluster_ref || ready_after || text_at(o.object, {"status", "state"}) != "ready") continue;
+    const auto creation = time_at(o.object, {"metadata", "creationTimestamp"});
+    const auto ready = time_at(o.object, {"status", "lastUpdateTime"});
+    if (creation && ready) {
+      ready_after = *ready - *creation;
+    } else if (timed) {
+      ready_after = o.at_ms - cluster_first_at_ms;
+    }
+  }
+  // When the RayJob reached Running (its cluster was ready then), from its records.
+  for (const Observation* o : states) {
+    if (!o->object.is_object()) continue;
+    if (!initializing) initializing = since_creation(time_at(o->object, {"status", "startTime"}));
+    if (!running && text_at(o->object, {"status", "jobDeploymentStatus"}) == "Running") {
+      running = when(*o);
+      if (!running && text_at(o->object, {"status", "rayClusterStatus", "state"}) == "ready") {
+        running = since_creation(time_at(o->object, {"status", "rayClusterStatus", "lastUpdateTime"}));
+      }
+    }
+  }
+  if (ready_after) {
+    set_timing("rayCluster", "readyAfter", *ready_after,
+               fmt::format("{} from its creation to State ready as recorded", cluster_ref));
+    if (!running) running = initializing.value_or(0) + *ready_after;
+  } else {
+    const std::string source = cluster_stream ? "the RayCluster records carry no time of State ready"
+                                              : "the trace has no RayCluster records";
+    if (running) {
+      set_timing("rayCluster", "readyAfter", *running - initializing.value_or(0),
+                 source + "; the cluster is taken to be ready when the RayJob reached Running "
+                          "(status.rayClusterStatus.lastUpdateTime)");
+    } else {
+      out.assumptions.push_back(fmt::format("rayCluster.readyAfter: the default (20s); {} and the RayJob's records "
+                                            "do not say when it reached Running",
+                                            source));
+    }
+  }
+
+}
+
+void Derivation::ray_job() {
+  // ---- the submitter and the Ray job ----
+  const bool job_stream = std::any_of(all.begin(), all.end(), [](const Observation& o) { return o.kind == "Job"; });
+  out.assumptions.push_back(job_stream ? "submitter.startAfter: the default (2s); a Job's records do not say when "
+                                         "its Pod started"
+                                       : "submitter: the defaults (starts after 2s, exits when the Ray job ends); "
+                                         "the trace has no Job records");
+  // The submitter Job's failed attempts: the most status.failed its records showed.
+  std::int64_t failed_attempts = 0;
+  std::string submitter_ref;
+  for (const Observation& o : all) {
+    if (o.kind != "Job" || !o.object.is_object() || !owned_by(o.object, uid, out.rayjob)) continue;
+    if (const json* failed = at(o.object, {"status", "failed"}); failed != nullptr && failed->is_number_integer()) {
+      if (failed->get<std::int64_t>() > failed_attempts) submitter_ref = o.ref;
+      failed_attempts = std::max(failed_attempts, failed->get<std::int64_t>());
+    }
+  }
+  if (failed_attempts > 0) {
+    // A failed Ray job fails its submitter too, so the count alone does not say which attempts
+    // failed on their own (world.submitter.failAttempts): that is left to the reader.
+    out.assumptions.push_back(fmt::format("submitter: {} showed {} failed attempts (status.failed); conform does not "
+                                          "tell the submitter's own failures from those a failed Ray job caused, so "
+                                          "the model's submitter fails only when its Ray job does",
+                                          submitter_ref, failed_attempts));
+  }
+  std::vector<std::string> results;
+  std::string previous_job_status = out.first_job_status;
+  std::optional<std::int64_t> pending_at;
+  std::optional<std::int64_t> running_at;
+  std::optional<std::int64_t> ended_at;      // by the trace's clock
+  std::optional<std::int64_t> end_time;      // status.endTime of the first terminal state
+  std::optional<std::int64_t> ray_start;
+  std::optional<std::int64_t> ray_end;
+  for (const Observation* o : states) {
+    if (!o->object.is_object()) continue;
+    const std::string job_status = text_at(o->object, {"status", "jobStatus"});
+    if (!ray_start) ray_start = time_at(o->object, {"status", "rayJobInfo", "startTime"});
+    if (!ray_end) ray_end = time_at(o->object, {"status", "rayJobInfo", "endTime"});
+    if (job_status == previous_job_status) {
+      if (is_terminal_job_status(job_status) && !end_time) end_time = since_creation(time_at(o->object, {"status", "endTime"}));
+      continue;
+    }
+    previous_job_status = job_status;
+    if (job_status == "PENDING" && !pending_at) pending_at = when(*o);
+    if (job_status == "RUNNING" && !running_at) running_at = when(*o);
+    if (is_terminal_job_status(job_status)) {
+      results.push_back(job_status);
+      if (!ended_at) ended_at = when(*o);
+      if (!end_time) end_time = since_creation(time_at(o->object, {"status", "endTime"}));
+    }
+  }
+  if (!results.empty()) {
+    world["ray"]["results"] = results;
+    out.assumptions.push_back(fmt::format("ray.results {}: the terminal jobStatus values the RayJob showed, one per "
+                                          "submission",
+                                          json(results).dump()));
+  } else if (actions.empty()) {
+    world["ray"]["runsFor"] = "2h";
+    out.assumptions.push_back("ray.runsFor: longer than the run; the RayJob never showed a terminal jobStatus");
+  } else {
+    out.assumptions.push_back("ray: the defaults (SUCCEEDED after 30s); the RayJob never showed a terminal jobStatus");
+  }
+  std::int64_t pending_for_ms = 2'000;
+  if (pending_at && running_at && *running_at >= *pending_at) {
+    pending_for_ms = *running_at - *pending_at;
+    set_timing("ray", "pendingFor", pending_for_ms, "from jobStatus PENDING to RUNNING as recorded");
+  } else {
+    out.assumptions.push_back("ray.pendingFor: the default (2s); the trace does not time jobStatus PENDING to RUNNING");
+  }
+  // Without a clock: the Ray job started pendingFor after the submitter, which started 2s (the
+  // default) after the cluster was ready, and ended about when the RayJob's endTime says.
+  const std::int64_t estimated_start_ms = running.value_or(0) + 2'000 + pending_for_ms;
+  if (ray_start && ray_end && *ray_end >= *ray_start) {
+    set_timing("ray", "runsFor", *ray_end - *ray_start, "status.rayJobInfo startTime to endTime");
+  } else if (running_at && ended_at && *ended_at >= *running_at) {
+    set_timing("ray", "runsFor", *ended_at - *running_at,
+               fmt::format("from jobStatus RUNNING to {} as recorded", results.front()));
+  } else if (!results.empty() && running && end_time && *end_time > estimated_start_ms) {
+    set_timing("ray", "runsFor", *end_time - estimated_start_ms,
+               fmt::format("from the estimated start of the Ray job (Running at {}, the submitter's 2s, pendingFor) "
+                           "to the RayJob's status.endTime {}",
+                           seconds(*running), seconds(*end_time)));
+  } else if (!results.empty()) {
+    out.assumptions.push_back("ray.runsFor: the default (30s); the trace does not time the Ray job");
+  }
+  out.assumptions.push_back("no faults: the model runs fault-free (no stale reads, conflicts, restarts)");
+
+}
+
+ConformScenario Derivation::finish(const std::string& controller) {
+  out.document = {{"apiVersion", "rjsim/v1"},
+                  {"kind", "Scenario"},
+                  {"name", "conform"},
+                  {"description", fmt::format("derived by rjsim conform from the trace of {}", ref)},
+                  {"controller", controller},
+                  {"rayjob", created_manifest(first)},
+                  {"world", world},
+                  {"actions", actions}};
+  out.scenario = scenario_with_actions(out, out.action_times.size());
+  return std::move(out);
+}
+
+}  // namespace
+
+ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_events,
+                                        const std::string& controller) {
+  Derivation derivation(trace_events);
+  derivation.user_actions();
+  derivation.ray_cluster();
+  derivation.ray_job();
+  return derivation.finish(controller);
+}
+
+engine::Scenario scenario_with_actions(const ConformScenario& derived, std::size_t count) {
+  json document = derived.document;
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < count && i < derived.action_times.size(); ++i) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return derived.action_times[a].at_ms < derived.action_times[b].at_ms;
+  });
+  json actions = json::array();
+  for (std::size_t i : order) {
+    json action = derived.document["actions"][i];
+    action["at"] = duration(derived.action_times[i].at_ms);
+    actions.push_back(std::move(action));
+  }
+  if (actions.empty()) {
+    document.erase("actions");
+  } else {
+    document["actions"] = actions;
+  }
+  const std::string text = document.dump(2) + "\n";
+  engine::Scenario scenario;
+  try {
+    scenario = engine::parse_scenario(text, "(derived scenario)", ".");
+  } catch (const engine::ScenarioError& e) {
+    throw ConformError(fmt::format("the RayJob {} of the trace does not make a scenario: {}", derived.rayjob, e.what()));
+  }
+  scenario.text = text;
+  return scenario;
+}
+
+}  // namespace rjsim::trace
