@@ -55,6 +55,27 @@ std::uint64_t schedule_hash(const Schedule& schedule) {
   return hash;
 }
 
+bool has_finding(const ExploreReport& report, const std::string& invariant) {
+  return std::any_of(report.findings.begin(), report.findings.end(),
+                     [&](const Finding& finding) { return finding.invariant == invariant; });
+}
+
+// One finding for each invariant `failing` violated that the report has none of yet.
+void add_new_findings(ExploreReport& report, const RunReport& failing, std::int64_t index, std::uint64_t seed,
+                      const Schedule& schedule, double found_after_s) {
+  for (const ViolationReport& violation : failing.violations) {
+    if (has_finding(report, violation.invariant)) continue;
+    Finding finding;
+    finding.invariant = violation.invariant;
+    finding.schedule_index = index;
+    finding.schedule_seed = seed;
+    finding.schedule = schedule;
+    finding.report = failing;
+    finding.found_after_s = found_after_s;
+    report.findings.push_back(std::move(finding));
+  }
+}
+
 // The search shared by the worker threads: which schedule is next, where to stop, what was found.
 class Search {
  public:
@@ -106,6 +127,7 @@ class Search {
       }
     }
     for (auto& [invariant, result] : first_by_invariant) {
+      if (has_finding(report, invariant)) continue;   // the fault-free run already violated it (--all)
       Finding finding;
       finding.invariant = invariant;
       finding.schedule_index = result->index;
@@ -257,19 +279,8 @@ void search_exhaustively(const engine::Scenario& scenario, const ExploreOptions&
   report.complete = result.complete;
   report.coverage = result.complete ? 1.0 : 0.0;
   report.elapsed_s = seconds_since(started);
-  std::map<std::string, bool> seen;
-  for (ExhaustiveFailure& failure : result.failures) {
-    for (const ViolationReport& violation : failure.report.violations) {
-      if (!seen.emplace(violation.invariant, true).second) continue;
-      Finding finding;
-      finding.invariant = violation.invariant;
-      finding.schedule_index = failure.run_index;
-      finding.schedule_seed = scenario.seed;
-      finding.schedule = failure.schedule;
-      finding.report = failure.report;
-      finding.found_after_s = report.elapsed_s;
-      report.findings.push_back(std::move(finding));
-    }
+  for (const ExhaustiveFailure& failure : result.failures) {
+    add_new_findings(report, failure.report, failure.run_index, scenario.seed, failure.schedule, report.elapsed_s);
   }
 }
 
@@ -282,30 +293,8 @@ void add_fault_free_findings(const engine::Scenario& scenario, const ExploreOpti
   run.seed = scenario.seed;
   run.controller = options.controller;
   run.stop_at_violation = !options.all;
-  RunReport failing = run_scenario(scenario, run);
-  const Schedule schedule = recording.take();
-  std::vector<std::string> seen;
-  for (const ViolationReport& violation : failing.violations) {
-    if (std::find(seen.begin(), seen.end(), violation.invariant) != seen.end()) continue;
-    seen.push_back(violation.invariant);
-    Finding finding;
-    finding.invariant = violation.invariant;
-    finding.schedule_index = kFaultFreeSchedule;
-    finding.schedule_seed = scenario.seed;
-    finding.schedule = schedule;
-    finding.report = failing;
-    report.findings.push_back(std::move(finding));
-  }
-}
-
-// With --all the search finds again what the fault-free run already violated: keep the first.
-void drop_refound_invariants(ExploreReport& report) {
-  std::vector<std::string> seen;
-  std::erase_if(report.findings, [&](const Finding& finding) {
-    if (std::find(seen.begin(), seen.end(), finding.invariant) != seen.end()) return true;
-    seen.push_back(finding.invariant);
-    return false;
-  });
+  const RunReport failing = run_scenario(scenario, run);
+  add_new_findings(report, failing, kFaultFreeSchedule, scenario.seed, recording.take(), 0);
 }
 
 }  // namespace
@@ -345,7 +334,6 @@ ExploreReport explore(const engine::Scenario& scenario, const ExploreOptions& op
     run_workers(search, options);
     search.finish(report);
   }
-  drop_refound_invariants(report);
 
   for (Finding& finding : report.findings) {
     if (options.shrink_runs <= 0) continue;

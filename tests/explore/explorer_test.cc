@@ -116,6 +116,19 @@ TEST_CASE("a violation of the fault-free run is the first finding of every strat
   }
 }
 
+TEST_CASE("with --all, an invariant the fault-free run violates is one finding, not one per schedule") {
+  const engine::Scenario scenario = acceptance("nonatomic-suspend-1-0.yaml");
+  ExploreOptions options;
+  options.strategy = Strategy::pct;
+  options.runs = 20;
+  options.all = true;
+  options.shrink_runs = 0;
+  const ExploreReport report = explore(scenario, options);
+  CHECK(report.schedules == 20);
+  REQUIRE(report.findings.size() == 1);
+  CHECK(report.findings.front().schedule_index == kFaultFreeSchedule);
+}
+
 TEST_CASE("targeted runs PCT schedules once the budget allows no plan (only conflicts and HTTP errors)") {
   engine::Scenario scenario = acceptance("stale-reads-are-harmless.yaml");
   scenario.faults.max_lag = 0;
