@@ -1,16 +1,20 @@
 // rjsim show: a recorded run read back from the event log (DESIGN.md §6). As text: a header,
 // the timeline, the persisted transitions, and each violation with the steps that led to it. As
 // json: the DESIGN §6 `run` object with the run's events and its transition graph. As dot or
-// mermaid: the transition graph alone. The database is only read. kubectl-watch and html come
-// with trace replay (issue 7).
+// mermaid: the transition graph alone. As kubectl-watch: the run's watch log of one kind as
+// `kubectl get KIND -w --output-watch-events -o json` would have printed it (a simulated run is
+// replayed from its inputs to get its objects; trace/kubectl_watch_export.h), which `rjsim import`
+// reads back. As html: one self-contained page (cli/run_html.h). The database is only read.
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/run_html.h"
 #include "cli/run_output.h"
 #include "cli/run_record.h"
 #include "cli/stored_run.h"
 #include "cli/timeline.h"
 #include "cli/transition_graph.h"
 #include "cli/violation_excerpt.h"
+#include "trace/kubectl_watch_export.h"
 
 #include <fmt/format.h>
 
@@ -24,6 +28,7 @@ struct ShowOptions {
   std::string db_path;
   std::int64_t run_id = 0;  // 0: the last run in the database
   std::string format = "text";
+  std::string kind = "RayJob";  // the watched kind of kubectl-watch
 };
 
 template <typename T>
@@ -110,13 +115,27 @@ int show_graph(Io& io, const RunRecord& run, const std::string& format) {
   return exit_ok;
 }
 
+int show_kubectl_watch(Io& io, const store::Database& database, const store::RunInfo& info, engine::Kind kind) {
+  const trace::WatchExport exported = trace::export_kubectl_watch(recorded_run(database, info), info.kind, kind);
+  if (exported.divergence) io.err << "rjsim show: warning: " << *exported.divergence << "\n";
+  io.out << exported.text;
+  return exit_ok;
+}
+
 int show(const ShowOptions& options, Io& io) {
-  if (options.format == "kubectl-watch" || options.format == "html") {
-    return not_implemented(io, fmt::format("show --format {}", options.format), 7);
-  }
   const store::Database database = store::Database::open_existing(options.db_path);
+  if (options.format == "kubectl-watch") {
+    engine::Kind kind = engine::Kind::RayJob;
+    engine::parse_kind(options.kind, kind);  // the flag's check admits only kinds
+    return show_kubectl_watch(io, database, find_run(database, options.run_id), kind);
+  }
   const RunRecord run = read_run_record(database, find_run(database, options.run_id));
   if (options.format == "json") return show_json(io, database, run);
+  if (options.format == "html") {
+    io.out << run_html(run, violation_excerpts(database, run.info.run_id, run.violations),
+                       database.events(run.info.run_id));
+    return exit_ok;
+  }
   if (options.format == "dot" || options.format == "mermaid") {
     return show_graph(io, run, options.format);
   }
@@ -130,7 +149,9 @@ void add_show_command(CLI::App& rjsim, CommandTable& commands) {
   CLI::App* show_app = commands.add(
       rjsim, "show", "a recorded run: its timeline, transition graph and violations",
       {"rjsim show rjsim.db --run 12 --format mermaid",
-       "rjsim show rjsim.db --format dot | dot -Tsvg > run.svg"});
+       "rjsim show rjsim.db --format dot | dot -Tsvg > run.svg",
+       "rjsim show rjsim.db --format kubectl-watch > rayjobs.json",
+       "rjsim show rjsim.db --run 3 --format html > run-3.html"});
   show_app->add_option("DB", options->db_path, "the database that holds the run")
       ->type_name("")
       ->required();
@@ -138,10 +159,19 @@ void add_show_command(CLI::App& rjsim, CommandTable& commands) {
   show_app
       ->add_option("--format", options->format,
                    "text (timeline, transitions, violations with their steps), json (the run "
-                   "object with its events and graph), dot or mermaid (the transition graph); "
-                   "kubectl-watch and html come with issue 7")
+                   "object with its events and graph), dot or mermaid (the transition graph), "
+                   "kubectl-watch (the watch log of --kind as `kubectl get -w --output-watch-events "
+                   "-o json` prints it; `rjsim import` reads it), html (one self-contained page: "
+                   "header, transitions, violations, graph, timeline)")
       ->type_name("FMT")
       ->check(one_of({"text", "json", "dot", "mermaid", "kubectl-watch", "html"}))
+      ->capture_default_str();
+  show_app
+      ->add_option("--kind", options->kind,
+                   "with --format kubectl-watch: the kind whose watch is written (kubectl watches "
+                   "one kind per process)")
+      ->type_name("KIND")
+      ->check(one_of({"RayJob", "RayCluster", "Service", "Job", "Pod"}))
       ->capture_default_str();
 
   commands.set_action(show_app, [options](Io& io) { return show(*options, io); });

@@ -128,7 +128,8 @@ std::vector<Transition> transitions_of(const std::vector<Event>& events) {
   return transitions;
 }
 
-ReplayReport replay_run(const RecordedRun& recorded, const std::vector<events::EventSink*>& sinks) {
+ReplayReport replay_run(const RecordedRun& recorded, const std::vector<events::EventSink*>& sinks,
+                        const std::vector<engine::StepObserver*>& observers) {
   const RunStart start = run_start_of(recorded);
   engine::Scenario scenario;
   try {
@@ -149,6 +150,7 @@ ReplayReport replay_run(const RecordedRun& recorded, const std::vector<events::E
   options.keep_events = false;
   options.sinks = sinks;
   options.sinks.push_back(&comparing);
+  options.observers = observers;
 
   ReplayReport report;
   report.run = run_scenario(scenario, options);

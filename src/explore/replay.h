@@ -58,8 +58,10 @@ struct ReplayReport {
   RunReport run;                     // the replayed run (its events are not kept)
 };
 
-// Replays `recorded`; the replayed events also go to `sinks` (to store the replay, say).
-ReplayReport replay_run(const RecordedRun& recorded, const std::vector<events::EventSink*>& sinks = {});
+// Replays `recorded`; the replayed events also go to `sinks` (to store the replay, say), and
+// `observers` see the world after each step (to export its watch logs, say).
+ReplayReport replay_run(const RecordedRun& recorded, const std::vector<events::EventSink*>& sinks = {},
+                        const std::vector<engine::StepObserver*>& observers = {});
 
 // The persisted transitions among `events` (status.transition), as RunReport lists them.
 std::vector<Transition> transitions_of(const std::vector<events::Event>& events);

@@ -46,7 +46,7 @@ std::vector<explore::Transition> model_transitions(const ConformScenario& derive
 void anchor_estimated_actions(ConformScenario& derived) {
   for (std::size_t i = 0; i < derived.action_times.size(); ++i) {
     ActionTime& time = derived.action_times[i];
-    if (!time.estimated || time.after_recorded == 0) continue;
+    if ((!time.estimated && !time.not_before_anchor) || time.after_recorded == 0) continue;
     const Alignment alignment =
         align_transitions(derived.recorded, model_transitions(derived, scenario_with_actions(derived, i)),
                           derived.first_deployment, derived.first_job_status);
@@ -54,6 +54,14 @@ void anchor_estimated_actions(ConformScenario& derived) {
     const nlohmann::json& action = derived.document["actions"][i];
     const std::string what = action.contains("patch") ? "patched the RayJob with " + action["patch"].dump()
                                                       : std::string("deleted the RayJob");
+    if (time.not_before_anchor) {
+      if (anchor.agreed && anchor.model && anchor.model->at_ms >= time.at_ms) {
+        time.at_ms = anchor.model->at_ms + 1;
+        derived.assumptions[time.assumption] += fmt::format(
+            "; kept 1ms after the model's {}, which the recording shows before it", transition_label(*anchor.model));
+      }
+      continue;
+    }
     if (!anchor.agreed || !anchor.model) {
       derived.assumptions[time.assumption] +=
           fmt::format("; the model did not make recorded #{} to anchor it to", anchor.index);

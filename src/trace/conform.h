@@ -52,6 +52,9 @@ struct ActionTime {
   std::int64_t at_ms = 0;
   int after_recorded = 0;
   bool estimated = false;
+  // Timed by the trace, but recorded after a transition made at that same time (a deletion
+  // after Complete): kept at least 1ms after the model's matching transition.
+  bool not_before_anchor = false;
   std::size_t assumption = 0;                    // its line in `assumptions` (estimated ones)
 };
 

@@ -127,6 +127,20 @@ json created_manifest(const json& object) {
   return manifest;
 }
 
+// Whether the RayJob's deletionStrategy (v1.7.0) lets the controller delete the RayJob itself once
+// it finished: a DeleteSelf policy in onSuccess / onFailure or in a deletion rule.
+bool deletes_itself(const json& spec) {
+  const json* strategy = at(spec, {"deletionStrategy"});
+  if (strategy == nullptr || !strategy->is_object()) return false;
+  std::vector<const json*> policies = {at(*strategy, {"onSuccess"}), at(*strategy, {"onFailure"})};
+  if (const json* rules = at(*strategy, {"deletionRules"}); rules != nullptr && rules->is_array()) {
+    for (const json& rule : *rules) policies.push_back(&rule);
+  }
+  return std::any_of(policies.begin(), policies.end(), [](const json* policy) {
+    return policy != nullptr && text_at(*policy, {"policy"}) == "DeleteSelf";
+  });
+}
+
 bool owned_by(const json& object, const std::string& uid, const std::string& name) {
   if (const json* owners = at(object, {"metadata", "ownerReferences"}); owners != nullptr && owners->is_array()) {
     for (const json& owner : *owners) {
@@ -184,6 +198,7 @@ struct Derivation {
   void user_actions();   // spec changes and the deletion
   void ray_cluster();    // rayCluster.readyAfter, and when the RayJob reached Running
   void ray_job();        // the submitter and the Ray job
+  void selected_cluster();   // the RayCluster a clusterSelector names, when it existed
   ConformScenario finish(const std::string& controller);
 
   // A timestamp of the trace's objects as ms after the RayJob's creation.
@@ -214,6 +229,7 @@ struct Derivation {
   ConformScenario out;
   json world = {{"rayCluster", json::object()}, {"submitter", json::object()}, {"ray", json::object()}};
   json actions = json::array();
+  json rayclusters = json::array();           // clusters that existed before the RayJob
 };
 
 std::vector<Observation> trace_observations(const std::vector<events::Event>& trace_events) {
@@ -296,6 +312,7 @@ void Derivation::user_actions() {
   };
   json spec = created_manifest(first).value("spec", json::object());
   bool deleted = false;
+  bool finished = false;            // it was recorded Complete or Failed
   std::int64_t last_known_ms = 0;   // the latest time the trace showed so far
   for (const Observation* o : states) {
     if (o->object.is_object()) {
@@ -306,8 +323,18 @@ void Derivation::user_actions() {
     }
     if (auto w = when(*o)) last_known_ms = *w;
     if (deleted) continue;
+    if (o->object.is_object()) {
+      const std::string deployment = text_at(o->object, {"status", "jobDeploymentStatus"});
+      finished = finished || deployment == "Complete" || deployment == "Failed";
+    }
     const std::optional<std::int64_t> deletion =
         o->object.is_object() ? time_at(o->object, {"metadata", "deletionTimestamp"}) : std::nullopt;
+    if ((o->deleted || deletion) && finished && deletes_itself(spec)) {
+      out.assumptions.push_back("the RayJob's deletion was its controller's (a DeleteSelf policy, after it finished), "
+                                "not the user's");
+      deleted = true;
+      continue;
+    }
     if (o->deleted || deletion) {
       std::int64_t at_ms = 0;
       std::string from;
@@ -324,7 +351,8 @@ void Derivation::user_actions() {
         estimated = true;
       }
       actions.push_back({{"at", duration(at_ms)}, {"delete", json::object()}});
-      out.action_times.push_back({at_ms, recorded_before(o->seq), estimated, out.assumptions.size()});
+      out.action_times.push_back({at_ms, recorded_before(o->seq), estimated, finished && !estimated,
+                                  out.assumptions.size()});
       out.assumptions.push_back(fmt::format("the user deleted the RayJob at {} ({})", seconds(at_ms), from));
       deleted = true;
       continue;
@@ -343,7 +371,7 @@ void Derivation::user_actions() {
       from = "1s after the latest time the trace showed before it: a watch does not say when a spec changed";
     }
     actions.push_back({{"at", duration(at_ms)}, {"patch", patch}});
-    out.action_times.push_back({at_ms, recorded_before(o->seq), !when(*o).has_value(), out.assumptions.size()});
+    out.action_times.push_back({at_ms, recorded_before(o->seq), !when(*o).has_value(), false, out.assumptions.size()});
     out.assumptions.push_back(fmt::format("the user patched the RayJob at {} with {} ({})", seconds(at_ms),
                                           patch.dump(), from));
     spec = now_spec;
@@ -377,9 +405,15 @@ void Derivation::ray_cluster() {
     }
   }
   // When the RayJob reached Running (its cluster was ready then), from its records.
+  bool initializing_seen = false;
   for (const Observation* o : states) {
     if (!o->object.is_object()) continue;
-    if (!initializing) initializing = since_creation(time_at(o->object, {"status", "startTime"}));
+    // v1.1.0 on set startTime on entering Initializing; v1.0.0 only when the Ray job started.
+    // Only the first Initializing state: a later one (after a suspension) keeps an older startTime.
+    if (!initializing_seen && text_at(o->object, {"status", "jobDeploymentStatus"}) == "Initializing") {
+      initializing_seen = true;
+      initializing = since_creation(time_at(o->object, {"status", "startTime"}));
+    }
     if (!running && text_at(o->object, {"status", "jobDeploymentStatus"}) == "Running") {
       running = when(*o);
       if (!running && text_at(o->object, {"status", "rayClusterStatus", "state"}) == "ready") {
@@ -470,9 +504,19 @@ void Derivation::ray_job() {
     out.assumptions.push_back("ray: the defaults (SUCCEEDED after 30s); the RayJob never showed a terminal jobStatus");
   }
   std::int64_t pending_for_ms = 2'000;
+  const std::string mode = text_at(first, {"spec", "submissionMode"});
+  const bool k8s_job_mode = mode.empty() || mode == "K8sJobMode";   // a submitter Job submits it
   if (pending_at && running_at && *running_at >= *pending_at) {
     pending_for_ms = *running_at - *pending_at;
     set_timing("ray", "pendingFor", pending_for_ms, "from jobStatus PENDING to RUNNING as recorded");
+  } else if (auto start = since_creation(ray_start);
+             start && running && *start >= *running + 2'000 &&
+             k8s_job_mode) {
+    pending_for_ms = *start - *running - 2'000;
+    set_timing("ray", "pendingFor", pending_for_ms,
+               fmt::format("from the estimated submission (Running at {}, the submitter's 2s) to status.rayJobInfo "
+                           "startTime {}",
+                           seconds(*running), seconds(*start)));
   } else {
     out.assumptions.push_back("ray.pendingFor: the default (2s); the trace does not time jobStatus PENDING to RUNNING");
   }
@@ -496,6 +540,49 @@ void Derivation::ray_job() {
 
 }
 
+// A RayJob with a clusterSelector uses a cluster that existed before it (reference §2.2
+// RayClusterName): the trace's own records of that cluster when it has them, else, when the
+// RayJob's states show the cluster was found, a minimal cluster of that name (only its name and
+// readiness matter to the RayJob).
+void Derivation::selected_cluster() {
+  const std::string name = text_at(first, {"spec", "clusterSelector", "ray.io/cluster"});
+  if (name.empty()) return;
+  const std::string namespace_ = text_at(first, {"metadata", "namespace"});
+  for (const Observation& o : all) {
+    if (o.kind != "RayCluster" || !o.object.is_object() || text_at(o.object, {"metadata", "name"}) != name) continue;
+    json cluster = created_manifest(o.object);
+    cluster["kind"] = "RayCluster";
+    rayclusters.push_back(std::move(cluster));
+    out.assumptions.push_back(fmt::format("the clusterSelector's RayCluster {} existed before the RayJob, with its "
+                                          "first recorded spec",
+                                          name));
+    return;
+  }
+  // States a RayJob reaches only once its cluster was found (v1.0.0's WaitFor* included).
+  static const std::set<std::string> past_the_cluster = {"WaitForDashboard", "WaitForDashboardReady", "WaitForK8sJob",
+                                                         "Running", "Complete"};
+  const bool found = std::any_of(states.begin(), states.end(), [](const Observation* o) {
+    return at(o->object, {"status", "rayClusterStatus", "state"}) != nullptr ||
+           !text_at(o->object, {"status", "dashboardURL"}).empty() ||
+           past_the_cluster.contains(text_at(o->object, {"status", "jobDeploymentStatus"}));
+  });
+  if (!found) {
+    out.assumptions.push_back(fmt::format("the clusterSelector's RayCluster {} did not exist: the trace has no "
+                                          "records of it and the RayJob never showed its status",
+                                          name));
+    return;
+  }
+  json metadata = {{"name", name}};
+  if (!namespace_.empty()) metadata["namespace"] = namespace_;
+  json pod_spec = {{"containers", json::array({{{"name", "ray-head"}, {"image", "rayproject/ray"}}})}};
+  json spec = {{"headGroupSpec", {{"template", {{"spec", pod_spec}}}}}};
+  rayclusters.push_back({{"apiVersion", "ray.io/v1"}, {"kind", "RayCluster"}, {"metadata", metadata}, {"spec", spec}});
+  out.assumptions.push_back(fmt::format("the clusterSelector's RayCluster {} existed before the RayJob (the RayJob "
+                                        "showed its status; the trace has no records of it): a minimal cluster of "
+                                        "that name",
+                                        name));
+}
+
 ConformScenario Derivation::finish(const std::string& controller) {
   out.document = {{"apiVersion", "rjsim/v1"},
                   {"kind", "Scenario"},
@@ -505,6 +592,7 @@ ConformScenario Derivation::finish(const std::string& controller) {
                   {"rayjob", created_manifest(first)},
                   {"world", world},
                   {"actions", actions}};
+  if (!rayclusters.empty()) out.document["rayclusters"] = rayclusters;
   out.scenario = scenario_with_actions(out, out.action_times.size());
   return std::move(out);
 }
@@ -517,6 +605,7 @@ ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_
   derivation.user_actions();
   derivation.ray_cluster();
   derivation.ray_job();
+  derivation.selected_cluster();
   return derivation.finish(controller);
 }
 

@@ -396,13 +396,32 @@ TEST_CASE("rjsim show: a missing file, a file that is not rjsim's, an empty data
   CHECK(contains(no_run.err, "rjsim show: " + db + ": no run 9"));
 }
 
-TEST_CASE("rjsim show --format kubectl-watch and html are accepted but wait for issue 7: exit 3") {
-  for (const std::string format : {"kubectl-watch", "html"}) {
-    const Result result = invoke({"show", "any.db", "--format", format});
-    CHECK(result.code == 3);
-    CHECK(result.out.empty());
-    CHECK(result.err == fmt::format("rjsim show --format {}: not implemented yet (see issue 7)\n", format));
-  }
+TEST_CASE("rjsim show --format html is one self-contained page: transitions, violations, the timeline anchored by seq") {
+  ScratchDirectory scratch;
+  const std::string db = scratch.file("runs.db");
+  record_run(db, bundled_scenario("head-restart-while-running"));
+  const Result result = invoke({"show", db, "--format", "html"});
+  REQUIRE(result.code == 0);
+  const std::string& page = result.out;
+  CHECK(page.starts_with("<!DOCTYPE html>"));
+  CHECK(page.ends_with("</html>\n"));
+  CHECK_FALSE(contains(page, "<script"));
+  CHECK_FALSE(contains(page, "http://"));
+  CHECK(contains(page, "message=&quot;"));   // the log's text is escaped (a quoted body value)
+  CHECK(contains(page, "<h2>Transitions ("));
+  CHECK(contains(page, "<h2>Violations (1)</h2>"));
+  CHECK(contains(page, "<tr id=\"seq-0\">"));
+  CHECK(contains(page, "class=\"transition\""));
+  // Every violation links to its row of the timeline, which is marked.
+  const std::size_t link = page.find("<h3>");
+  REQUIRE(link != std::string::npos);
+  const std::string anchor = "href=\"#seq-";
+  const std::size_t from = page.find(anchor, link) + anchor.size();
+  const std::string seq = page.substr(from, page.find('"', from) - from);
+  const std::size_t row = page.find("<tr id=\"seq-" + seq + "\" class=\"");
+  REQUIRE(row != std::string::npos);
+  CHECK(contains(page.substr(row, page.find('>', row) - row), "violation"));
 }
+
 
 }  // namespace rjsim::cli::testing

@@ -16,6 +16,7 @@
 #include "explore/scenario_run.h"
 #include "trace/conform.h"
 #include "trace/import.h"
+#include "trace/kubectl_watch_export.h"
 #include "trace_test_support.h"
 
 namespace rjsim::trace {
@@ -68,13 +69,8 @@ class WatchRecorder final : public engine::StepObserver {
     return text;
   }
   std::string kubectl_watch(engine::Kind kind) const {
-    std::string text;
     auto it = logs.find(kind);
-    if (it == logs.end()) return text;
-    for (const engine::WatchEvent& event : it->second) {
-      text += watch_line(std::string(engine::to_string(event.type)), engine::to_json(event.object));
-    }
-    return text;
+    return it == logs.end() ? std::string() : kubectl_watch_text(it->second);
   }
   std::map<engine::Kind, std::vector<engine::WatchEvent>> logs;
   std::map<engine::Kind, std::vector<std::int64_t>> times;   // when each watch event was appended

@@ -1,0 +1,139 @@
+// `rjsim show --format kubectl-watch` (trace/kubectl_watch_export.h): the lines kubectl prints
+// for a watch (Go's json.Marshal of a WatchEvent), the export of a simulated run and of a trace
+// run, and the round trip run → export → import → conform over every bundled scenario.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "../cli/cli_test_support.h"
+#include "../cli/recorded_runs.h"
+#include "../explore/bundled_scenarios.h"
+#include "../store/store_test_support.h"
+#include "trace/kubectl_watch_export.h"
+#include "trace_test_support.h"
+
+namespace rjsim::trace {
+namespace {
+
+using namespace testing;
+using cli::testing::contains;
+using cli::testing::invoke;
+using cli::testing::Result;
+using store::testing::ScratchDirectory;
+using store::testing::write_bytes;
+
+int count_lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+
+// Runs `scenario` into `db` and exports its RayJob watch; the run is run 1 of the database.
+std::string exported_rayjob_watch(const std::string& scenario, const std::string& db) {
+  const Result run = invoke({"run", scenario, "--db", db});
+  REQUIRE_MESSAGE(run.code <= 1, run.err);
+  const Result show = invoke({"show", db, "--run", "1", "--format", "kubectl-watch"});
+  REQUIRE_MESSAGE(show.code == 0, show.err);
+  CHECK(show.err.empty());   // the run replays identically
+  return show.out;
+}
+
+// The last line of `rjsim conform`, and its exit code.
+Result conform_round_trip(const std::string& scenario, const ScratchDirectory& dir) {
+  const std::string db = dir.file("round-trip.db");
+  std::filesystem::remove(db);
+  write_bytes(dir.file("rayjobs.json"), exported_rayjob_watch(scenario, db));
+  const Result imported = invoke({"import", dir.file("rayjobs.json"), "--format", "kubectl-watch", "--db", db});
+  REQUIRE_MESSAGE(imported.code == 0, imported.err);
+  return invoke({"conform", db, "--run", "2"});
+}
+
+}  // namespace
+
+TEST_CASE("kubectl watch line: type before object, keys sorted, compact, <>& escaped as Go's json.Marshal does") {
+  const json object = {{"kind", "RayJob"},
+                       {"apiVersion", "ray.io/v1"},
+                       {"spec", {{"entrypoint", "python a.py && echo <done>"}}},
+                       {"metadata", {{"name", "x"}, {"annotations", {{"note", "line\u2028break"}}}}}};
+  CHECK(kubectl_watch_line("MODIFIED", object) ==
+        "{\"type\":\"MODIFIED\",\"object\":{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayJob\",\"metadata\":"
+        "{\"annotations\":{\"note\":\"line\\u2028break\"},\"name\":\"x\"},\"spec\":{\"entrypoint\":"
+        "\"python a.py \\u0026\\u0026 echo \\u003cdone\\u003e\"}}}\n");
+}
+
+TEST_CASE("show --format kubectl-watch: one line per change of the RayJob, ADDED first, DELETED last when it was deleted") {
+  ScratchDirectory dir;
+  const std::string db = dir.file("runs.db");
+  const std::string text = exported_rayjob_watch(cli::testing::bundled_scenario("kuberay-1.0/delete-while-running"), db);
+  REQUIRE(count_lines(text) >= 3);
+  CHECK(text.starts_with("{\"type\":\"ADDED\",\"object\":{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayJob\""));
+  const std::string last = text.substr(text.rfind('\n', text.size() - 2) + 1);
+  CHECK(last.starts_with("{\"type\":\"DELETED\""));
+  CHECK(contains(last, "\"deletionTimestamp\""));
+
+  SUBCASE("--kind RayCluster writes the cluster's watch instead") {
+    const Result show = invoke({"show", db, "--format", "kubectl-watch", "--kind", "RayCluster"});
+    REQUIRE(show.code == 0);
+    CHECK(show.out.starts_with("{\"type\":\"ADDED\",\"object\":{\"apiVersion\":\"ray.io/v1\",\"kind\":\"RayCluster\""));
+  }
+  SUBCASE("a trace run is written back as it was imported") {
+    write_bytes(dir.file("rayjobs.json"), text);
+    REQUIRE(invoke({"import", dir.file("rayjobs.json"), "--format", "kubectl-watch", "--db", db}).code == 0);
+    const Result again = invoke({"show", db, "--run", "2", "--format", "kubectl-watch"});
+    REQUIRE(again.code == 0);
+    CHECK(again.out == text);
+  }
+  SUBCASE("an unknown kind is a usage error") {
+    const Result show = invoke({"show", db, "--format", "kubectl-watch", "--kind", "Deployment"});
+    CHECK(show.code == 2);
+    CHECK(contains(show.err, "--kind"));
+  }
+}
+
+// Bundled scenarios whose RayJob watch does not conform yet, and why: what the RayJob's records do
+// not tell and conform does not infer (docs/traces.md "What conform does not do yet"). The test
+// checks that each still differs, so that one that starts to agree leaves this list.
+const std::map<std::string, std::string>& known_round_trip_gaps() {
+  const std::string outage = "dashboard errors and outages are not inferred";
+  const std::string operator_setting = "operator settings (env, feature gates) are not in a RayJob watch";
+  const std::string submitter_failure = "a submitter that failed on its own is not inferred";
+  const std::string submitter_outlives = "a submitter that outlives its Ray job is not inferred";
+  static const std::map<std::string, std::string> gaps = {
+      {"dashboard-errors", outage},
+      {"kuberay-1.0/dashboard-errors", outage},
+      {"kuberay-1.7/status-check-timeout-default", outage},
+      {"kuberay-1.7/status-check-timeout-httpmode", outage},
+      {"kuberay-1.7/submitter-timeout-after-outage", outage},
+      {"kuberay-1.7/deletion-policy-gate-off", operator_setting},
+      {"kuberay-1.7/grace-period-from-env", operator_setting},
+      {"kuberay-1.7/head-restart-while-running", "head Pod restarts are not inferred"},
+      {"kuberay-1.7/pre-running-deadline-retried", "a cluster slower than preRunningDeadlineSeconds is not inferred"},
+      {"kuberay-1.7/deletion-rules-deployment-status", submitter_failure},
+      {"kuberay-1.7/sidecar-ray-job-failed", submitter_failure},
+      {"kuberay-1.7/submitter-fails-after-ray-success", submitter_failure},
+      {"kuberay-1.7/submitter-fails-to-backoff-limit", submitter_failure},
+      {"kuberay-1.7/submitter-job-failure-dominates", submitter_failure},
+      {"submitter-fails-after-ray-success", submitter_failure},
+      {"submitter-fails-after-submit", submitter_failure},
+      {"submitter-fails-then-succeeds", submitter_failure},
+      {"submitter-fails-to-backoff-limit", submitter_failure},
+      {"kuberay-1.7/submitter-never-exits", submitter_outlives},
+      {"submitter-never-exits", submitter_outlives},
+  };
+  return gaps;
+}
+
+TEST_CASE("round trip: every bundled scenario, run, exported as a RayJob watch, imported and conformed, agrees") {
+  ScratchDirectory dir;
+  const std::filesystem::path root = std::filesystem::path(RJSIM_SOURCE_DIR) / "scenarios";
+  for (const std::filesystem::path& file : explore::testing::bundled_scenarios()) {
+    const std::string name = std::filesystem::relative(file, root).replace_extension().string();
+    CAPTURE(name);
+    const Result conform = conform_round_trip(file.string(), dir);
+    const auto gap = known_round_trip_gaps().find(name);
+    if (gap == known_round_trip_gaps().end()) {
+      CHECK_MESSAGE(conform.code == 0, conform.out, conform.err);
+    } else {
+      CHECK_MESSAGE(conform.code == 1, "now agrees: remove it from known_round_trip_gaps (", gap->second, ")");
+    }
+  }
+}
+
+}  // namespace rjsim::trace
