@@ -191,6 +191,9 @@ ModelChoice pick_conform_model(const std::vector<events::Event>& trace_events) {
 
 namespace {
 
+// world.submitter.failAttempts for "every attempt fails": more than any Job's backoffLimit lets run.
+constexpr int kEveryAttempt = 1000;
+
 // derive_conform_scenario's working state: the trace's observations, the RayJob followed and
 // its states, the trace's clock; the passes below fill `out`, `world` and `actions`.
 struct Derivation {
@@ -199,6 +202,15 @@ struct Derivation {
   void ray_cluster();    // rayCluster.readyAfter, and when the RayJob reached Running
   void ray_job();        // the submitter and the Ray job
   void selected_cluster();   // the RayCluster a clusterSelector names, when it existed
+  bool k8s_job_mode() const {   // a submitter Job submits the Ray job
+    const std::string mode = text_at(first, {"spec", "submissionMode"});
+    return mode.empty() || mode == "K8sJobMode";
+  }
+  bool has_state_with(std::initializer_list<const char*> path, std::string_view value) const {
+    return std::any_of(states.begin(), states.end(), [&](const Observation* o) { return text_at(o->object, path) == value; });
+  }
+  bool outlived_ray_job() const;       // Running was persisted with SUCCEEDED or STOPPED
+  void submitter_outlived_ray_job();   // world.submitter.finishesAfter
   ConformScenario finish(const std::string& controller);
 
   // A timestamp of the trace's objects as ms after the RayJob's creation.
@@ -432,6 +444,12 @@ void Derivation::ray_cluster() {
       set_timing("rayCluster", "readyAfter", *running - initializing.value_or(0),
                  source + "; the cluster is taken to be ready when the RayJob reached Running "
                           "(status.rayClusterStatus.lastUpdateTime)");
+    } else if (has_state_with({"status", "reason"}, "PreRunningDeadlineExceeded") &&
+               !has_state_with({"status", "jobDeploymentStatus"}, "Waiting")) {
+      world["rayCluster"]["readyAfter"] = "2h";
+      out.assumptions.push_back(fmt::format("rayCluster.readyAfter: longer than the run; {} and the RayJob never "
+                                            "reached Running before its preRunningDeadlineSeconds passed",
+                                            source));
     } else {
       out.assumptions.push_back(fmt::format("rayCluster.readyAfter: the default (20s); {} and the RayJob's records "
                                             "do not say when it reached Running",
@@ -458,7 +476,31 @@ void Derivation::ray_job() {
       failed_attempts = std::max(failed_attempts, failed->get<std::int64_t>());
     }
   }
-  if (failed_attempts > 0) {
+  // The RayJob itself says when its submitter failed (reason SubmissionFailed, v1.1.0 and later):
+  // then every attempt fails and its Job's backoffLimit (or SidecarMode's single container) ends
+  // them; whether the first attempt submitted shows in the jobStatus persisted with the failure.
+  const auto submission_failed = std::find_if(states.begin(), states.end(), [](const Observation* o) {
+    return text_at(o->object, {"status", "reason"}) == "SubmissionFailed";
+  });
+  if (submission_failed != states.end()) {
+    const json& failure = (*submission_failed)->object;
+    world["submitter"]["failAttempts"] = kEveryAttempt;
+    const std::string job_status_then = text_at(failure, {"status", "jobStatus"});
+    if (job_status_then.empty()) {
+      out.assumptions.push_back("submitter: every attempt fails before submitting (the RayJob failed with reason "
+                                "SubmissionFailed and no Ray job status)");
+    } else {
+      const std::int64_t start_ms = running.value_or(0) + 2'000;
+      const std::int64_t end_ms = since_creation(time_at(failure, {"status", "endTime"})).value_or(start_ms);
+      set_timing("submitter", "failAfter", std::max<std::int64_t>(1'000, end_ms - start_ms),
+                 fmt::format("every attempt submits, then fails (the RayJob failed with reason SubmissionFailed "
+                             "while its Ray job was {}); from the submitter's estimated start (Running at {}, "
+                             "then 2s) to the RayJob's status.endTime",
+                             job_status_then, seconds(running.value_or(0))));
+    }
+  } else if (k8s_job_mode() && outlived_ray_job()) {
+    submitter_outlived_ray_job();
+  } else if (failed_attempts > 0) {
     // A failed Ray job fails its submitter too, so the count alone does not say which attempts
     // failed on their own (world.submitter.failAttempts): that is left to the reader.
     out.assumptions.push_back(fmt::format("submitter: {} showed {} failed attempts (status.failed); conform does not "
@@ -504,14 +546,11 @@ void Derivation::ray_job() {
     out.assumptions.push_back("ray: the defaults (SUCCEEDED after 30s); the RayJob never showed a terminal jobStatus");
   }
   std::int64_t pending_for_ms = 2'000;
-  const std::string mode = text_at(first, {"spec", "submissionMode"});
-  const bool k8s_job_mode = mode.empty() || mode == "K8sJobMode";   // a submitter Job submits it
   if (pending_at && running_at && *running_at >= *pending_at) {
     pending_for_ms = *running_at - *pending_at;
     set_timing("ray", "pendingFor", pending_for_ms, "from jobStatus PENDING to RUNNING as recorded");
   } else if (auto start = since_creation(ray_start);
-             start && running && *start >= *running + 2'000 &&
-             k8s_job_mode) {
+             start && running && *start >= *running + 2'000 && k8s_job_mode()) {
     pending_for_ms = *start - *running - 2'000;
     set_timing("ray", "pendingFor", pending_for_ms,
                fmt::format("from the estimated submission (Running at {}, the submitter's 2s) to status.rayJobInfo "
@@ -538,6 +577,40 @@ void Derivation::ray_job() {
   }
   out.assumptions.push_back("no faults: the model runs fault-free (no stale reads, conflicts, restarts)");
 
+}
+
+// In K8sJobMode a Ray job that ends SUCCEEDED or STOPPED ends its submitter with it (exit 0), and
+// the RayJob goes from Running straight to Complete; a persisted Running with such a jobStatus
+// means the submitter was still running then.
+bool Derivation::outlived_ray_job() const {
+  return std::any_of(states.begin(), states.end(), [](const Observation* o) {
+    const std::string job_status = text_at(o->object, {"status", "jobStatus"});
+    return text_at(o->object, {"status", "jobDeploymentStatus"}) == "Running" &&
+           (job_status == "SUCCEEDED" || job_status == "STOPPED");
+  });
+}
+
+// The submitter finished when the RayJob did (its status.endTime), unless the transition grace
+// period ended it (v1.7.0: the submitter never finished) or the recording ends before that.
+void Derivation::submitter_outlived_ray_job() {
+  const auto finished = std::find_if(states.begin(), states.end(), [](const Observation* o) {
+    const std::string deployment = text_at(o->object, {"status", "jobDeploymentStatus"});
+    return deployment == "Complete" || deployment == "Failed";
+  });
+  const std::int64_t start_ms = running.value_or(0) + 2'000;
+  if (finished != states.end() &&
+      text_at((*finished)->object, {"status", "reason"}) != "JobDeploymentStatusTransitionGracePeriodExceeded") {
+    if (auto end = since_creation(time_at((*finished)->object, {"status", "endTime"})); end && *end > start_ms) {
+      set_timing("submitter", "finishesAfter", *end - start_ms,
+                 fmt::format("the RayJob stayed Running after its Ray job ended, so the submitter outlived it; "
+                             "from its estimated start (Running at {}, then 2s) to the RayJob's status.endTime {}",
+                             seconds(running.value_or(0)), seconds(*end)));
+      return;
+    }
+  }
+  world["submitter"]["finishesAfter"] = "2h";
+  out.assumptions.push_back("submitter.finishesAfter: longer than the run; the RayJob stayed Running after its Ray "
+                            "job ended and never finished before the transition grace period or the recording's end");
 }
 
 // A RayJob with a clusterSelector uses a cluster that existed before it (reference §2.2

@@ -92,30 +92,16 @@ TEST_CASE("show --format kubectl-watch: one line per change of the RayJob, ADDED
 // checks that each still differs, so that one that starts to agree leaves this list.
 const std::map<std::string, std::string>& known_round_trip_gaps() {
   const std::string outage = "dashboard errors and outages are not inferred";
-  const std::string operator_setting = "operator settings (env, feature gates) are not in a RayJob watch";
-  const std::string submitter_failure = "a submitter that failed on its own is not inferred";
-  const std::string submitter_outlives = "a submitter that outlives its Ray job is not inferred";
   static const std::map<std::string, std::string> gaps = {
       {"dashboard-errors", outage},
       {"kuberay-1.0/dashboard-errors", outage},
       {"kuberay-1.7/status-check-timeout-default", outage},
       {"kuberay-1.7/status-check-timeout-httpmode", outage},
       {"kuberay-1.7/submitter-timeout-after-outage", outage},
-      {"kuberay-1.7/deletion-policy-gate-off", operator_setting},
-      {"kuberay-1.7/grace-period-from-env", operator_setting},
+      {"kuberay-1.7/deletion-policy-gate-off", "operator feature gates are not in a RayJob watch"},
       {"kuberay-1.7/head-restart-while-running", "head Pod restarts are not inferred"},
-      {"kuberay-1.7/pre-running-deadline-retried", "a cluster slower than preRunningDeadlineSeconds is not inferred"},
-      {"kuberay-1.7/deletion-rules-deployment-status", submitter_failure},
-      {"kuberay-1.7/sidecar-ray-job-failed", submitter_failure},
-      {"kuberay-1.7/submitter-fails-after-ray-success", submitter_failure},
-      {"kuberay-1.7/submitter-fails-to-backoff-limit", submitter_failure},
-      {"kuberay-1.7/submitter-job-failure-dominates", submitter_failure},
-      {"submitter-fails-after-ray-success", submitter_failure},
-      {"submitter-fails-after-submit", submitter_failure},
-      {"submitter-fails-then-succeeds", submitter_failure},
-      {"submitter-fails-to-backoff-limit", submitter_failure},
-      {"kuberay-1.7/submitter-never-exits", submitter_outlives},
-      {"submitter-never-exits", submitter_outlives},
+      {"submitter-fails-then-succeeds",
+       "submitter attempts that failed before a later one succeeded leave no trace in the RayJob's status"},
   };
   return gaps;
 }
