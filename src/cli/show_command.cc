@@ -29,6 +29,7 @@ struct ShowOptions {
   std::int64_t run_id = 0;  // 0: the last run in the database
   std::string format = "text";
   std::string kind = "RayJob";  // the watched kind of kubectl-watch
+  bool kind_given = false;
 };
 
 template <typename T>
@@ -123,6 +124,9 @@ int show_kubectl_watch(Io& io, const store::Database& database, const store::Run
 }
 
 int show(const ShowOptions& options, Io& io) {
+  if (options.kind_given && options.format != "kubectl-watch") {
+    throw UsageError("--kind applies to --format kubectl-watch only");
+  }
   const store::Database database = store::Database::open_existing(options.db_path);
   if (options.format == "kubectl-watch") {
     engine::Kind kind = engine::Kind::RayJob;
@@ -166,15 +170,19 @@ void add_show_command(CLI::App& rjsim, CommandTable& commands) {
       ->type_name("FMT")
       ->check(one_of({"text", "json", "dot", "mermaid", "kubectl-watch", "html"}))
       ->capture_default_str();
-  show_app
-      ->add_option("--kind", options->kind,
-                   "with --format kubectl-watch: the kind whose watch is written (kubectl watches "
-                   "one kind per process)")
-      ->type_name("KIND")
-      ->check(one_of({"RayJob", "RayCluster", "Service", "Job", "Pod"}))
-      ->capture_default_str();
+  CLI::Option* kind_option =
+      show_app
+          ->add_option("--kind", options->kind,
+                       "with --format kubectl-watch: the kind whose watch is written (kubectl watches "
+                       "one kind per process)")
+          ->type_name("KIND")
+          ->check(one_of({"RayJob", "RayCluster", "Service", "Job", "Pod"}))
+          ->capture_default_str();
 
-  commands.set_action(show_app, [options](Io& io) { return show(*options, io); });
+  commands.set_action(show_app, [options, kind_option](Io& io) {
+    options->kind_given = kind_option->count() > 0;
+    return show(*options, io);
+  });
 }
 
 }  // namespace rjsim::cli

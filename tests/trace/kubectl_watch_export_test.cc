@@ -80,10 +80,13 @@ TEST_CASE("show --format kubectl-watch: one line per change of the RayJob, ADDED
     REQUIRE(again.code == 0);
     CHECK(again.out == text);
   }
-  SUBCASE("an unknown kind is a usage error") {
-    const Result show = invoke({"show", db, "--format", "kubectl-watch", "--kind", "Deployment"});
-    CHECK(show.code == 2);
-    CHECK(contains(show.err, "--kind"));
+  SUBCASE("an unknown kind, or --kind with another format, is a usage error") {
+    const Result unknown = invoke({"show", db, "--format", "kubectl-watch", "--kind", "Deployment"});
+    CHECK(unknown.code == 2);
+    CHECK(contains(unknown.err, "--kind"));
+    const Result text = invoke({"show", db, "--kind", "RayCluster"});
+    CHECK(text.code == 2);
+    CHECK(contains(text.err, "--kind applies to --format kubectl-watch only"));
   }
 }
 
