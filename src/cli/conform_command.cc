@@ -13,8 +13,8 @@
 #include "cli/cli.h"
 #include "cli/stored_run.h"
 #include "cli/timeline.h"
+#include "cli/trace_derivation.h"
 #include "store/database.h"
-#include "store/store_error.h"
 #include "trace/conform.h"
 
 namespace rjsim::cli {
@@ -27,28 +27,6 @@ struct ConformOptions {
   bool json = false;
   bool show_scenario = false;
 };
-
-// The run given with --run (it must be a trace), or the last trace run of the database.
-store::RunInfo find_trace_run(const store::Database& database, std::int64_t run_id) {
-  if (run_id != 0) {
-    store::RunInfo run = find_run(database, run_id);
-    if (run.kind != "trace") {
-      throw store::StoreError(fmt::format("{}: run {} is a {} run of scenario {}, not a trace (`rjsim import` "
-                                          "stores traces)",
-                                          database.path(), run_id, run.kind, run.scenario));
-    }
-    return run;
-  }
-  std::optional<store::RunInfo> last;
-  for (store::RunInfo& run : database.runs()) {
-    if (run.kind == "trace") last = std::move(run);
-  }
-  if (!last) {
-    throw store::StoreError(fmt::format("{}: the database holds no trace run (store one with `rjsim import`)",
-                                        database.path()));
-  }
-  return *last;
-}
 
 nlohmann::ordered_json transition_json(const explore::Transition& t) {
   return {{"from", t.from}, {"to", t.to}, {"job_status", t.job_status}, {"reason", t.reason}, {"at_ms", t.at_ms}};
@@ -82,11 +60,7 @@ nlohmann::ordered_json conform_json(const store::RunInfo& run, const trace::Conf
 void print_text(std::ostream& out, const store::RunInfo& run, const trace::ConformReport& report,
                 const ConformOptions& options) {
   const trace::Alignment& a = report.alignment;
-  out << fmt::format("conform: trace run {} ({}) in {}, RayJob {}\n", run.run_id, run.scenario, options.db_path,
-                     report.derived.rayjob);
-  out << fmt::format("model: {} ({})\n", report.model.controller, report.model.why);
-  out << "assumed:\n";
-  for (const std::string& line : report.derived.assumptions) out << "  - " << line << "\n";
+  print_trace_derivation(out, "conform", run, options.db_path, report);
   if (options.show_scenario) out << "derived scenario:\n" << report.derived.scenario.text;
   out << "recorded transitions:\n";
   for (const trace::ConformDetail& d : a.details) {

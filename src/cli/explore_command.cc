@@ -3,6 +3,9 @@
 // (DESIGN.md §6; issue 5). Only what is kept reaches the database, after the search: one summary
 // row (kind explore, its one event explore.summary), the fault-free baseline (kind run), each
 // counterexample (kind explore) and its shrunk form (kind shrink, parent_run the counterexample).
+// With --from-trace DB the scenario is not a file: it is derived from a trace run of DB as
+// `rjsim conform` derives it, with a fault budget for Sieve's perturbations (trace/explore_trace.h;
+// docs/traces.md "Exploring around a trace"), and what is kept goes into DB unless --db is given.
 // Exit 0 none found, 1 found.
 #include "cli/commands.h"
 
@@ -10,14 +13,19 @@
 
 #include <iostream>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli.h"
 #include "cli/stored_run.h"
+#include "cli/trace_derivation.h"
 #include "engine/scenario_loader.h"
 #include "explore/explorer.h"
 #include "store/database.h"
+#include "trace/explore_trace.h"
 
 namespace rjsim::cli {
 namespace {
@@ -33,7 +41,11 @@ struct ExploreFlags {
   int jobs = 1;
   std::string shard;
   std::string from_trace;
+  std::int64_t run_id = 0;     // --from-trace: the trace run (0: the last one)
+  std::string controller;      // --from-trace: the model (empty: picked from the recorded fields)
+  std::string faults;          // --from-trace: the fault budget, YAML (empty: the default)
   std::string db_path = "rjsim.db";
+  bool db_given = false;       // --db was given (--from-trace stores into the trace's database otherwise)
   bool json = false;
 };
 
@@ -87,6 +99,17 @@ std::int64_t store_schedule(store::Database& database, const engine::Scenario& s
   return run_and_store(database, scenario, options, kind, parent).run_id;
 }
 
+// "stale reads after api.delete RayCluster/default/x": the targeted plan whose schedule found
+// `finding`; empty when no plan did (a pct schedule after the plans, another strategy).
+std::string plan_label(const explore::ExploreReport& report, const explore::Finding& finding) {
+  if (report.strategy != explore::Strategy::targeted || finding.schedule_index < 0 ||
+      finding.schedule_index >= std::ssize(report.plans)) {
+    return "";
+  }
+  const explore::TargetedPlan& plan = report.plans[static_cast<std::size_t>(finding.schedule_index)];
+  return fmt::format("{} {}", explore::to_string(plan.action), plan.about);
+}
+
 nlohmann::ordered_json summary_json(const explore::ExploreReport& report, const std::vector<StoredFinding>& stored) {
   nlohmann::ordered_json violations = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < report.findings.size(); ++i) {
@@ -101,6 +124,8 @@ nlohmann::ordered_json summary_json(const explore::ExploreReport& report, const 
                           {"departures", explore::departures(f.schedule)},
                           {"shrunk_departures", explore::departures(f.shrunk.schedule)},
                           {"schedule_index", f.schedule_index},
+                          {"plan", plan_label(report, f).empty() ? nlohmann::ordered_json(nullptr)
+                                                                 : nlohmann::ordered_json(plan_label(report, f))},
                           {"found_after_s", f.found_after_s}});
   }
   const double elapsed = std::max(report.elapsed_s, 1e-9);
@@ -116,6 +141,7 @@ nlohmann::ordered_json summary_json(const explore::ExploreReport& report, const 
           {"max_depth", report.max_depth},
           {"distinct_executions", report.distinct_executions},
           {"coverage", report.coverage},
+          {"targeted_plans", report.plans.size()},
           {"violations", violations}};
 }
 
@@ -172,6 +198,14 @@ void print_text(std::ostream& out, const engine::Scenario& scenario, const explo
     out << fmt::format("distinct executions {}, estimated coverage {:.0f}%\n", report.distinct_executions,
                        100 * report.coverage);
   }
+  if (report.strategy == explore::Strategy::targeted && report.schedules > 0) {
+    out << (report.plans.empty()
+                ? std::string("no targeted plans (the budget allows no crash, stale read or held delivery): pct "
+                              "schedules only\n")
+                : fmt::format("targeted plans {} (schedules 0-{}: a crash, stale reads or held deliveries after a "
+                              "write of the fault-free run), then pct\n",
+                              report.plans.size(), report.plans.size() - 1));
+  }
   if (report.findings.empty()) {
     out << (report.complete ? "complete: no violation within these bounds\n"
                             : fmt::format("no violation found within {} schedules\n", report.schedules));
@@ -183,6 +217,7 @@ void print_text(std::ostream& out, const engine::Scenario& scenario, const explo
                 ? fmt::format("\nviolation: {} (already in the fault-free run)\n", f.invariant)
                 : fmt::format("\nviolation: {} (schedule {}, found after {:.2f}s)\n", f.invariant, f.schedule_index,
                               f.found_after_s));
+    if (const std::string plan = plan_label(report, f); !plan.empty()) out << "  plan:   " << plan << "\n";
     out << fmt::format("  found:  {} steps, {} decisions, {} departing from the fault-free run{}\n", f.report.steps,
                        f.schedule.size(), explore::departures(f.schedule),
                        stored.empty() ? "" : fmt::format("  (run {})", stored[i].run_id));
@@ -199,24 +234,120 @@ void print_text(std::ostream& out, const engine::Scenario& scenario, const explo
   }
 }
 
-int run_explore(const ExploreFlags& flags, Io& io) {
-  if (!flags.from_trace.empty()) return not_implemented(io, "explore --from-trace", 7);
-  const engine::Scenario scenario = engine::load_scenario(flags.scenario);
+// Whether the run being perturbed is the recorded one: the fault-free run's transitions aligned with
+// the recording, as `rjsim conform` reports them.
+std::string fault_free_line(const trace::Alignment& alignment, const std::string& db_path, std::int64_t run_id) {
+  if (alignment.details.empty()) return "fault-free run: the trace recorded no transition of the RayJob to compare\n";
+  if (alignment.differs == 0) {
+    return fmt::format("fault-free run: agrees with all {} recorded transitions; the schedules depart from it\n",
+                       alignment.details.size());
+  }
+  int first = 0;
+  for (const trace::ConformDetail& d : alignment.details) {
+    if (!d.agreed) {
+      first = d.index;
+      break;
+    }
+  }
+  return fmt::format("fault-free run: {} of {} recorded transitions differ (the first: #{}; rjsim conform {} --run {} "
+                     "shows them); the schedules depart from the model's run, not the recording\n",
+                     alignment.differs, alignment.details.size(), first, db_path, run_id);
+}
+
+// What an exploration of a trace adds to the output: where the scenario came from.
+struct TraceOrigin {
+  store::RunInfo run;
+  trace::TraceExploration exploration;
+};
+
+// The search, storing and printing shared by SCENARIO and --from-trace.
+int explore_and_report(const engine::Scenario& scenario, const ExploreFlags& flags, const std::string& db_path,
+                       const TraceOrigin* origin, Io& io) {
   explore::ExploreOptions options = explore_options(flags);
   options.on_progress = progress_line(io);
   const explore::ExploreReport report = explore::explore(scenario, options);
   if (options.on_progress) io.err << "\n";
   std::vector<StoredFinding> stored;
-  if (!flags.db_path.empty()) {
-    store::Database database = store::Database::open(flags.db_path);
+  if (!db_path.empty()) {
+    store::Database database = store::Database::open(db_path);
     stored = store_results(database, scenario, flags, report);
   }
   if (flags.json) {
-    io.out << summary_json(report, stored).dump() << "\n";
+    nlohmann::ordered_json summary = summary_json(report, stored);
+    if (origin != nullptr) {
+      const trace::ConformReport& conform = origin->exploration.conform;
+      summary["trace_run_id"] = origin->run.run_id;
+      summary["rayjob"] = conform.derived.rayjob;
+      summary["controller"] = conform.model.controller;
+      summary["controller_why"] = conform.model.why;
+      summary["assumptions"] = conform.derived.assumptions;
+      summary["faults"] = origin->exploration.faults;
+      summary["recorded_transitions"] = conform.alignment.details.size();
+      summary["fault_free_agreed"] = conform.alignment.agreed;
+      summary["scenario"] = scenario.name;
+    }
+    io.out << summary.dump() << "\n";
   } else {
-    print_text(io.out, scenario, report, stored, flags.db_path);
+    if (origin != nullptr) {
+      print_trace_derivation(io.out, "explore --from-trace", origin->run, flags.from_trace,
+                             origin->exploration.conform);
+      io.out << fault_free_line(origin->exploration.conform.alignment, flags.from_trace, origin->run.run_id);
+    }
+    print_text(io.out, scenario, report, stored, db_path);
   }
   return report.findings.empty() ? 0 : 1;
+}
+
+// --faults: a `faults:` block in YAML flow style; the scenario loader checks its keys.
+nlohmann::json parse_faults_flag(const std::string& text) {
+  if (text.empty()) return nullptr;
+  nlohmann::json faults;
+  int line = 0;
+  std::string error;
+  if (!engine::yaml_document_to_json(text, faults, line, error) || !faults.is_object()) {
+    throw UsageError(fmt::format("--faults: \"{}\" is not a YAML mapping (use, say, '{}')", text,
+                                 trace::faults_label(trace::default_trace_faults())));
+  }
+  return faults;
+}
+
+int explore_trace(const ExploreFlags& flags, Io& io) {
+  const nlohmann::json faults = parse_faults_flag(flags.faults);
+  TraceOrigin origin;
+  std::vector<events::Event> events;
+  {
+    const store::Database database = store::Database::open_existing(flags.from_trace);
+    origin.run = find_trace_run(database, flags.run_id);
+    events = read_events(database, origin.run.run_id);
+  }
+  try {
+    origin.exploration = trace::trace_exploration(events, origin.run.run_id, flags.controller, faults);
+  } catch (const trace::ConformError& e) {
+    io.err << fmt::format("rjsim explore: {}: run {}: {}\n", flags.from_trace, origin.run.run_id, e.what());
+    return exit_bad_input;
+  }
+  return explore_and_report(origin.exploration.scenario, flags, flags.db_given ? flags.db_path : flags.from_trace,
+                            &origin, io);
+}
+
+int run_explore(const ExploreFlags& flags, Io& io) {
+  if (!flags.scenario.empty() && !flags.from_trace.empty()) {
+    throw UsageError("give either a SCENARIO or --from-trace DB, not both");
+  }
+  if (flags.from_trace.empty()) {
+    if (flags.scenario.empty()) throw UsageError("a SCENARIO is required (or --from-trace DB)");
+    for (const auto& [given, flag] : {std::pair{flags.run_id != 0, "--run"},
+                                      std::pair{!flags.controller.empty(), "--controller"},
+                                      std::pair{!flags.faults.empty(), "--faults"}}) {
+      if (given) {
+        throw UsageError(fmt::format("{} goes with --from-trace DB (a scenario file names its model and its "
+                                     "faults itself)",
+                                     flag));
+      }
+    }
+    return explore_and_report(engine::load_scenario(flags.scenario), flags, flags.db_path, nullptr, io);
+  }
+  return explore_trace(flags, io);
 }
 
 }  // namespace
@@ -228,10 +359,10 @@ void add_explore_command(CLI::App& rjsim, CommandTable& commands) {
       "search the schedules within a scenario's faults for violations; shrink, store and print "
       "the replay command",
       {"rjsim explore scenarios/explore/suspend-before-cluster-cached.yaml --strategy pct --time 30s",
-       "rjsim explore scenarios/x.yaml --shard 0/4 --db shard0.db   # then: rjsim merge"});
-  explore->add_option("SCENARIO", flags->scenario, "the scenario file (YAML, DESIGN.md §4)")
-      ->type_name("")
-      ->required();
+       "rjsim explore scenarios/x.yaml --shard 0/4 --db shard0.db   # then: rjsim merge",
+       "rjsim explore --from-trace traces.db --run 3   # perturb a recorded trace (rjsim import)"});
+  explore->add_option("SCENARIO", flags->scenario, "the scenario file (YAML, DESIGN.md §4); or --from-trace DB")
+      ->type_name("");
   explore
       ->add_option("--strategy", flags->strategy,
                    "how to search: random, pct, exhaustive or targeted")
@@ -259,12 +390,26 @@ void add_explore_command(CLI::App& rjsim, CommandTable& commands) {
       ->check(shard());
   explore
       ->add_option("--from-trace", flags->from_trace,
-                   "start from the schedules of the trace runs in database DB")
+                   "instead of a SCENARIO: the scenario conform derives from a trace run of DB (rjsim import), "
+                   "perturbed at each controller write (a crash, stale reads, held deliveries)")
       ->type_name("DB");
-  add_db_option(*explore, flags->db_path, "where the counterexamples are stored (\"\" stores nothing)");
+  add_run_id_option(*explore, flags->run_id, "with --from-trace: the trace run (default: the last one)");
+  add_controller_option(*explore, flags->controller,
+                        "with --from-trace: the model (default: picked from the recorded fields)");
+  explore
+      ->add_option("--faults", flags->faults,
+                   "with --from-trace: the fault budget, a faults: block in YAML flow style (default: "
+                   "{staleReads: {maxLag: 1}, squash: true, restarts: {max: 1}})")
+      ->type_name("YAML");
+  CLI::Option* db = add_db_option(*explore, flags->db_path,
+                                  "where the counterexamples are stored (\"\" stores nothing; with --from-trace the "
+                                  "default is DB)");
   add_json_flag(*explore, flags->json);
 
-  commands.set_action(explore, [flags](Io& io) { return run_explore(*flags, io); });
+  commands.set_action(explore, [flags, db](Io& io) {
+    flags->db_given = db->count() > 0;
+    return run_explore(*flags, io);
+  });
 }
 
 }  // namespace rjsim::cli

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "models/registry.h"
+#include "store/store_error.h"
 
 namespace rjsim::cli {
 
@@ -33,7 +34,6 @@ std::int64_t commit_run(store::RunWriter& writer, const explore::RunReport& repo
                                          report.virtual_ms, report.log_hash});
 }
 
-
 store::RunInfo find_run(const store::Database& database, std::int64_t run_id) {
   if (run_id == 0) {
     std::optional<std::int64_t> latest = database.latest_run_id();
@@ -44,6 +44,27 @@ store::RunInfo find_run(const store::Database& database, std::int64_t run_id) {
   if (!run) throw store::StoreError(fmt::format("{}: no run {} (see `rjsim show {}` for the last one)",
                                                 database.path(), run_id, database.path()));
   return *run;
+}
+
+store::RunInfo find_trace_run(const store::Database& database, std::int64_t run_id) {
+  if (run_id != 0) {
+    store::RunInfo run = find_run(database, run_id);
+    if (run.kind != "trace") {
+      throw store::StoreError(fmt::format("{}: run {} is a {} run of scenario {}, not a trace (`rjsim import` "
+                                          "stores traces)",
+                                          database.path(), run_id, run.kind, run.scenario));
+    }
+    return run;
+  }
+  std::optional<store::RunInfo> last;
+  for (store::RunInfo& run : database.runs()) {
+    if (run.kind == "trace") last = std::move(run);
+  }
+  if (!last) {
+    throw store::StoreError(fmt::format("{}: the database holds no trace run (store one with `rjsim import`)",
+                                        database.path()));
+  }
+  return *last;
 }
 
 std::vector<events::Event> read_events(const store::Database& database, std::int64_t run_id) {

@@ -2,9 +2,10 @@
 // Storing: a scenario run while recording it: the run row, every event and every violation go
 // into one transaction that commits when the run has ended, so a run is stored whole or not at
 // all (`rjsim run`, and `rjsim check` for its failing scenarios).
-// Reading, for the commands that take `DB [--run ID]` (replay, show, diff): which run is meant,
-// its events in seq order, and what replay needs of it. A database with no runs, or no run of
-// that id, is bad input: StoreError naming the file and the run (exit 2).
+// Reading, for the commands that take `DB [--run ID]` (replay, show, diff, conform, explore
+// --from-trace): which run is meant, its events in seq order, and what replay needs of it. A
+// database with no runs, or no run of that id, is bad input: StoreError naming the file and the
+// run (exit 2).
 #pragma once
 
 #include <cstdint>
@@ -36,6 +37,10 @@ std::int64_t commit_run(store::RunWriter& writer, const explore::RunReport& repo
 
 // The run `run_id`, or the last one of the database when `run_id` is 0.
 store::RunInfo find_run(const store::Database& database, std::int64_t run_id);
+
+// The trace run `run_id` (any other kind is bad input), or the last trace run of the database
+// when `run_id` is 0 (none is bad input): what conform and explore --from-trace read.
+store::RunInfo find_trace_run(const store::Database& database, std::int64_t run_id);
 
 std::vector<events::Event> read_events(const store::Database& database, std::int64_t run_id);
 

@@ -330,7 +330,8 @@ ExploreReport explore(const engine::Scenario& scenario, const ExploreOptions& op
   } else if (options.strategy == Strategy::exhaustive) {
     search_exhaustively(scenario, options, report);
   } else {
-    Search search(scenario, options, report.baseline.steps, plans_for(scenario, options));
+    report.plans = plans_for(scenario, options);
+    Search search(scenario, options, report.baseline.steps, report.plans);
     run_workers(search, options);
     search.finish(report);
   }

@@ -25,6 +25,7 @@
 #include "explore/scenario_run.h"
 #include "explore/schedule.h"
 #include "explore/shrink.h"
+#include "explore/targeted.h"
 
 namespace rjsim::explore {
 
@@ -84,6 +85,7 @@ struct ExploreReport {
   double elapsed_s = 0;
   bool complete = false;              // the whole bounded space was searched (exhaustive)
   RunReport baseline;                 // the fault-free run
+  std::vector<TargetedPlan> plans;    // targeted: schedule i < plans.size() ran plans[i], the rest pct
   std::vector<Finding> findings;      // by schedule index
 };
 

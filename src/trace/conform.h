@@ -21,6 +21,7 @@
 // ConformError: exit 2.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -67,6 +68,7 @@ struct ConformScenario {
   std::string first_deployment;                  // the first recorded state: where the history starts
   std::string first_job_status;
   std::vector<std::string> assumptions;          // what was inferred or defaulted, one line each
+  std::size_t faults_assumption = 0;             // the line that says the model runs fault-free
 };
 
 // Throws ConformError when `trace_events` is not a trace run (seq 0 is not trace.import) or holds

@@ -575,6 +575,7 @@ void Derivation::ray_job() {
   } else if (!results.empty()) {
     out.assumptions.push_back("ray.runsFor: the default (30s); the trace does not time the Ray job");
   }
+  out.faults_assumption = out.assumptions.size();
   out.assumptions.push_back("no faults: the model runs fault-free (no stale reads, conflicts, restarts)");
 
 }
