@@ -398,8 +398,9 @@ void add_explore_command(CLI::App& rjsim, CommandTable& commands) {
                         "with --from-trace: the model (default: picked from the recorded fields)");
   explore
       ->add_option("--faults", flags->faults,
-                   "with --from-trace: the fault budget, a faults: block in YAML flow style (default: "
-                   "{staleReads: {maxLag: 1}, squash: true, restarts: {max: 1}})")
+                   fmt::format("with --from-trace: the fault budget, a faults: block in YAML flow style "
+                               "(default: {})",
+                               trace::faults_label(trace::default_trace_faults())))
       ->type_name("YAML");
   CLI::Option* db = add_db_option(*explore, flags->db_path,
                                   "where the counterexamples are stored (\"\" stores nothing; with --from-trace the "

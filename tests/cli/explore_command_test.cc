@@ -69,6 +69,24 @@ TEST_CASE("rjsim explore --json has the DESIGN §6 fields; a clean search exits 
   CHECK(violation["run_id"].is_null());   // --db "": nothing stored
 }
 
+TEST_CASE("rjsim explore --strategy targeted says how many plans it made and which plan found the violation") {
+  const Result found = invoke({"explore", acceptance("suspend-before-cluster-cached"), "--db", ""});
+  INFO(found.out, found.err);
+  REQUIRE(found.code == 1);
+  CHECK(contains(found.out, "targeted plans 30 (schedules 0-29: "));
+  CHECK(contains(found.out, "  plan:   held deliveries after api.create RayCluster/default/rayjob-sample-raycluster-"));
+
+  const Result as_json = invoke({"explore", acceptance("suspend-before-cluster-cached"), "--db", "", "--json"});
+  const nlohmann::json summary = nlohmann::json::parse(as_json.out);
+  CHECK(summary["targeted_plans"] == 30);
+  CHECK(summary["violations"][0]["plan"].get<std::string>().starts_with("held deliveries after api.create RayCluster/"));
+  const nlohmann::json by_pct =
+      nlohmann::json::parse(invoke({"explore", acceptance("suspend-before-cluster-cached"), "--db", "", "--strategy",
+                                    "pct", "--json"})
+                                .out);
+  CHECK(by_pct["violations"][0]["plan"].is_null());
+}
+
 TEST_CASE("rjsim explore with an unknown strategy or a bad scenario exits 2") {
   CHECK(invoke({"explore", acceptance("stale-reads-are-harmless"), "--db", "", "--strategy", "bogus"}).code == 2);
   CHECK(invoke({"explore", "no-such-scenario.yaml", "--db", ""}).code == 2);
