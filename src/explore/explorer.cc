@@ -38,6 +38,13 @@ struct ScheduleResult {
   RunReport report;
 };
 
+// Good-Turing: the share of `schedules` whose execution was seen more than once.
+double good_turing_coverage(const std::map<std::uint64_t, int>& executions, std::int64_t schedules) {
+  if (schedules == 0) return 0;
+  const auto singletons = std::count_if(executions.begin(), executions.end(), [](const auto& e) { return e.second == 1; });
+  return 1.0 - static_cast<double>(singletons) / static_cast<double>(schedules);
+}
+
 // Runs are deterministic functions of their decisions, so the decisions identify an execution.
 std::uint64_t schedule_hash(const Schedule& schedule) {
   std::uint64_t hash = 0xcbf29ce484222325ULL;   // FNV-1a over (point, options, picked)
@@ -114,10 +121,14 @@ class Search {
   void finish(ExploreReport& report) {
     std::lock_guard lock(mutex_);
     const std::int64_t cutoff = options_.all ? kNoStop : stop_before_.load();
-    for (const auto& [index, steps] : completed_) {
+    // Workers may have run schedules past the cutoff before they heard of it; like the totals,
+    // the executions and the coverage count only those up to it, so --jobs does not change them.
+    std::map<std::uint64_t, int> executions;
+    for (const auto& [index, schedule] : completed_) {
       if (index > cutoff) continue;
       ++report.schedules;
-      report.steps += steps;
+      report.steps += schedule.steps;
+      ++executions[schedule.execution];
     }
     std::map<std::string, ScheduleResult*> first_by_invariant;
     for (auto& [index, result] : failing_) {
@@ -141,8 +152,8 @@ class Search {
       return std::tie(a.schedule_index, a.invariant) < std::tie(b.schedule_index, b.invariant);
     });
     report.elapsed_s = seconds_since(started_);
-    report.distinct_executions = static_cast<std::int64_t>(executions_.size());
-    report.coverage = coverage_locked();
+    report.distinct_executions = static_cast<std::int64_t>(executions.size());
+    report.coverage = good_turing_coverage(executions, report.schedules);
   }
 
  private:
@@ -180,7 +191,7 @@ class Search {
     schedules_.fetch_add(1);
     steps_.fetch_add(result.report.steps);
     std::lock_guard lock(mutex_);
-    completed_.emplace(result.index, result.report.steps);
+    completed_.emplace(result.index, CompletedSchedule{result.report.steps, result.execution});
     const int seen = ++executions_[result.execution];
     singletons_ += seen == 1 ? 1 : seen == 2 ? -1 : 0;
     if (result.report.violations.empty()) return;
@@ -206,7 +217,11 @@ class Search {
   std::atomic<std::int64_t> steps_{0};
   std::atomic<std::int64_t> violations_{0};
   mutable std::mutex mutex_;
-  std::map<std::int64_t, std::int64_t> completed_;     // schedule index -> steps
+  struct CompletedSchedule {
+    std::int64_t steps = 0;
+    std::uint64_t execution = 0;
+  };
+  std::map<std::int64_t, CompletedSchedule> completed_;   // by schedule index
   std::map<std::int64_t, ScheduleResult> failing_;     // schedule index -> what it did
   std::map<std::int64_t, double> found_after_s_;
   std::map<std::uint64_t, int> executions_;   // schedule hash -> schedules that ran it

@@ -191,6 +191,9 @@ TEST_CASE("the result depends only on the seed: one thread or three find the sam
   CHECK(a.findings.front().schedule == b.findings.front().schedule);
   CHECK(a.schedules == b.schedules);
   CHECK(a.steps == b.steps);
+  // Schedules the other threads ran past the first failing one count nowhere, executions included.
+  CHECK(a.distinct_executions == b.distinct_executions);
+  CHECK(a.coverage == b.coverage);
 }
 
 TEST_CASE("shards take disjoint schedules: shard I of N runs the indices i with i % N == I") {
