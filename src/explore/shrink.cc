@@ -1,5 +1,7 @@
 #include "explore/shrink.h"
 
+#include "checks/invariant.h"
+
 #include <algorithm>
 
 namespace rjsim::explore {
@@ -36,9 +38,12 @@ class Shrinker {
     RunOptions options = exploration_run(recording);
     options.seed = base_.seed;
     options.controller = base_.controller;
-    options.stop_at_violation = true;
+    options.stop_at_violation = stops_at_violation();
     RunReport report = run_scenario(scenario_, options);
-    if (!fails(report)) return false;
+    if (!fails(report)) {
+      last_passing_ = std::move(report);
+      return false;
+    }
     Schedule taken = recording.take();
     if (have_best_ && !(size_of(taken, report.steps) < size_of(result_.schedule, result_.report.steps))) return false;
     result_.schedule = std::move(taken);
@@ -49,7 +54,22 @@ class Shrinker {
 
   ShrinkResult take() { return std::move(result_); }
 
+  // Keeps the last candidate as the result although it did not fail (the input, when it does not
+  // fail again under the shrinker's runs): the caller then stores the input as its own shrunk form.
+  void keep_last(const Schedule& schedule) {
+    result_.schedule = schedule;
+    result_.report = std::move(last_passing_);
+    have_best_ = true;
+  }
+
  private:
+  // A liveness invariant is judged at the end of a run only, so its candidates run to the end; a
+  // safety one is decided at its step, and the run can stop there.
+  bool stops_at_violation() const {
+    const checks::Invariant* judged = checks::find_invariant(invariant_);
+    return judged == nullptr || judged->at_end == nullptr;
+  }
+
   bool fails(const RunReport& report) const {
     return std::any_of(report.violations.begin(), report.violations.end(),
                        [&](const ViolationReport& v) { return v.invariant == invariant_; });
@@ -61,6 +81,7 @@ class Shrinker {
   std::int64_t max_runs_;
   ShrinkResult result_;
   bool have_best_ = false;
+  RunReport last_passing_;   // the last candidate run that did not fail
 };
 
 std::vector<std::size_t> departure_positions(const Schedule& schedule) {
@@ -132,7 +153,10 @@ void lower_picks(Shrinker& shrinker) {
 ShrinkResult shrink(const engine::Scenario& scenario, const RunOptions& base, const Schedule& failing,
                     const std::string& invariant, std::int64_t max_runs) {
   Shrinker shrinker(scenario, base, invariant, max_runs);
-  if (!shrinker.try_candidate(failing)) return shrinker.take();   // does not fail alone: keep as is
+  if (!shrinker.try_candidate(failing)) {   // does not fail again alone: keep the input as it is
+    shrinker.keep_last(failing);
+    return shrinker.take();
+  }
   for (bool smaller = true; smaller && shrinker.budget_left();) {
     const ScheduleSize before = size_of(shrinker.best(), 0);
     remove_departures(shrinker);

@@ -3,6 +3,8 @@
 // reference §1.16 race 1 found by each strategy.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 
 #include "engine/scenario_loader.h"
@@ -74,6 +76,23 @@ TEST_CASE("random exploration finds race 1 of §1.16: Suspended persisted while 
   REQUIRE_FALSE(report.findings.empty());
   CHECK(report.findings.front().invariant == "suspended-is-clean");
   CHECK(report.schedules == report.findings.front().schedule_index + 1);
+}
+
+TEST_CASE("a liveness violation found with --all shrinks to a run that still violates it") {
+  // Liveness is judged at the end of a run: a shrink candidate that stopped at the first safety
+  // violation never showed it, and the finding's shrunk form used to be an empty run.
+  const engine::Scenario scenario = acceptance("cluster-recreated-after-success-1-0.yaml");
+  ExploreOptions options;
+  options.runs = 200;
+  options.all = true;
+  const ExploreReport report = explore(scenario, options);
+  const auto leaked = std::find_if(report.findings.begin(), report.findings.end(),
+                                   [](const Finding& f) { return f.invariant == "no-leaked-cluster"; });
+  REQUIRE(leaked != report.findings.end());
+  CHECK(leaked->shrunk.report.steps > 0);
+  CHECK_FALSE(leaked->shrunk.schedule.empty());
+  CHECK(std::any_of(leaked->shrunk.report.violations.begin(), leaked->shrunk.report.violations.end(),
+                    [](const ViolationReport& v) { return v.invariant == "no-leaked-cluster"; }));
 }
 
 TEST_CASE("pct exploration finds race 1 of §1.16") {
