@@ -89,7 +89,9 @@ std::size_t utf8_sequence_length(std::string_view text) {
   return length;
 }
 
-void append_json_string(std::string_view text, std::string& out) {
+// `text` quoted and escaped; a byte of invalid UTF-8 is replaced (replace_invalid) or ends the
+// string: false, and `out` holds part of it.
+bool append_json_string(std::string_view text, std::string& out, bool replace_invalid) {
   out += '"';
   std::size_t run_start = 0;   // start of the bytes copied as they are
   std::size_t index = 0;
@@ -106,6 +108,7 @@ void append_json_string(std::string_view text, std::string& out) {
         index += length;   // valid UTF-8 passes through with the plain run
         continue;
       }
+      if (!replace_invalid) return false;
     }
     out.append(text.data() + run_start, index - run_start);
     if (byte_class == ByteClass::escape) {
@@ -118,7 +121,10 @@ void append_json_string(std::string_view text, std::string& out) {
   }
   out.append(text.data() + run_start, text.size() - run_start);
   out += '"';
+  return true;
 }
+
+void append_json_string(std::string_view text, std::string& out) { (void)append_json_string(text, out, true); }
 
 void append_integer(std::int64_t value, std::string& out) {
   char digits[24];
@@ -659,6 +665,13 @@ std::string body_json(const Event& event) { return fields_json(event.body); }
 bool parse_body(std::string_view json, std::vector<Field>& fields, std::string& error) {
   if (CanonicalBodyParser(json).parse(fields)) return true;
   return parse_body_with_nlohmann(json, fields, error);
+}
+
+bool append_utf8_json_string(std::string_view text, std::string& out) {
+  const std::size_t before = out.size();
+  if (append_json_string(text, out, false)) return true;
+  out.resize(before);
+  return false;
 }
 
 // ---- Canonical line and log hash ----------------------------------------------------------

@@ -95,6 +95,11 @@ std::string fields_json(const std::vector<Field>& fields);
 // writer and the log hash reuse one buffer).
 void append_fields_json(const std::vector<Field>& fields, std::string& out);
 
+// Appends `text` as a JSON string, escaped as body_json escapes strings (as
+// nlohmann::json::dump() does). For valid UTF-8 only: false, and `out` as it was, when `text` is
+// not (dump() would need its error handler).
+bool append_utf8_json_string(std::string_view text, std::string& out);
+
 // Appends the canonical line of an event that the log hash covers:
 // seq, at_ms, origin, type, actor, object and body, tab-separated, newline-terminated.
 void append_canonical_line(const Event& event, std::string& out);

@@ -89,7 +89,7 @@ Outcome read_event(const json& event, const std::string& where, Record& record, 
     auto it = event.find("responseObject");
     if (it != event.end() && it->is_object() && string_or_empty(*it, "kind") != "Status") {
       Record stored;
-      if (!read_object(*it, "responseObject", stored, error)) {
+      if (!read_object(json(*it), "responseObject", stored, error)) {
         error = where + error;
         return Outcome::bad;
       }
@@ -113,7 +113,7 @@ void add_event(const json& event, const std::string& where, int line, const std:
   record.line = line;
   std::string error;
   switch (read_event(event, where, record, error)) {
-    case Outcome::write: parsed.records.push_back(std::move(record)); break;
+    case Outcome::write: parsed.keep(std::move(record)); break;
     case Outcome::ignored: ++parsed.ignored; break;
     case Outcome::bad:
       parsed.bad.push_back(BadRecord{file, line, error + other_format_hint(event, Format::audit)});
@@ -133,18 +133,19 @@ std::string kind_of_resource(std::string_view resource) {
   return std::string(resource);
 }
 
-ParsedFile parse_audit_log(std::string_view text, const std::string& file) {
+ParsedFile parse_audit_log(std::string_view text, const std::string& file, RecordHook on_record) {
   ParsedFile parsed;
-  for (const JsonValue& value : split_json_values(text)) {
+  parsed.on_record = std::move(on_record);
+  for_each_json_value(text, [&](const JsonValue& value) {
     if (!value.error.empty()) {
       parsed.bad.push_back(BadRecord{file, value.line, value.error});
-      continue;
+      return;
     }
     if (string_or_empty(value.value, "kind") == "EventList") {
       const json& items = value.value.value("items", json());
       if (!items.is_array()) {
         parsed.bad.push_back(BadRecord{file, value.line, "items: an EventList holds a list of audit Events"});
-        continue;
+        return;
       }
       for (std::size_t i = 0; i < items.size(); ++i) {
         add_event(items[i], fmt::format("items[{}].", i), value.line, file, parsed);
@@ -152,7 +153,7 @@ ParsedFile parse_audit_log(std::string_view text, const std::string& file) {
     } else {
       add_event(value.value, "", value.line, file, parsed);
     }
-  }
+  });
   return parsed;
 }
 

@@ -19,7 +19,7 @@
 
 namespace rjsim::trace {
 
-ParsedFile parse_audit_log(std::string_view text, const std::string& file);
+ParsedFile parse_audit_log(std::string_view text, const std::string& file, RecordHook on_record = {});
 
 // The kind of an audit objectRef.resource ("rayjobs" -> "RayJob"), or the resource itself when
 // it is none of the kinds rjsim models.

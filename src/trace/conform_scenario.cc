@@ -2,6 +2,7 @@
 // turned into the scenario that drives a model, and the model the recorded fields point to.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -17,25 +18,55 @@ namespace {
 
 using nlohmann::json;
 
-// One recorded state of an object (a watch event, or a successful audit write with a body).
+// One recorded state of an object (a watch event, or a successful audit write with a body). A
+// watch event's body is parsed when first asked for: a long trace holds many objects conform never
+// reads (other RayJobs' clusters and Jobs), and parsing them all would cost most of its time.
 struct Observation {
   std::int64_t seq = 0;
   std::int64_t at_ms = 0;
   std::string kind;
   std::string ref;        // Kind/namespace/name
   bool deleted = false;   // a DELETED watch event or an audit delete
-  json object;            // null when the record has no body
+  const std::string* text = nullptr;   // the body as recorded; null when the record has none
+
+  // The body; null when the record has none or it does not parse. Parsed once, and kept.
+  const json& object() const {
+    if (!parsed) parsed = parse();
+    return *parsed;
+  }
+  // The same, not kept (a body parsed once already is copied).
+  json parse() const {
+    if (parsed) return *parsed;
+    if (text == nullptr) return nullptr;
+    json value = json::parse(*text, nullptr, false);
+    return value.is_discarded() ? json(nullptr) : value;
+  }
+  // Whether the body can hold a string equal to one of `values`: its canonical JSON (events.h
+  // RawJson) contains the value as dump() writes it. False spares parsing a body that cannot.
+  bool may_mention(const std::vector<std::string>& values) const {
+    return text != nullptr && std::any_of(values.begin(), values.end(), [&](const std::string& value) {
+             return text->find(value) != std::string::npos;
+           });
+  }
+
+  mutable std::optional<json> parsed;
 };
+
+// `value` as it appears inside a canonical JSON text (escaped, without its quotes).
+std::string as_in_json(const std::string& value) {
+  const std::string quoted = json(value).dump(-1, ' ', false, json::error_handler_t::replace);
+  return quoted.substr(1, quoted.size() - 2);
+}
 
 std::string string_field(const events::Event& event, std::string_view key) {
   const events::Value* value = event.find(key);
   return value != nullptr && std::holds_alternative<std::string>(*value) ? std::get<std::string>(*value) : "";
 }
 
-json json_field(const events::Event& event, std::string_view key) {
+const std::string* json_field(const events::Event& event, std::string_view key) {
   const events::Value* value = event.find(key);
   if (value == nullptr || !std::holds_alternative<events::RawJson>(*value)) return nullptr;
-  return json::parse(std::get<events::RawJson>(*value).text, nullptr, false);
+  return &std::get<events::RawJson>(*value).text;
 }
 
 std::vector<Observation> observations(const std::vector<events::Event>& trace_events) {
@@ -48,17 +79,16 @@ std::vector<Observation> observations(const std::vector<events::Event>& trace_ev
     observation.kind = event.object.substr(0, event.object.find('/'));
     if (event.type == "watch.observed") {
       observation.deleted = string_field(event, "watch") == "DELETED";
-      observation.object = json_field(event, "object");
+      observation.text = json_field(event, "object");
     } else if (event.type.starts_with("api.")) {
       if (string_field(event, "outcome") != "ok") continue;
       observation.deleted = event.type == "api.delete";
-      observation.object = json_field(event, "object");
-      if (observation.object.is_discarded()) observation.object = nullptr;
-      if (observation.object.is_null() && !observation.deleted) continue;
+      observation.text = json_field(event, "object");
+      // An audit write without a body that reads is kept only as a deletion.
+      if (observation.object().is_null() && !observation.deleted) continue;
     } else {
       continue;
     }
-    if (observation.object.is_discarded()) observation.object = nullptr;
     out.push_back(std::move(observation));
   }
   return out;
@@ -155,37 +185,50 @@ bool owned_by(const json& object, const std::string& uid, const std::string& nam
 
 }  // namespace
 
+namespace {
+
+// What in one RayJob state only v1.7.0 (of the models) writes, if anything.
+std::optional<ModelChoice> v1_7_sign(const json& object, const std::string& deployment, const std::string& ref) {
+  static const std::set<std::string> v1_7_only = {"ValidationFailed", "Retrying", "Waiting"};
+  if (v1_7_only.contains(deployment)) {
+    return ModelChoice{"kuberay-1.7",
+                       fmt::format("jobDeploymentStatus {} ({}) exists only after v1.1.0", deployment, ref)};
+  }
+  for (const char* field : {"rayJobInfo", "succeeded", "failed"}) {
+    if (at(object, {"status", field}) != nullptr) {
+      return ModelChoice{"kuberay-1.7", fmt::format("status.{} ({}) is written only after v1.1.0", field, ref)};
+    }
+  }
+  const std::string name = text_at(object, {"metadata", "name"});
+  const std::string cluster = text_at(object, {"status", "rayClusterName"});
+  if (cluster.size() == name.size() + 6 && cluster.starts_with(name + "-")) {
+    return ModelChoice{"kuberay-1.7", fmt::format("rayClusterName {} has the form <rayjob>-<5 characters> of v1.2 and "
+                                                  "later (v1.0 and v1.1 name it <rayjob>-raycluster-<5>)",
+                                                  cluster)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 ModelChoice pick_conform_model(const std::vector<events::Event>& trace_events) {
   static const std::set<std::string> v1_0_only = {"WaitForDashboard", "WaitForDashboardReady", "WaitForK8sJob",
                                                   "FailedToGetOrCreateRayCluster", "FailedJobDeploy",
                                                   "FailedToGetJobStatus"};
-  static const std::set<std::string> v1_7_only = {"ValidationFailed", "Retrying", "Waiting"};
+  // One pass, each RayJob body parsed and dropped in turn: the first v1.0.0 sign anywhere decides;
+  // else the first v1.7.0 sign does.
+  std::optional<ModelChoice> v1_7;
   for (const Observation& o : observations(trace_events)) {
-    if (o.kind != "RayJob" || !o.object.is_object()) continue;
-    const std::string deployment = text_at(o.object, {"status", "jobDeploymentStatus"});
+    if (o.kind != "RayJob") continue;
+    const json object = o.parse();
+    if (!object.is_object()) continue;
+    const std::string deployment = text_at(object, {"status", "jobDeploymentStatus"});
     if (v1_0_only.contains(deployment)) {
       return {"kuberay-1.0", fmt::format("jobDeploymentStatus {} ({}) exists only at v1.0.0", deployment, o.ref)};
     }
+    if (!v1_7) v1_7 = v1_7_sign(object, deployment, o.ref);
   }
-  for (const Observation& o : observations(trace_events)) {
-    if (o.kind != "RayJob" || !o.object.is_object()) continue;
-    const std::string deployment = text_at(o.object, {"status", "jobDeploymentStatus"});
-    if (v1_7_only.contains(deployment)) {
-      return {"kuberay-1.7", fmt::format("jobDeploymentStatus {} ({}) exists only after v1.1.0", deployment, o.ref)};
-    }
-    for (const char* field : {"rayJobInfo", "succeeded", "failed"}) {
-      if (at(o.object, {"status", field}) != nullptr) {
-        return {"kuberay-1.7", fmt::format("status.{} ({}) is written only after v1.1.0", field, o.ref)};
-      }
-    }
-    const std::string name = text_at(o.object, {"metadata", "name"});
-    const std::string cluster = text_at(o.object, {"status", "rayClusterName"});
-    if (cluster.size() == name.size() + 6 && cluster.starts_with(name + "-")) {
-      return {"kuberay-1.7", fmt::format("rayClusterName {} has the form <rayjob>-<5 characters> of v1.2 and "
-                                         "later (v1.0 and v1.1 name it <rayjob>-raycluster-<5>)",
-                                         cluster)};
-    }
-  }
+  if (v1_7) return *v1_7;
   return {"kuberay-1.1", "no recorded field is specific to v1.0.0 or v1.7.0: the default model"};
 }
 
@@ -207,7 +250,7 @@ struct Derivation {
     return mode.empty() || mode == "K8sJobMode";
   }
   bool has_state_with(std::initializer_list<const char*> path, std::string_view value) const {
-    return std::any_of(states.begin(), states.end(), [&](const Observation* o) { return text_at(o->object, path) == value; });
+    return std::any_of(states.begin(), states.end(), [&](const Observation* o) { return text_at(o->object(), path) == value; });
   }
   bool outlived_ray_job() const;       // Running was persisted with SUCCEEDED or STOPPED
   void submitter_outlived_ray_job();   // world.submitter.finishesAfter
@@ -234,6 +277,8 @@ struct Derivation {
   std::string ref;                            // Kind/namespace/name
   std::string uid;
   std::vector<const Observation*> states;     // the RayJob's, in order
+  // Its name and uid as they appear in JSON: an object owned by it, or named after it, holds one.
+  std::vector<std::string> mentions;
   bool timed = false;
   std::optional<std::int64_t> created;        // the RayJob's creationTimestamp
   std::optional<std::int64_t> initializing;   // when it entered Initializing (status.startTime)
@@ -254,7 +299,7 @@ std::vector<Observation> trace_observations(const std::vector<events::Event>& tr
 
 const Observation* first_rayjob_of(const std::vector<Observation>& all) {
   auto first = std::find_if(all.begin(), all.end(), [](const Observation& o) {
-    return o.kind == "RayJob" && o.object.is_object() && !o.deleted;
+    return o.kind == "RayJob" && o.object().is_object() && !o.deleted;
   });
   if (first == all.end()) {
     throw ConformError("the trace holds no RayJob object (record the rayjobs watch, or log rayjobs at level "
@@ -264,12 +309,14 @@ const Observation* first_rayjob_of(const std::vector<Observation>& all) {
 }
 
 Derivation::Derivation(const std::vector<events::Event>& trace_events)
-    : all(trace_observations(trace_events)), first_rayjob(first_rayjob_of(all)), first(first_rayjob->object) {
+    : all(trace_observations(trace_events)), first_rayjob(first_rayjob_of(all)), first(first_rayjob->object()) {
   ref = first_rayjob->ref;
   uid = text_at(first, {"metadata", "uid"});
   out.rayjob = text_at(first, {"metadata", "name"});
   out.first_deployment = text_at(first, {"status", "jobDeploymentStatus"});
   out.first_job_status = text_at(first, {"status", "jobStatus"});
+  mentions.push_back(as_in_json(out.rayjob));
+  if (!uid.empty()) mentions.push_back(as_in_json(uid));
 
   std::set<std::string> rayjob_refs;
   for (const Observation& o : all) {
@@ -283,7 +330,7 @@ Derivation::Derivation(const std::vector<events::Event>& trace_events)
   // The RayJob's own states, in order (the first uid only: a re-created RayJob is another object).
   for (const Observation& o : all) {
     if (o.ref != ref) continue;
-    if (o.object.is_object() && !uid.empty() && text_at(o.object, {"metadata", "uid"}) != uid) continue;
+    if (o.object().is_object() && !uid.empty() && text_at(o.object(), {"metadata", "uid"}) != uid) continue;
     states.push_back(&o);
   }
   // Its recorded transitions: import puts each right after the record it comes from.
@@ -327,20 +374,20 @@ void Derivation::user_actions() {
   bool finished = false;            // it was recorded Complete or Failed
   std::int64_t last_known_ms = 0;   // the latest time the trace showed so far
   for (const Observation* o : states) {
-    if (o->object.is_object()) {
-      for (auto t : {time_at(o->object, {"status", "startTime"}), time_at(o->object, {"status", "endTime"}),
-                     time_at(o->object, {"status", "rayClusterStatus", "lastUpdateTime"})}) {
+    if (o->object().is_object()) {
+      for (auto t : {time_at(o->object(), {"status", "startTime"}), time_at(o->object(), {"status", "endTime"}),
+                     time_at(o->object(), {"status", "rayClusterStatus", "lastUpdateTime"})}) {
         if (auto since = since_creation(t)) last_known_ms = std::max(last_known_ms, *since);
       }
     }
     if (auto w = when(*o)) last_known_ms = *w;
     if (deleted) continue;
-    if (o->object.is_object()) {
-      const std::string deployment = text_at(o->object, {"status", "jobDeploymentStatus"});
+    if (o->object().is_object()) {
+      const std::string deployment = text_at(o->object(), {"status", "jobDeploymentStatus"});
       finished = finished || deployment == "Complete" || deployment == "Failed";
     }
     const std::optional<std::int64_t> deletion =
-        o->object.is_object() ? time_at(o->object, {"metadata", "deletionTimestamp"}) : std::nullopt;
+        o->object().is_object() ? time_at(o->object(), {"metadata", "deletionTimestamp"}) : std::nullopt;
     if ((o->deleted || deletion) && finished && deletes_itself(spec)) {
       out.assumptions.push_back("the RayJob's deletion was its controller's (a DeleteSelf policy, after it finished), "
                                 "not the user's");
@@ -369,8 +416,8 @@ void Derivation::user_actions() {
       deleted = true;
       continue;
     }
-    if (!o->object.is_object()) continue;
-    const json now_spec = o->object.value("spec", json::object());
+    if (!o->object().is_object()) continue;
+    const json now_spec = o->object().value("spec", json::object());
     if (now_spec == spec) continue;
     json patch = {{"spec", merge_diff(spec, now_spec)}};
     std::int64_t at_ms = 0;
@@ -398,8 +445,9 @@ void Derivation::ray_cluster() {
   std::int64_t cluster_first_at_ms = 0;
   bool cluster_stream = false;
   for (const Observation& o : all) {
-    if (o.kind != "RayCluster" || !o.object.is_object()) continue;
-    if (!owned_by(o.object, uid, out.rayjob) && !text_at(o.object, {"metadata", "name"}).starts_with(out.rayjob + "-")) {
+    if (o.kind != "RayCluster" || !o.may_mention(mentions) || !o.object().is_object()) continue;
+    if (!owned_by(o.object(), uid, out.rayjob) &&
+        !text_at(o.object(), {"metadata", "name"}).starts_with(out.rayjob + "-")) {
       continue;
     }
     cluster_stream = true;
@@ -407,9 +455,9 @@ void Derivation::ray_cluster() {
       cluster_ref = o.ref;
       cluster_first_at_ms = o.at_ms;
     }
-    if (o.ref != cluster_ref || ready_after || text_at(o.object, {"status", "state"}) != "ready") continue;
-    const auto creation = time_at(o.object, {"metadata", "creationTimestamp"});
-    const auto ready = time_at(o.object, {"status", "lastUpdateTime"});
+    if (o.ref != cluster_ref || ready_after || text_at(o.object(), {"status", "state"}) != "ready") continue;
+    const auto creation = time_at(o.object(), {"metadata", "creationTimestamp"});
+    const auto ready = time_at(o.object(), {"status", "lastUpdateTime"});
     if (creation && ready) {
       ready_after = *ready - *creation;
     } else if (timed) {
@@ -419,17 +467,17 @@ void Derivation::ray_cluster() {
   // When the RayJob reached Running (its cluster was ready then), from its records.
   bool initializing_seen = false;
   for (const Observation* o : states) {
-    if (!o->object.is_object()) continue;
+    if (!o->object().is_object()) continue;
     // v1.1.0 on set startTime on entering Initializing; v1.0.0 only when the Ray job started.
     // Only the first Initializing state: a later one (after a suspension) keeps an older startTime.
-    if (!initializing_seen && text_at(o->object, {"status", "jobDeploymentStatus"}) == "Initializing") {
+    if (!initializing_seen && text_at(o->object(), {"status", "jobDeploymentStatus"}) == "Initializing") {
       initializing_seen = true;
-      initializing = since_creation(time_at(o->object, {"status", "startTime"}));
+      initializing = since_creation(time_at(o->object(), {"status", "startTime"}));
     }
-    if (!running && text_at(o->object, {"status", "jobDeploymentStatus"}) == "Running") {
+    if (!running && text_at(o->object(), {"status", "jobDeploymentStatus"}) == "Running") {
       running = when(*o);
-      if (!running && text_at(o->object, {"status", "rayClusterStatus", "state"}) == "ready") {
-        running = since_creation(time_at(o->object, {"status", "rayClusterStatus", "lastUpdateTime"}));
+      if (!running && text_at(o->object(), {"status", "rayClusterStatus", "state"}) == "ready") {
+        running = since_creation(time_at(o->object(), {"status", "rayClusterStatus", "lastUpdateTime"}));
       }
     }
   }
@@ -470,8 +518,9 @@ void Derivation::ray_job() {
   std::int64_t failed_attempts = 0;
   std::string submitter_ref;
   for (const Observation& o : all) {
-    if (o.kind != "Job" || !o.object.is_object() || !owned_by(o.object, uid, out.rayjob)) continue;
-    if (const json* failed = at(o.object, {"status", "failed"}); failed != nullptr && failed->is_number_integer()) {
+    if (o.kind != "Job" || !o.may_mention(mentions) || !o.object().is_object()) continue;
+    if (!owned_by(o.object(), uid, out.rayjob)) continue;
+    if (const json* failed = at(o.object(), {"status", "failed"}); failed != nullptr && failed->is_number_integer()) {
       if (failed->get<std::int64_t>() > failed_attempts) submitter_ref = o.ref;
       failed_attempts = std::max(failed_attempts, failed->get<std::int64_t>());
     }
@@ -480,10 +529,10 @@ void Derivation::ray_job() {
   // then every attempt fails and its Job's backoffLimit (or SidecarMode's single container) ends
   // them; whether the first attempt submitted shows in the jobStatus persisted with the failure.
   const auto submission_failed = std::find_if(states.begin(), states.end(), [](const Observation* o) {
-    return text_at(o->object, {"status", "reason"}) == "SubmissionFailed";
+    return text_at(o->object(), {"status", "reason"}) == "SubmissionFailed";
   });
   if (submission_failed != states.end()) {
-    const json& failure = (*submission_failed)->object;
+    const json& failure = (*submission_failed)->object();
     world["submitter"]["failAttempts"] = kEveryAttempt;
     const std::string job_status_then = text_at(failure, {"status", "jobStatus"});
     if (job_status_then.empty()) {
@@ -517,12 +566,14 @@ void Derivation::ray_job() {
   std::optional<std::int64_t> ray_start;
   std::optional<std::int64_t> ray_end;
   for (const Observation* o : states) {
-    if (!o->object.is_object()) continue;
-    const std::string job_status = text_at(o->object, {"status", "jobStatus"});
-    if (!ray_start) ray_start = time_at(o->object, {"status", "rayJobInfo", "startTime"});
-    if (!ray_end) ray_end = time_at(o->object, {"status", "rayJobInfo", "endTime"});
+    if (!o->object().is_object()) continue;
+    const std::string job_status = text_at(o->object(), {"status", "jobStatus"});
+    if (!ray_start) ray_start = time_at(o->object(), {"status", "rayJobInfo", "startTime"});
+    if (!ray_end) ray_end = time_at(o->object(), {"status", "rayJobInfo", "endTime"});
     if (job_status == previous_job_status) {
-      if (is_terminal_job_status(job_status) && !end_time) end_time = since_creation(time_at(o->object, {"status", "endTime"}));
+      if (is_terminal_job_status(job_status) && !end_time) {
+        end_time = since_creation(time_at(o->object(), {"status", "endTime"}));
+      }
       continue;
     }
     previous_job_status = job_status;
@@ -531,7 +582,7 @@ void Derivation::ray_job() {
     if (is_terminal_job_status(job_status)) {
       results.push_back(job_status);
       if (!ended_at) ended_at = when(*o);
-      if (!end_time) end_time = since_creation(time_at(o->object, {"status", "endTime"}));
+      if (!end_time) end_time = since_creation(time_at(o->object(), {"status", "endTime"}));
     }
   }
   if (!results.empty()) {
@@ -585,8 +636,8 @@ void Derivation::ray_job() {
 // means the submitter was still running then.
 bool Derivation::outlived_ray_job() const {
   return std::any_of(states.begin(), states.end(), [](const Observation* o) {
-    const std::string job_status = text_at(o->object, {"status", "jobStatus"});
-    return text_at(o->object, {"status", "jobDeploymentStatus"}) == "Running" &&
+    const std::string job_status = text_at(o->object(), {"status", "jobStatus"});
+    return text_at(o->object(), {"status", "jobDeploymentStatus"}) == "Running" &&
            (job_status == "SUCCEEDED" || job_status == "STOPPED");
   });
 }
@@ -595,13 +646,13 @@ bool Derivation::outlived_ray_job() const {
 // period ended it (v1.7.0: the submitter never finished) or the recording ends before that.
 void Derivation::submitter_outlived_ray_job() {
   const auto finished = std::find_if(states.begin(), states.end(), [](const Observation* o) {
-    const std::string deployment = text_at(o->object, {"status", "jobDeploymentStatus"});
+    const std::string deployment = text_at(o->object(), {"status", "jobDeploymentStatus"});
     return deployment == "Complete" || deployment == "Failed";
   });
   const std::int64_t start_ms = running.value_or(0) + 2'000;
   if (finished != states.end() &&
-      text_at((*finished)->object, {"status", "reason"}) != "JobDeploymentStatusTransitionGracePeriodExceeded") {
-    if (auto end = since_creation(time_at((*finished)->object, {"status", "endTime"})); end && *end > start_ms) {
+      text_at((*finished)->object(), {"status", "reason"}) != "JobDeploymentStatusTransitionGracePeriodExceeded") {
+    if (auto end = since_creation(time_at((*finished)->object(), {"status", "endTime"})); end && *end > start_ms) {
       set_timing("submitter", "finishesAfter", *end - start_ms,
                  fmt::format("the RayJob stayed Running after its Ray job ended, so the submitter outlived it; "
                              "from its estimated start (Running at {}, then 2s) to the RayJob's status.endTime {}",
@@ -622,9 +673,13 @@ void Derivation::selected_cluster() {
   const std::string name = text_at(first, {"spec", "clusterSelector", "ray.io/cluster"});
   if (name.empty()) return;
   const std::string namespace_ = text_at(first, {"metadata", "namespace"});
+  const std::vector<std::string> mentions = {as_in_json(name)};
   for (const Observation& o : all) {
-    if (o.kind != "RayCluster" || !o.object.is_object() || text_at(o.object, {"metadata", "name"}) != name) continue;
-    json cluster = created_manifest(o.object);
+    if (o.kind != "RayCluster" || !o.may_mention(mentions) || !o.object().is_object() ||
+        text_at(o.object(), {"metadata", "name"}) != name) {
+      continue;
+    }
+    json cluster = created_manifest(o.object());
     cluster["kind"] = "RayCluster";
     rayclusters.push_back(std::move(cluster));
     out.assumptions.push_back(fmt::format("the clusterSelector's RayCluster {} existed before the RayJob, with its "
@@ -636,9 +691,9 @@ void Derivation::selected_cluster() {
   static const std::set<std::string> past_the_cluster = {"WaitForDashboard", "WaitForDashboardReady", "WaitForK8sJob",
                                                          "Running", "Complete"};
   const bool found = std::any_of(states.begin(), states.end(), [](const Observation* o) {
-    return at(o->object, {"status", "rayClusterStatus", "state"}) != nullptr ||
-           !text_at(o->object, {"status", "dashboardURL"}).empty() ||
-           past_the_cluster.contains(text_at(o->object, {"status", "jobDeploymentStatus"}));
+    return at(o->object(), {"status", "rayClusterStatus", "state"}) != nullptr ||
+           !text_at(o->object(), {"status", "dashboardURL"}).empty() ||
+           past_the_cluster.contains(text_at(o->object(), {"status", "jobDeploymentStatus"}));
   });
   if (!found) {
     out.assumptions.push_back(fmt::format("the clusterSelector's RayCluster {} did not exist: the trace has no "

@@ -1,13 +1,14 @@
 #include "trace/import.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <map>
+#include <iterator>
 #include <optional>
-#include <set>
-#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -23,30 +24,10 @@ namespace {
 
 using nlohmann::json;
 
-ParsedFile parse(Format format, const TraceInput& input) {
-  switch (format) {
-    case Format::kubectl_watch: return parse_kubectl_watch(input.text, input.file);
-    case Format::audit: return parse_audit_log(input.text, input.file);
-    case Format::watch_stream: return parse_watch_stream(input.text, input.file);
-  }
-  return {};
-}
-
 // Canonical nested JSON for an event body (keys sorted; bytes that are not UTF-8 replaced).
 events::RawJson raw(const json& value) {
   return events::RawJson{value.dump(-1, ' ', false, json::error_handler_t::replace)};
 }
-
-std::string object_ref(const Record& record) {
-  return fmt::format("{}/{}/{}", record.kind, record.namespace_, record.name);
-}
-
-// The RayJob status fields a status.transition compares.
-struct RayJobStatus {
-  std::string deployment;
-  std::string job_status;
-  std::string reason;
-};
 
 RayJobStatus rayjob_status(const json& object) {
   RayJobStatus status;
@@ -62,8 +43,80 @@ RayJobStatus rayjob_status(const json& object) {
   return status;
 }
 
+// Appends what value.dump() writes (compact, object keys in order), for the values a parsed object
+// holds; false where dump() would need its error handler (a string that is not UTF-8). A trace's
+// objects are most of its bytes, and dump()'s general serializer takes several times as long.
+bool append_dump(const json& value, std::string& out) {
+  switch (value.type()) {
+    case json::value_t::null: out += "null"; return true;
+    case json::value_t::boolean: out += value.get<bool>() ? "true" : "false"; return true;
+    case json::value_t::number_integer:
+      fmt::format_to(std::back_inserter(out), "{}", value.get<std::int64_t>());
+      return true;
+    case json::value_t::number_unsigned:
+      fmt::format_to(std::back_inserter(out), "{}", value.get<std::uint64_t>());
+      return true;
+    case json::value_t::string: return events::append_utf8_json_string(value.get_ref<const std::string&>(), out);
+    case json::value_t::array: {
+      out += '[';
+      for (auto it = value.begin(); it != value.end(); ++it) {
+        if (it != value.begin()) out += ',';
+        if (!append_dump(*it, out)) return false;
+      }
+      out += ']';
+      return true;
+    }
+    case json::value_t::object: {
+      out += '{';
+      for (auto it = value.begin(); it != value.end(); ++it) {
+        if (it != value.begin()) out += ',';
+        if (!events::append_utf8_json_string(it.key(), out)) return false;
+        out += ':';
+        if (!append_dump(it.value(), out)) return false;
+      }
+      out += '}';
+      return true;
+    }
+    default: out += value.dump(); return true;   // floating point, binary: dump()'s own forms
+  }
+}
+
+// raw(value).text, by append_dump where it can.
+std::string canonical_text(const json& value) {
+  std::string text;
+  if (!append_dump(value, text)) return raw(value).text;
+  return text;
+}
+
+// Each record's object is rendered as soon as it is read and its tree freed: a trace of tens of
+// MB held as trees costs several times the time (and ten times the memory) of one tree at a time.
+void render_object(Record& record) {
+  if (record.object.is_null()) return;
+  record.rendered = RenderedObject{canonical_text(record.object),
+                                   record.kind == "RayJob" ? rayjob_status(record.object) : RayJobStatus{}};
+  record.object = nullptr;
+}
+
+ParsedFile parse(Format format, const TraceInput& input) {
+  switch (format) {
+    case Format::kubectl_watch: return parse_kubectl_watch(input.text, input.file, render_object);
+    case Format::audit: return parse_audit_log(input.text, input.file, render_object);
+    case Format::watch_stream: return parse_watch_stream(input.text, input.file, render_object);
+  }
+  return {};
+}
+
+// The object's canonical JSON (parse() rendered it), moved out of the record.
+events::RawJson take_object(Record& record) {
+  return record.rendered ? events::RawJson{std::move(record.rendered->json)} : raw(record.object);
+}
+
+std::string object_ref(const Record& record) {
+  return fmt::format("{}/{}/{}", record.kind, record.namespace_, record.name);
+}
+
 // One audit write: api.<verb>, its outcome and code, and the bodies its level has.
-void render_api_write(const Record& record, const std::string& source, events::Event& event) {
+void render_api_write(Record& record, const std::string& source, events::Event& event) {
   event.type = "api." + record.type;
   event.actor = record.user.empty() ? "unknown" : record.user;
   event.object = object_ref(record);
@@ -81,11 +134,11 @@ void render_api_write(const Record& record, const std::string& source, events::E
   if (!record.time.empty()) event.with("time", record.time);
   event.with("source", source);
   if (!record.request.is_null()) event.with("request", raw(record.request));
-  if (!record.object.is_null()) event.with("object", raw(record.object));
+  if (record.rendered) event.with("object", take_object(record));
 }
 
 // One watch event: watch.observed, watch.bookmark or watch.error.
-void render_watch_event(const Record& record, bool type_inferred, const std::string& source, events::Event& event) {
+void render_watch_event(Record& record, bool type_inferred, const std::string& source, events::Event& event) {
   event.actor = record.kind.empty() ? "watch" : "watch/" + record.kind;
   if (record.type == "BOOKMARK") {
     event.type = "watch.bookmark";
@@ -101,14 +154,14 @@ void render_watch_event(const Record& record, bool type_inferred, const std::str
     if (type_inferred) event.with("type_inferred", true);
   }
   event.with("source", source);
-  if (event.type == "watch.observed") event.with("object", raw(record.object));
+  if (event.type == "watch.observed") event.with("object", take_object(record));
 }
 
 class EventBuilder {
  public:
   explicit EventBuilder(std::int64_t first_time_ms) : first_time_ms_(first_time_ms) {}
 
-  void add(const Record& record, bool type_inferred, std::vector<events::Event>& out) {
+  void add(Record& record, bool type_inferred, std::vector<events::Event>& out) {
     events::Event event;
     event.seq = static_cast<std::int64_t>(out.size());
     event.at_ms = record.time_ms ? *record.time_ms - first_time_ms_ : 0;
@@ -130,9 +183,9 @@ class EventBuilder {
   // first state seen of an object is only where its history starts: a recording that begins
   // with a Running RayJob did not see it enter Running.
   void add_transition(const Record& record, std::int64_t at_ms, std::vector<events::Event>& out) {
-    if (record.kind != "RayJob" || record.object.is_null() || record.type == "DELETED") return;
+    if (record.kind != "RayJob" || !record.rendered || record.type == "DELETED") return;
     const std::string key = record.uid.empty() ? object_ref(record) : record.uid;
-    const RayJobStatus now = rayjob_status(record.object);
+    const RayJobStatus now = record.rendered->status;
     auto [seen, first_sight] = last_status_.try_emplace(key, now);
     RayJobStatus& before = seen->second;
     if (first_sight || (now.deployment == before.deployment && now.job_status == before.job_status)) return;
@@ -154,15 +207,16 @@ class EventBuilder {
   }
 
   std::int64_t first_time_ms_;
-  std::map<std::string, RayJobStatus> last_status_;
+  std::unordered_map<std::string, RayJobStatus> last_status_;
 };
 
 std::string read_text(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw TraceError(fmt::format("{}: cannot read the trace file: {}", file, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::string text;   // read in chunks: no stream buffer to copy it out of
+  std::array<char, 1 << 16> chunk{};
+  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) text.append(chunk.data(), in.gcount());
+  return text;
 }
 
 }  // namespace
@@ -185,9 +239,8 @@ Trace build_trace(Format format, const std::vector<TraceInput>& inputs, bool ski
   bool timed = false;
   // Objects are counted by uid; a record without one (an audit write below RequestResponse that
   // did not name it) counts only when no record of the same Kind/namespace/name has a uid.
-  std::set<std::string> uids;
-  std::set<std::string> refs_with_uid;
-  std::set<std::string> refs_without_uid;
+  std::unordered_set<std::string> uids;
+  std::unordered_set<std::string> refs_without_uid;
   for (const Record& record : merged.records) {
     if (record.time_ms && (!timed || *record.time_ms < first_time_ms)) first_time_ms = *record.time_ms;
     timed = timed || record.time_ms.has_value();
@@ -196,11 +249,16 @@ Trace build_trace(Format format, const std::vector<TraceInput>& inputs, bool ski
       refs_without_uid.insert(object_ref(record));
     } else {
       uids.insert(record.uid);
-      refs_with_uid.insert(object_ref(record));
     }
   }
   trace.objects = static_cast<std::int64_t>(uids.size());
-  for (const std::string& ref : refs_without_uid) trace.objects += refs_with_uid.count(ref) == 0 ? 1 : 0;
+  if (!refs_without_uid.empty()) {
+    std::unordered_set<std::string> refs_with_uid;
+    for (const Record& record : merged.records) {
+      if (!record.name.empty() && !record.uid.empty()) refs_with_uid.insert(object_ref(record));
+    }
+    for (const std::string& ref : refs_without_uid) trace.objects += refs_with_uid.count(ref) == 0 ? 1 : 0;
+  }
 
   json file_names = json::array();
   for (const TraceInput& input : inputs) file_names.push_back(input.file);

@@ -59,8 +59,7 @@ JsonValue parse_value(std::string_view text, int line) {
   return result;
 }
 
-std::vector<JsonValue> split_concatenated(std::string_view text) {
-  std::vector<JsonValue> values;
+void for_each_concatenated(std::string_view text, const EachJsonValue& each) {
   int line = 1;
   std::size_t pos = 0;
   while (pos < text.size()) {
@@ -80,7 +79,7 @@ std::vector<JsonValue> split_concatenated(std::string_view text) {
       value = parse_value(text.substr(pos, end - pos), line);
     }
     const bool bad = !value.error.empty();
-    values.push_back(std::move(value));
+    each(value);
     // A bad value spoils only itself: go on at the next line that opens a value (kubectl prints
     // each object from column 0, and everything inside it indented).
     const std::size_t next = bad ? text.find("\n{", pos) : end - 1;
@@ -88,13 +87,11 @@ std::vector<JsonValue> split_concatenated(std::string_view text) {
     line += count_lines(text.substr(pos, next + 1 - pos));
     pos = next + 1;
   }
-  return values;
 }
 
 }  // namespace
 
-std::vector<JsonValue> split_json_lines(std::string_view text) {
-  std::vector<JsonValue> values;
+void for_each_json_line(std::string_view text, const EachJsonValue& each) {
   int line = 0;
   std::size_t pos = 0;
   while (pos < text.size()) {
@@ -102,10 +99,12 @@ std::vector<JsonValue> split_json_lines(std::string_view text) {
     if (end == std::string_view::npos) end = text.size();
     ++line;
     const std::string_view content = text.substr(pos, end - pos);
-    if (!std::all_of(content.begin(), content.end(), is_blank)) values.push_back(parse_value(content, line));
+    if (!std::all_of(content.begin(), content.end(), is_blank)) {
+      JsonValue value = parse_value(content, line);
+      each(value);
+    }
     pos = end + 1;
   }
-  return values;
 }
 
 namespace {
@@ -121,13 +120,17 @@ std::size_t first_object_line(std::string_view text) {
 
 bool looks_like_json(std::string_view text) { return first_object_line(text) != std::string_view::npos; }
 
-std::vector<JsonValue> split_json_values(std::string_view text) {
+void for_each_json_value(std::string_view text, const EachJsonValue& each) {
   const std::size_t begin = first_object_line(text);
-  if (begin == std::string_view::npos) return split_json_lines(text);   // every line is bad (or blank)
+  if (begin == std::string_view::npos) return for_each_json_line(text, each);   // every line is bad (or blank)
   const std::size_t end = value_end(text, begin);
   const bool one_per_line =
       end == std::string_view::npos || text.substr(begin, end - begin).find('\n') == std::string_view::npos;
-  return one_per_line ? split_json_lines(text) : split_concatenated(text);
+  if (one_per_line) {
+    for_each_json_line(text, each);
+  } else {
+    for_each_concatenated(text, each);
+  }
 }
 
 }  // namespace rjsim::trace

@@ -7,9 +7,9 @@
 // `{`, so one bad object spoils only itself too.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -24,8 +24,11 @@ struct JsonValue {
 // Does the text look like JSON (some line opens with `{`, which no YAML document kubectl prints does)?
 bool looks_like_json(std::string_view text);
 
-std::vector<JsonValue> split_json_values(std::string_view text);
+// Calls `each` with every value of the text, in order, one at a time: a long trace is never held
+// as JSON trees at once. `each` may move the value away.
+using EachJsonValue = std::function<void(JsonValue&)>;
+void for_each_json_value(std::string_view text, const EachJsonValue& each);
 // One value per non-blank line, whatever the first value looks like.
-std::vector<JsonValue> split_json_lines(std::string_view text);
+void for_each_json_line(std::string_view text, const EachJsonValue& each);
 
 }  // namespace rjsim::trace

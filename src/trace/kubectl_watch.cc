@@ -13,11 +13,11 @@ namespace {
 using nlohmann::json;
 
 // A watch event when it has `type` and `object`, a list's items (`kubectl get -o json` without
-// -w prints a List), else a plain object.
-void add_value(const json& value, int line, const std::string& file, ParsedFile& parsed) {
+// -w prints a List), else a plain object. The objects are moved into the records.
+void add_value(json&& value, int line, const std::string& file, ParsedFile& parsed) {
   if (value.is_object() && value.contains("items") && value["items"].is_array() && value.contains("kind") &&
       value["kind"].is_string() && value["kind"].get<std::string>().ends_with("List")) {
-    for (const json& item : value["items"]) add_value(item, line, file, parsed);
+    for (json& item : value["items"]) add_value(std::move(item), line, file, parsed);
     return;
   }
   Record record;
@@ -27,8 +27,9 @@ void add_value(const json& value, int line, const std::string& file, ParsedFile&
   // A Secret or an Event has a top-level `type` too, but also a `kind`.
   const bool is_event =
       value.is_object() && (value.contains("object") || (value.contains("type") && !value.contains("kind")));
-  if (is_event ? read_watch_event(value, record, error) : read_object(value, "", record, error)) {
-    parsed.records.push_back(std::move(record));
+  // Moved from only when it reads: a bad record's hint below sees it as it was.
+  if (is_event ? read_watch_event(std::move(value), record, error) : read_object(std::move(value), "", record, error)) {
+    parsed.keep(std::move(record));
   } else {
     parsed.bad.push_back(BadRecord{file, line, error + other_format_hint(value, Format::kubectl_watch)});
   }
@@ -61,7 +62,7 @@ void parse_yaml_document(std::string_view document, int first_line, const std::s
     parsed.bad.push_back(BadRecord{file, first_line + error_line - 1, error});
     return;
   }
-  add_value(value, first_line, file, parsed);
+  add_value(std::move(value), first_line, file, parsed);
 }
 
 void parse_yaml(std::string_view text, const std::string& file, ParsedFile& parsed) {
@@ -86,19 +87,20 @@ void parse_yaml(std::string_view text, const std::string& file, ParsedFile& pars
 
 }  // namespace
 
-ParsedFile parse_kubectl_watch(std::string_view text, const std::string& file) {
+ParsedFile parse_kubectl_watch(std::string_view text, const std::string& file, RecordHook on_record) {
   ParsedFile parsed;
+  parsed.on_record = std::move(on_record);
   if (!looks_like_json(text)) {
     parse_yaml(text, file, parsed);
     return parsed;
   }
-  for (const JsonValue& value : split_json_values(text)) {
+  for_each_json_value(text, [&](JsonValue& value) {
     if (!value.error.empty()) {
       parsed.bad.push_back(BadRecord{file, value.line, value.error});
     } else {
-      add_value(value.value, value.line, file, parsed);
+      add_value(std::move(value.value), value.line, file, parsed);
     }
-  }
+  });
   return parsed;
 }
 

@@ -17,6 +17,6 @@
 
 namespace rjsim::trace {
 
-ParsedFile parse_kubectl_watch(std::string_view text, const std::string& file);
+ParsedFile parse_kubectl_watch(std::string_view text, const std::string& file, RecordHook on_record = {});
 
 }  // namespace rjsim::trace

@@ -4,9 +4,11 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <set>
 #include <string>
+#include <unordered_set>
 #include <utility>
+
+#include <fmt/format.h>
 
 namespace rjsim::trace {
 namespace {
@@ -23,9 +25,12 @@ std::optional<std::int64_t> decimal(const std::string& text) {
 
 bool succeeded(const Record& record) { return record.code >= 200 && record.code < 300; }
 
+// Where a record is (files[file][index]) and its sort key: records are sorted as positions, not
+// moved about (a Record is hundreds of bytes).
 struct Keyed {
   std::int64_t key = 0;
-  Record record;
+  std::size_t file = 0;
+  std::size_t index = 0;
 };
 
 }  // namespace
@@ -42,12 +47,13 @@ MergedTrace merge_records(Format format, std::vector<std::vector<Record>> files)
   if (by_time) sortable = true;   // stageTimestamp is always comparable
 
   std::vector<Keyed> keyed;
-  for (std::vector<Record>& file : files) {
+  for (std::size_t f = 0; f < files.size(); ++f) {
     std::int64_t carried = std::numeric_limits<std::int64_t>::min();
-    for (Record& record : file) {
+    for (std::size_t i = 0; i < files[f].size(); ++i) {
+      const Record& record = files[f][i];
       std::optional<std::int64_t> key = by_time ? record.time_ms : decimal(record.resource_version);
       if (key) carried = *key;
-      keyed.push_back(Keyed{carried, std::move(record)});
+      keyed.push_back(Keyed{carried, f, i});
     }
   }
   if (sortable) {
@@ -55,15 +61,17 @@ MergedTrace merge_records(Format format, std::vector<std::vector<Record>> files)
   }
 
   MergedTrace merged;
-  std::set<std::pair<std::string, std::string>> states_seen;   // (uid, resourceVersion)
-  std::set<std::string> uids_seen;
-  std::set<std::string> audit_ids_seen;
-  for (Keyed& item : keyed) {
-    Record& record = item.record;
+  std::unordered_set<std::string> states_seen;   // "<length of uid>:<uid><resourceVersion>"
+  std::unordered_set<std::string> uids_seen;
+  std::unordered_set<std::string> audit_ids_seen;
+  for (const Keyed& item : keyed) {
+    Record& record = files[item.file][item.index];
     const bool state = format != Format::audit && !record.uid.empty() &&
                        (record.type.empty() || record.type == "ADDED" || record.type == "MODIFIED");
     // An audit event logged twice (overlapping rotated files) has the same auditID.
-    const bool repeated = state ? !states_seen.emplace(record.uid, record.resource_version).second
+    const std::string state_key = state ? fmt::format("{}:{}{}", record.uid.size(), record.uid, record.resource_version)
+                                        : std::string();
+    const bool repeated = state ? !states_seen.insert(state_key).second
                                 : !record.audit_id.empty() && !audit_ids_seen.insert(record.audit_id).second;
     if (repeated) {
       ++merged.duplicates;

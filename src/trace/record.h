@@ -7,10 +7,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +24,20 @@ enum class Format : std::uint8_t { kubectl_watch, audit, watch_stream };
 std::string_view to_string(Format format);
 // "kubectl-watch", "audit" or "watch-stream"; false for anything else.
 bool parse_format(std::string_view text, Format& format);
+
+// The RayJob status fields a status.transition compares; "" when absent.
+struct RayJobStatus {
+  std::string deployment;   // status.jobDeploymentStatus
+  std::string job_status;
+  std::string reason;
+};
+
+// An object as the importer keeps it once it has rendered it (import.h): its canonical JSON
+// (compact, keys sorted, as an event body holds it) and, for a RayJob, its status fields.
+struct RenderedObject {
+  std::string json;
+  RayJobStatus status;
+};
 
 struct Record {
   std::string file;
@@ -36,6 +52,9 @@ struct Record {
   std::string uid;                // "" when the record does not carry one
   std::string resource_version;   // the object's resourceVersion after the event; "" when unknown
   nlohmann::json object;          // the object, volatile metadata normalised; null when not recorded
+  // Set by the importer as each record is read, when it also sets `object` to null: a long trace
+  // is never held as JSON trees at once (ParsedFile::on_record).
+  std::optional<RenderedObject> rendered;
 
   // A BOOKMARK annotated k8s.io/initial-events-end: the end of a streaming initial list
   // (sendInitialEvents=true).
@@ -66,10 +85,19 @@ struct BadRecord {
   std::string text() const;
 };
 
+// Called on each record as it is kept, before the next one is read.
+using RecordHook = std::function<void(Record&)>;
+
 struct ParsedFile {
   std::vector<Record> records;
   std::vector<BadRecord> bad;
   int ignored = 0;   // well-formed records that carry no observation (audit reads, early stages)
+  RecordHook on_record;   // none by default
+
+  void keep(Record&& record) {
+    if (on_record) on_record(record);
+    records.push_back(std::move(record));
+  }
 };
 
 // Bad input found while importing (a bad record without --skip-bad, an unreadable file): exit 2.

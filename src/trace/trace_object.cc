@@ -1,5 +1,8 @@
 #include "trace/trace_object.h"
 
+#include <optional>
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "engine/object_json.h"
@@ -43,12 +46,10 @@ bool same_group(std::string_view api_version, std::string_view expected) {
   return api_version.empty() || group(api_version) == group(expected);
 }
 
-}  // namespace
-
-json normalise_object(json object) {
-  if (!object.is_object()) return object;
+void normalise_in_place(json& object) {
+  if (!object.is_object()) return;
   auto metadata = object.find("metadata");
-  if (metadata == object.end() || !metadata->is_object()) return object;
+  if (metadata == object.end() || !metadata->is_object()) return;
   metadata->erase("managedFields");
   metadata->erase("selfLink");
   auto annotations = metadata->find("annotations");
@@ -56,10 +57,45 @@ json normalise_object(json object) {
     annotations->erase("kubectl.kubernetes.io/last-applied-configuration");
     if (annotations->empty()) metadata->erase(annotations);
   }
+}
+
+// The typed reading of a modelled kind takes resourceVersion as a number and one version of each
+// group; a trace keeps resourceVersion as text, and an older cluster serves ray.io/v1alpha1. So
+// both are set aside while `object` is read (in place: a copy of the object would cost as much
+// as the reading) and put back, whatever the reading did.
+void check_typed(json& object, engine::Kind kind) {
+  json& metadata = object["metadata"];
+  std::optional<json> resource_version;
+  std::optional<json> api_version;
+  if (auto it = metadata.find("resourceVersion"); it != metadata.end()) {
+    resource_version = std::move(*it);
+    metadata.erase(it);
+  }
+  if (auto it = object.find("apiVersion"); it != object.end()) {
+    api_version = std::move(*it);
+    object.erase(it);
+  }
+  auto restore = [&] {
+    if (resource_version) metadata["resourceVersion"] = std::move(*resource_version);
+    if (api_version) object["apiVersion"] = std::move(*api_version);
+  };
+  try {
+    (void)engine::object_from_json(object, kind);
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
+}
+
+}  // namespace
+
+json normalise_object(json object) {
+  normalise_in_place(object);
   return object;
 }
 
-bool read_object(const json& object, const std::string& where, Record& record, std::string& error) {
+bool read_object(json&& object, const std::string& where, Record& record, std::string& error) {
   if (!object.is_object()) {
     error = fmt::format("{}{}expected a Kubernetes object, got {}", where, where.empty() ? "" : ": ", object.dump());
     return false;
@@ -79,42 +115,39 @@ bool read_object(const json& object, const std::string& where, Record& record, s
   if (const json* ns = member(*metadata, "namespace"); ns != nullptr && ns->is_string()) {
     record.namespace_ = ns->get<std::string>();
   }
-  record.object = normalise_object(object);
+  normalise_in_place(object);
 
   engine::Kind kind{};
-  const std::string api_version = member(object, "apiVersion") != nullptr && object["apiVersion"].is_string()
-                                      ? object["apiVersion"].get<std::string>()
-                                      : std::string();
-  if (engine::parse_kind(record.kind, kind) && same_group(api_version, engine::api_version_of(kind))) {
-    // The typed reading takes resourceVersion as a number and one version of each group; a trace
-    // keeps resourceVersion as text, and an older cluster serves ray.io/v1alpha1.
-    json typed = record.object;
-    typed["metadata"].erase("resourceVersion");
-    typed.erase("apiVersion");
+  const json* api_version = member(object, "apiVersion");
+  const std::string_view api_version_text =
+      api_version != nullptr && api_version->is_string() ? api_version->get_ref<const std::string&>() : "";
+  if (engine::parse_kind(record.kind, kind) && same_group(api_version_text, engine::api_version_of(kind))) {
     try {
-      (void)engine::object_from_json(typed, kind);
+      check_typed(object, kind);
     } catch (const engine::ObjectFormatError& e) {
       // e.path is already a JSON path ("status.jobDeploymentStatus").
       error = fmt::format("{}{}{}: {}", where, where.empty() ? "" : ".", e.path, e.message);
       return false;
     }
   }
+  record.object = std::move(object);
   return true;
 }
 
-bool read_watch_event(const json& event, Record& record, std::string& error) {
+bool read_watch_event(json&& event, Record& record, std::string& error) {
   if (!event.is_object()) {
     error = fmt::format("expected a watch event {{\"type\", \"object\"}}, got {}", event.dump());
     return false;
   }
   if (!string_member(event, "type", "", record.type, error)) return false;
-  const json* object = member(event, "object");
+  auto found = event.find("object");
+  json* object = found == event.end() || found->is_null() ? nullptr : &*found;
   if (object == nullptr) {
     error = "object: missing";
     return false;
   }
   if (record.type == "ADDED" || record.type == "MODIFIED" || record.type == "DELETED") {
-    return read_object(*object, "object", record, error);
+    return read_object(std::move(*object), "object", record, error);
   }
   if (record.type == "BOOKMARK") {
     const json* metadata = member(*object, "metadata");

@@ -22,13 +22,16 @@ nlohmann::json normalise_object(nlohmann::json object);
 // Fills record.kind, namespace_, name, uid, resource_version and object from `object`, which
 // must have kind, metadata.name, metadata.uid and metadata.resourceVersion. False with `error`
 // ("object.metadata.uid: missing") otherwise, or when a modelled kind does not read back.
-// `where` prefixes the JSON paths in messages ("object", "responseObject").
-bool read_object(const nlohmann::json& object, const std::string& where, Record& record, std::string& error);
+// `where` prefixes the JSON paths in messages ("object", "responseObject"). The object is moved
+// into record.object when it reads (a trace's objects are too many to copy); when it does not,
+// it is left as it was but normalised.
+bool read_object(nlohmann::json&& object, const std::string& where, Record& record, std::string& error);
 
 // A metav1.WatchEvent {type, object} (kubectl --output-watch-events, the raw watch stream):
 // ADDED, MODIFIED and DELETED carry an object; BOOKMARK only its resourceVersion; ERROR a Status
-// (code, reason, message). False with `error` for anything else.
-bool read_watch_event(const nlohmann::json& event, Record& record, std::string& error);
+// (code, reason, message). False with `error` for anything else. An ADDED, MODIFIED or DELETED
+// object is moved into record.object as read_object does.
+bool read_watch_event(nlohmann::json&& event, Record& record, std::string& error);
 
 // A note for a record that reads as another format would ("" when it does not): the common
 // mistake of giving the wrong --format gets a message that says which one fits.

@@ -13,6 +13,6 @@
 
 namespace rjsim::trace {
 
-ParsedFile parse_watch_stream(std::string_view text, const std::string& file);
+ParsedFile parse_watch_stream(std::string_view text, const std::string& file, RecordHook on_record = {});
 
 }  // namespace rjsim::trace

@@ -287,5 +287,22 @@ TEST_CASE("import build_trace: an audit object counts once, named with and witho
   CHECK(trace.events[3].object == "RayJob/default/demo");
 }
 
+TEST_CASE("import build_trace: an object's body is exactly what nlohmann's dump() writes of it") {
+  // A kind rjsim does not model, so nothing about its fields is checked: escapes, UTF-8, control
+  // characters, floats, big and negative integers, nested arrays, keys out of order.
+  const json object = json::parse(R"({"kind": "ConfigMap", "apiVersion": "v1",
+      "metadata": {"name": "cm", "namespace": "default", "uid": "u-cm", "resourceVersion": "7",
+                   "annotations": {"z": "last", "a\"quote": "tab\there\nline \\ \u0001 \u001f \u007f"}},
+      "data": {"é": "naïve — 日本 🎉", "empty": "", "float": 1.5, "exp": 1e21, "tiny": -2.5e-7, "whole": 3.0,
+               "big": 18446744073709551615, "neg": -9223372036854775808,
+               "list": [[], {}, [1, [true, false, null]]]}})");
+  const Trace trace =
+      build_trace(Format::kubectl_watch, {TraceInput{"cm.json", watch_line("ADDED", object)}}, false);
+  REQUIRE(trace.events.size() == 2);
+  const events::Value* body = trace.events[1].find("object");
+  REQUIRE(body != nullptr);
+  CHECK(std::get<events::RawJson>(*body).text == object.dump());
+}
+
 }  // namespace
 }  // namespace rjsim::trace

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <ctime>
+#include <string>
 
 namespace rjsim::bench {
 
@@ -26,16 +27,16 @@ class Stopwatch {
   }
   double cpu_seconds() const { return process_cpu_seconds() - cpu_start_; }
 
-  // A rate: `count` `unit` in this phase, against "at least `target` a second".
+  // A rate: `count` `unit` in this phase, against "at least `target` a second" (0: no target).
   void report_rate(const char* what, std::int64_t count, const char* unit, double target) const {
-    const double wall_s = wall_seconds();
-    const double cpu_s = cpu_seconds();
-    const double per_wall_s = static_cast<double>(count) / wall_s;
-    const double per_cpu_s = static_cast<double>(count) / cpu_s;
-    fmt::print("{:<32} {:>9} {:<9} wall {:6.3f} s = {:>9.0f}/s  cpu {:6.3f} s = {:>9.0f}/s  "
-               "target >= {:>9.0f}/s  {}\n",
-               what, count, unit, wall_s, per_wall_s, cpu_s, per_cpu_s, target,
-               per_wall_s >= target ? "ok" : per_cpu_s >= target ? "ok on cpu time" : "BELOW");
+    report(what, fmt::format("{:>9} {:<9}", count, unit), static_cast<double>(count), "{:>9.0f}/s", target);
+  }
+
+  // A throughput: `bytes` in this phase in MB (10^6 bytes), against "at least `target_mb` MB a
+  // second".
+  void report_megabytes(const char* what, std::int64_t bytes, double target_mb) const {
+    const double mb = static_cast<double>(bytes) * 1e-6;
+    report(what, fmt::format("{:>9.1f} {:<9}", mb, "MB"), mb, "{:>6.1f} MB/s", target_mb);
   }
 
   // A duration: this phase against "at most `target_s` seconds".
@@ -47,6 +48,20 @@ class Stopwatch {
   }
 
  private:
+  void report(const char* what, const std::string& amount, double count, const char* rate_format,
+              double target) const {
+    const double wall_s = wall_seconds();
+    const double cpu_s = cpu_seconds();
+    const auto rate = [&](double per_s) { return fmt::format(fmt::runtime(rate_format), per_s); };
+    fmt::print("{:<32} {} wall {:6.3f} s = {}  cpu {:6.3f} s = {}", what, amount, wall_s, rate(count / wall_s), cpu_s,
+               rate(count / cpu_s));
+    if (target > 0) {
+      fmt::print("  target >= {}  {}", rate(target),
+                 count / wall_s >= target ? "ok" : count / cpu_s >= target ? "ok on cpu time" : "BELOW");
+    }
+    fmt::print("\n");
+  }
+
   std::chrono::steady_clock::time_point wall_start_;
   double cpu_start_;
 };
