@@ -24,6 +24,7 @@ struct ConformOptions {
   std::string db_path;
   std::int64_t run_id = 0;  // 0: the last trace run in the database
   std::string controller;
+  std::string rayjob;   // empty: the first RayJob the trace shows
   bool json = false;
   bool show_scenario = false;
 };
@@ -100,7 +101,7 @@ int conform(const ConformOptions& options, Io& io) {
   const std::vector<events::Event> events = read_events(database, run.run_id);
   trace::ConformReport report;
   try {
-    report = trace::conform_trace(events, options.controller);
+    report = trace::conform_trace(events, options.controller, options.rayjob);
   } catch (const trace::ConformError& e) {
     io.err << fmt::format("rjsim conform: {}: run {}: {}\n", options.db_path, run.run_id, e.what());
     return exit_bad_input;
@@ -120,13 +121,17 @@ void add_conform_command(CLI::App& rjsim, CommandTable& commands) {
   CLI::App* conform_command = commands.add(
       rjsim, "conform",
       "replay a recorded trace through a model: is each recorded transition agreed or different",
-      {"rjsim conform traces.db --run 3 --controller kuberay-1.1"});
+      {"rjsim conform traces.db --run 3 --controller kuberay-1.1", "rjsim conform traces.db --rayjob default/rayjob-sample"});
   conform_command->add_option("DB", options->db_path, "the database that holds the trace run")
       ->type_name("")
       ->required();
   add_run_id_option(*conform_command, options->run_id, "the trace run (default: the last one)");
   add_controller_option(*conform_command, options->controller,
                         "the model to replay it through (default: picked from the recorded fields)");
+  conform_command
+      ->add_option("--rayjob", options->rayjob,
+                   "the RayJob to follow, NAME or NAMESPACE/NAME (default: the first one the trace shows)")
+      ->type_name("NAME");
   add_json_flag(*conform_command, options->json);
   conform_command->add_flag("--show-scenario", options->show_scenario,
                             "also print the scenario derived from the trace");

@@ -139,7 +139,8 @@ Alignment align_transitions(const std::vector<explore::Transition>& recorded,
   return out;
 }
 
-ConformReport conform_trace(const std::vector<events::Event>& trace_events, const std::string& controller) {
+ConformReport conform_trace(const std::vector<events::Event>& trace_events, const std::string& controller,
+                            const std::string& rayjob) {
   ConformReport report;
   if (controller.empty()) {
     report.model = pick_conform_model(trace_events);
@@ -152,7 +153,7 @@ ConformReport conform_trace(const std::vector<events::Event>& trace_events, cons
     }
     report.model = {canonical, "given with --controller"};
   }
-  report.derived = derive_conform_scenario(trace_events, report.model.controller);
+  report.derived = derive_conform_scenario(trace_events, report.model.controller, rayjob);
   anchor_estimated_actions(report.derived);
   const std::vector<explore::Transition> model =
       model_transitions(report.derived, report.derived.scenario, &report.run);

@@ -71,10 +71,12 @@ struct ConformScenario {
   std::size_t faults_assumption = 0;             // the line that says the model runs fault-free
 };
 
-// Throws ConformError when `trace_events` is not a trace run (seq 0 is not trace.import) or holds
-// no RayJob object. `controller` is the model the scenario names (pick_conform_model's, or --controller).
+// Throws ConformError when `trace_events` is not a trace run (seq 0 is not trace.import), holds
+// no RayJob object, or none named `rayjob`. `controller` is the model the scenario names
+// (pick_conform_model's, or --controller). `rayjob` is the RayJob to follow, as NAME or
+// NAMESPACE/NAME; empty: the first one the trace shows.
 ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_events,
-                                        const std::string& controller);
+                                        const std::string& controller, const std::string& rayjob = "");
 
 // The derived scenario with only the first `count` actions (in derivation order), each at its
 // action_times' time. Throws ConformError when it does not load.
@@ -118,8 +120,10 @@ struct ConformReport {
   Alignment alignment;
 };
 
-// `controller` empty: pick_conform_model. Throws ConformError for an unknown model.
-ConformReport conform_trace(const std::vector<events::Event>& trace_events, const std::string& controller);
+// `controller` empty: pick_conform_model. `rayjob`: as derive_conform_scenario's. Throws
+// ConformError for an unknown model or RayJob.
+ConformReport conform_trace(const std::vector<events::Event>& trace_events, const std::string& controller,
+                            const std::string& rayjob = "");
 
 // "Running -> Complete (SUCCEEDED, reason AppFailed)".
 std::string transition_label(const explore::Transition& transition);

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "engine/object_json.h"
@@ -240,7 +241,7 @@ constexpr int kEveryAttempt = 1000;
 // derive_conform_scenario's working state: the trace's observations, the RayJob followed and
 // its states, the trace's clock; the passes below fill `out`, `world` and `actions`.
 struct Derivation {
-  explicit Derivation(const std::vector<events::Event>& trace_events);
+  Derivation(const std::vector<events::Event>& trace_events, const std::string& wanted);
   void user_actions();   // spec changes and the deletion
   void ray_cluster();    // rayCluster.readyAfter, and when the RayJob reached Running
   void ray_job();        // the submitter and the Ray job
@@ -297,19 +298,43 @@ std::vector<Observation> trace_observations(const std::vector<events::Event>& tr
   return observations(trace_events);
 }
 
-const Observation* first_rayjob_of(const std::vector<Observation>& all) {
-  auto first = std::find_if(all.begin(), all.end(), [](const Observation& o) {
-    return o.kind == "RayJob" && o.object().is_object() && !o.deleted;
+// Whether `ref` (RayJob/NAMESPACE/NAME) is the RayJob `wanted` names: NAME or NAMESPACE/NAME.
+bool names_rayjob(const std::string& ref, const std::string& wanted) {
+  const std::string namespace_and_name = ref.substr(ref.find('/') + 1);
+  return wanted == namespace_and_name || wanted == namespace_and_name.substr(namespace_and_name.find('/') + 1);
+}
+
+// The RayJobs of the trace that have an object, NAMESPACE/NAME in the order first seen.
+std::vector<std::string> rayjobs_seen(const std::vector<Observation>& all) {
+  std::vector<std::string> names;
+  for (const Observation& o : all) {
+    if (o.kind != "RayJob" || o.deleted || !o.object().is_object()) continue;
+    const std::string name = o.ref.substr(o.ref.find('/') + 1);
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  return names;
+}
+
+// The first state of the RayJob to follow: `wanted`'s, or the first RayJob's when it is empty.
+const Observation* first_rayjob_of(const std::vector<Observation>& all, const std::string& wanted) {
+  auto first = std::find_if(all.begin(), all.end(), [&](const Observation& o) {
+    return o.kind == "RayJob" && !o.deleted && (wanted.empty() || names_rayjob(o.ref, wanted)) &&
+           o.object().is_object();
   });
-  if (first == all.end()) {
+  if (first != all.end()) return &*first;
+  const std::vector<std::string> names = rayjobs_seen(all);
+  if (names.empty()) {
     throw ConformError("the trace holds no RayJob object (record the rayjobs watch, or log rayjobs at level "
                        "RequestResponse)");
   }
-  return &*first;
+  const std::size_t shown = std::min<std::size_t>(names.size(), 10);
+  throw ConformError(fmt::format("--rayjob: the trace holds no RayJob \"{}\" (it holds {}{})", wanted,
+                                 fmt::join(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(shown), ", "),
+                                 names.size() > shown ? fmt::format(" and {} more", names.size() - shown) : ""));
 }
 
-Derivation::Derivation(const std::vector<events::Event>& trace_events)
-    : all(trace_observations(trace_events)), first_rayjob(first_rayjob_of(all)), first(first_rayjob->object()) {
+Derivation::Derivation(const std::vector<events::Event>& trace_events, const std::string& wanted)
+    : all(trace_observations(trace_events)), first_rayjob(first_rayjob_of(all, wanted)), first(first_rayjob->object()) {
   ref = first_rayjob->ref;
   uid = text_at(first, {"metadata", "uid"});
   out.rayjob = text_at(first, {"metadata", "name"});
@@ -323,8 +348,10 @@ Derivation::Derivation(const std::vector<events::Event>& trace_events)
     if (o.kind == "RayJob") rayjob_refs.insert(o.ref);
   }
   if (rayjob_refs.size() > 1) {
-    out.assumptions.push_back(fmt::format("the trace holds {} RayJobs: conform follows the first one seen, {}",
-                                          rayjob_refs.size(), ref));
+    out.assumptions.push_back(fmt::format("the trace holds {} RayJobs: conform follows {}, {} (--rayjob NAME "
+                                          "follows another)",
+                                          rayjob_refs.size(), wanted.empty() ? "the first one seen" : "the one named",
+                                          ref));
   }
 
   // The RayJob's own states, in order (the first uid only: a re-created RayJob is another object).
@@ -729,8 +756,8 @@ ConformScenario Derivation::finish(const std::string& controller) {
 }  // namespace
 
 ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_events,
-                                        const std::string& controller) {
-  Derivation derivation(trace_events);
+                                        const std::string& controller, const std::string& rayjob) {
+  Derivation derivation(trace_events, rayjob);
   derivation.user_actions();
   derivation.ray_cluster();
   derivation.ray_job();

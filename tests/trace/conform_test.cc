@@ -306,6 +306,32 @@ TEST_CASE("conform: a RayJob deleted and created again under its name is another
   CHECK(derived.scenario.actions[0].type == engine::Action::Type::delete_);
 }
 
+TEST_CASE("conform: --rayjob follows the RayJob it names, by NAME or NAMESPACE/NAME; the first one seen by default") {
+  json first = manifest("ray-job.sample.yaml");
+  json second = first;
+  second["metadata"]["name"] = "second";
+  const std::vector<events::Event> trace = trace_of(
+      {{"rayjobs.json", watch_line("ADDED", observed(first, "u-1", "10")) +
+                            watch_line("ADDED", observed(second, "u-2", "11")) +
+                            watch_line("MODIFIED", observed(first, "u-1", "12", rayjob_status("Initializing"))) +
+                            watch_line("MODIFIED", observed(second, "u-2", "13", rayjob_status("Initializing"))) +
+                            watch_line("MODIFIED", observed(second, "u-2", "14", rayjob_status("Running")))}});
+  const ConformScenario by_default = derive_conform_scenario(trace, "kuberay-1.1");
+  CHECK(by_default.rayjob == "rayjob-sample");
+  CHECK(by_default.recorded.size() == 1);
+  CHECK(has_line(by_default.assumptions, "the trace holds 2 RayJobs: conform follows the first one seen"));
+  for (const std::string name : {"second", "default/second"}) {
+    CAPTURE(name);
+    const ConformScenario named = derive_conform_scenario(trace, "kuberay-1.1", name);
+    CHECK(named.rayjob == "second");
+    CHECK(named.recorded.size() == 2);
+    CHECK(has_line(named.assumptions, "conform follows the one named, RayJob/default/second"));
+  }
+  CHECK_THROWS_WITH_AS(derive_conform_scenario(trace, "kuberay-1.1", "third"),
+                       "--rayjob: the trace holds no RayJob \"third\" (it holds default/rayjob-sample, default/second)",
+                       ConformError);
+}
+
 TEST_CASE("conform: derive_conform_scenario rejects what is not a trace with a RayJob") {
   CHECK_THROWS_AS(derive_conform_scenario({}, "kuberay-1.1"), ConformError);
   const json cluster = manifest("ray-cluster.sample.yaml");
@@ -382,6 +408,13 @@ TEST_CASE("rjsim conform: bad input exits 2 and says what was wrong") {
     Result result = invoke({"conform", db, "--run", "9"});
     CHECK(result.code == 2);
     CHECK(contains(result.err, "no run 9"));
+  }
+  SUBCASE("--rayjob naming no RayJob of the trace") {
+    write_bytes(dir.file("rayjobs.json"), watch_line("ADDED", observed(manifest("ray-job.sample.yaml"), "u-1", "5")));
+    REQUIRE(invoke({"import", dir.file("rayjobs.json"), "--format", "kubectl-watch", "--db", db}).code == 0);
+    Result result = invoke({"conform", db, "--rayjob", "other"});
+    CHECK(result.code == 2);
+    CHECK(contains(result.err, "--rayjob: the trace holds no RayJob \"other\" (it holds default/rayjob-sample)"));
   }
   SUBCASE("a trace without a RayJob") {
     write_bytes(dir.file("rc.json"),
