@@ -1,13 +1,16 @@
 // rjsim conform: replay a recorded trace through a model and report each recorded transition
 // as agreed or differs (DESIGN.md §6; docs/traces.md "Conforming a trace"). The derivation of
-// the stimuli, the run and the alignment are src/trace/conform.h; this file picks the run, and
+// the stimuli, the run and the alignment are src/trace/conform.h; this file picks the run and
+// the RayJobs (every one the trace shows, each on its own, or the one --rayjob names), and
 // prints. Exit 0 when every recorded transition agrees, 1 when one differs, 2 for bad input (not
-// a trace run, no RayJob in it, an unknown run or model).
+// a trace run, no RayJob in it, an unknown run, model or RayJob).
 #include "cli/commands.h"
 
+#include <algorithm>
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
@@ -33,15 +36,21 @@ nlohmann::ordered_json transition_json(const explore::Transition& t) {
   return {{"from", t.from}, {"to", t.to}, {"job_status", t.job_status}, {"reason", t.reason}, {"at_ms", t.at_ms}};
 }
 
-nlohmann::ordered_json conform_json(const store::RunInfo& run, const trace::ConformReport& report) {
+nlohmann::ordered_json details_json(const trace::ConformReport& report) {
   nlohmann::ordered_json details = nlohmann::ordered_json::array();
   for (const trace::ConformDetail& d : report.alignment.details) {
-    details.push_back({{"index", d.index},
+    details.push_back({{"rayjob", report.derived.rayjob},
+                       {"index", d.index},
                        {"recorded", transition_json(d.recorded)},
                        {"model", d.model ? transition_json(*d.model) : nlohmann::ordered_json(nullptr)},
                        {"agreed", d.agreed},
                        {"note", d.note}});
   }
+  return details;
+}
+
+// One RayJob's conformance: the DESIGN §6 fields and what explains them.
+nlohmann::ordered_json rayjob_json(const store::RunInfo& run, const trace::ConformReport& report) {
   nlohmann::ordered_json after = nlohmann::ordered_json::array();
   for (const explore::Transition& t : report.alignment.model_after) after.push_back(transition_json(t));
   return {{"run_id", run.run_id},
@@ -49,13 +58,43 @@ nlohmann::ordered_json conform_json(const store::RunInfo& run, const trace::Conf
           {"recorded_transitions", report.alignment.details.size()},
           {"agreed", report.alignment.agreed},
           {"differs", report.alignment.differs},
-          {"details", details},
+          {"details", details_json(report)},
           {"rayjob", report.derived.rayjob},
           {"controller_why", report.model.why},
           {"assumptions", report.derived.assumptions},
           {"model_after_recording", after},
           {"model_outcome", report.run.outcome},
           {"scenario", report.derived.scenario.text}};
+}
+
+// One RayJob: its own object, with `rayjobs` holding it. Several: the DESIGN §6 fields summed
+// over them (details of all, each naming its RayJob), and each RayJob's object in `rayjobs`.
+nlohmann::ordered_json conform_json(const store::RunInfo& run, const std::vector<trace::ConformReport>& reports) {
+  nlohmann::ordered_json rayjobs = nlohmann::ordered_json::array();
+  for (const trace::ConformReport& report : reports) rayjobs.push_back(rayjob_json(run, report));
+  if (reports.size() == 1) {
+    nlohmann::ordered_json json = rayjobs.front();
+    json["rayjobs"] = rayjobs;
+    return json;
+  }
+  nlohmann::ordered_json details = nlohmann::ordered_json::array();
+  std::size_t recorded = 0;
+  int agreed = 0;
+  int differs = 0;
+  for (const trace::ConformReport& report : reports) {
+    for (nlohmann::ordered_json& detail : details_json(report)) details.push_back(std::move(detail));
+    recorded += report.alignment.details.size();
+    agreed += report.alignment.agreed;
+    differs += report.alignment.differs;
+  }
+  return {{"run_id", run.run_id},
+          {"controller", reports.front().model.controller},
+          {"recorded_transitions", recorded},
+          {"agreed", agreed},
+          {"differs", differs},
+          {"details", details},
+          {"controller_why", reports.front().model.why},
+          {"rayjobs", rayjobs}};
 }
 
 void print_text(std::ostream& out, const store::RunInfo& run, const trace::ConformReport& report,
@@ -95,23 +134,58 @@ void print_text(std::ostream& out, const store::RunInfo& run, const trace::Confo
   }
 }
 
+// Several RayJobs: which agreed and which did not, after their own reports.
+void print_summary(std::ostream& out, const std::vector<trace::ConformReport>& reports) {
+  std::vector<std::string> differing;
+  for (const trace::ConformReport& report : reports) {
+    if (report.alignment.differs > 0) differing.push_back(report.derived.rayjob);
+  }
+  const std::size_t agreeing = reports.size() - differing.size();
+  out << fmt::format("\n{} RayJobs: {} {} with {}, {} {}{}\n", reports.size(), agreeing, agreeing == 1 ? "agrees" : "agree",
+                     reports.front().model.controller, differing.size(), differing.size() == 1 ? "differs" : "differ",
+                     differing.empty() ? "" : fmt::format(" ({})", fmt::join(differing, ", ")));
+}
+
+// Every RayJob the trace shows, or the one --rayjob names.
+std::vector<trace::ConformReport> conform_rayjobs(const std::vector<events::Event>& events,
+                                                  const ConformOptions& options) {
+  std::vector<trace::ConformReport> reports;
+  if (!options.rayjob.empty()) {
+    reports.push_back(trace::conform_trace(events, options.controller, options.rayjob));
+    return reports;
+  }
+  const std::vector<std::string> rayjobs = trace::trace_rayjobs(events);
+  if (rayjobs.size() <= 1) {   // none: conform_trace says what is missing
+    reports.push_back(trace::conform_trace(events, options.controller));
+    return reports;
+  }
+  for (const std::string& rayjob : rayjobs) reports.push_back(trace::conform_trace(events, options.controller, rayjob));
+  return reports;
+}
+
 int conform(const ConformOptions& options, Io& io) {
   store::Database database = store::Database::open_existing(options.db_path);
   const store::RunInfo run = find_trace_run(database, options.run_id);
   const std::vector<events::Event> events = read_events(database, run.run_id);
-  trace::ConformReport report;
+  std::vector<trace::ConformReport> reports;
   try {
-    report = trace::conform_trace(events, options.controller, options.rayjob);
+    reports = conform_rayjobs(events, options);
   } catch (const trace::ConformError& e) {
     io.err << fmt::format("rjsim conform: {}: run {}: {}\n", options.db_path, run.run_id, e.what());
     return exit_bad_input;
   }
   if (options.json) {
-    io.out << conform_json(run, report).dump() << "\n";
+    io.out << conform_json(run, reports).dump() << "\n";
   } else {
-    print_text(io.out, run, report, options);
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+      if (i > 0) io.out << "\n";
+      print_text(io.out, run, reports[i], options);
+    }
+    if (reports.size() > 1) print_summary(io.out, reports);
   }
-  return report.alignment.differs == 0 ? 0 : 1;
+  const bool all_agree = std::all_of(reports.begin(), reports.end(),
+                                     [](const trace::ConformReport& report) { return report.alignment.differs == 0; });
+  return all_agree ? 0 : 1;
 }
 
 }  // namespace
@@ -130,7 +204,8 @@ void add_conform_command(CLI::App& rjsim, CommandTable& commands) {
                         "the model to replay it through (default: picked from the recorded fields)");
   conform_command
       ->add_option("--rayjob", options->rayjob,
-                   "the RayJob to follow, NAME or NAMESPACE/NAME (default: the first one the trace shows)")
+                   "the RayJob to conform, NAME or NAMESPACE/NAME (default: every RayJob the trace shows, "
+                   "each on its own)")
       ->type_name("NAME");
   add_json_flag(*conform_command, options->json);
   conform_command->add_flag("--show-scenario", options->show_scenario,

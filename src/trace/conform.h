@@ -71,6 +71,10 @@ struct ConformScenario {
   std::size_t faults_assumption = 0;             // the line that says the model runs fault-free
 };
 
+// The RayJobs of a trace run that have an object, NAMESPACE/NAME in the order first seen. Throws
+// ConformError when `trace_events` is not a trace run.
+std::vector<std::string> trace_rayjobs(const std::vector<events::Event>& trace_events);
+
 // Throws ConformError when `trace_events` is not a trace run (seq 0 is not trace.import), holds
 // no RayJob object, or none named `rayjob`. `controller` is the model the scenario names
 // (pick_conform_model's, or --controller). `rayjob` is the RayJob to follow, as NAME or

@@ -348,10 +348,8 @@ Derivation::Derivation(const std::vector<events::Event>& trace_events, const std
     if (o.kind == "RayJob") rayjob_refs.insert(o.ref);
   }
   if (rayjob_refs.size() > 1) {
-    out.assumptions.push_back(fmt::format("the trace holds {} RayJobs: conform follows {}, {} (--rayjob NAME "
-                                          "follows another)",
-                                          rayjob_refs.size(), wanted.empty() ? "the first one seen" : "the one named",
-                                          ref));
+    out.assumptions.push_back(fmt::format("the trace holds {} RayJobs: this scenario follows {} alone{}",
+                                          rayjob_refs.size(), ref, wanted.empty() ? " (the first one seen)" : ""));
   }
 
   // The RayJob's own states, in order (the first uid only: a re-created RayJob is another object).
@@ -754,6 +752,10 @@ ConformScenario Derivation::finish(const std::string& controller) {
 }
 
 }  // namespace
+
+std::vector<std::string> trace_rayjobs(const std::vector<events::Event>& trace_events) {
+  return rayjobs_seen(trace_observations(trace_events));
+}
 
 ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_events,
                                         const std::string& controller, const std::string& rayjob) {

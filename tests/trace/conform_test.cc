@@ -319,13 +319,14 @@ TEST_CASE("conform: --rayjob follows the RayJob it names, by NAME or NAMESPACE/N
   const ConformScenario by_default = derive_conform_scenario(trace, "kuberay-1.1");
   CHECK(by_default.rayjob == "rayjob-sample");
   CHECK(by_default.recorded.size() == 1);
-  CHECK(has_line(by_default.assumptions, "the trace holds 2 RayJobs: conform follows the first one seen"));
+  CHECK(has_line(by_default.assumptions,
+                 "the trace holds 2 RayJobs: this scenario follows RayJob/default/rayjob-sample alone (the first one seen)"));
   for (const std::string name : {"second", "default/second"}) {
     CAPTURE(name);
     const ConformScenario named = derive_conform_scenario(trace, "kuberay-1.1", name);
     CHECK(named.rayjob == "second");
     CHECK(named.recorded.size() == 2);
-    CHECK(has_line(named.assumptions, "conform follows the one named, RayJob/default/second"));
+    CHECK(has_line(named.assumptions, "the trace holds 2 RayJobs: this scenario follows RayJob/default/second alone"));
   }
   CHECK_THROWS_WITH_AS(derive_conform_scenario(trace, "kuberay-1.1", "third"),
                        "--rayjob: the trace holds no RayJob \"third\" (it holds default/rayjob-sample, default/second)",
@@ -389,6 +390,38 @@ TEST_CASE("rjsim conform: import then conform, exit 0 when all agree, 1 when one
   CHECK(d["differs"] == 1);
   CHECK(d["details"][4]["agreed"] == false);
   CHECK(contains(d["details"][4]["note"].get<std::string>(), "first difference"));
+}
+
+TEST_CASE("rjsim conform: a trace of several RayJobs conforms each on its own, with a summary; --rayjob picks one") {
+  ScratchDirectory dir;
+  std::string second = record_bundled("cluster-selector-existing").watches.kubectl_watch(engine::Kind::RayJob);
+  for (std::size_t at = second.find("\"uid-"); at != std::string::npos; at = second.find("\"uid-", at + 1)) {
+    second.replace(at, 5, "\"uid-b");   // another object than the first run's uid-1
+  }
+  write_bytes(dir.file("rayjobs.json"),
+              record_bundled("k8sjobmode-success").watches.kubectl_watch(engine::Kind::RayJob) + second);
+  const std::string db = dir.file("t.db");
+  REQUIRE(invoke({"import", dir.file("rayjobs.json"), "--format", "kubectl-watch", "--db", db}).code == 0);
+
+  const Result text = invoke({"conform", db});
+  INFO(text.out, text.err);
+  CHECK(text.code == 0);
+  CHECK(contains(text.out, "conform: trace run 1 (trace-kubectl-watch) in " + db + ", RayJob rayjob-sample\n"));
+  CHECK(contains(text.out, "conform: trace run 1 (trace-kubectl-watch) in " + db + ", RayJob rayjob-selector\n"));
+  CHECK(contains(text.out, "\n2 RayJobs: 2 agree with kuberay-1.1, 0 differ\n"));
+
+  const json report = json::parse(invoke({"conform", db, "--json"}).out);
+  REQUIRE(report["rayjobs"].size() == 2);
+  CHECK(report["rayjobs"][1]["rayjob"] == "rayjob-selector");
+  CHECK(report["recorded_transitions"] == report["rayjobs"][0]["recorded_transitions"].get<int>() +
+                                              report["rayjobs"][1]["recorded_transitions"].get<int>());
+  CHECK(report["details"].back()["rayjob"] == "rayjob-selector");
+
+  const Result one = invoke({"conform", db, "--rayjob", "default/rayjob-selector", "--json"});
+  CHECK(one.code == 0);
+  const json selected = json::parse(one.out);
+  CHECK(selected["rayjob"] == "rayjob-selector");
+  CHECK(selected["rayjobs"].size() == 1);
 }
 
 TEST_CASE("rjsim conform: bad input exits 2 and says what was wrong") {
