@@ -159,7 +159,16 @@ std::vector<trace::ConformReport> conform_rayjobs(const std::vector<events::Even
     reports.push_back(trace::conform_trace(events, options.controller));
     return reports;
   }
-  for (const std::string& rayjob : rayjobs) reports.push_back(trace::conform_trace(events, options.controller, rayjob));
+  if (!options.controller.empty()) {
+    for (const std::string& rayjob : rayjobs) reports.push_back(trace::conform_trace(events, options.controller, rayjob));
+    return reports;
+  }
+  // The model is the trace's (one operator ran them all): picked once, not once per RayJob.
+  const trace::ModelChoice model = trace::pick_conform_model(events);
+  for (const std::string& rayjob : rayjobs) {
+    reports.push_back(trace::conform_trace(events, model.controller, rayjob));
+    reports.back().model = model;
+  }
   return reports;
 }
 
