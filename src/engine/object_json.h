@@ -25,7 +25,6 @@ namespace rjsim::engine {
 // RFC 3339 time kVirtualEpochUnixMs + t ms after the Unix epoch. Whole seconds print as
 // "2026-01-01T00:00:05Z" (Kubernetes' metav1.Time form); other times keep their milliseconds
 // ("2026-01-01T00:00:05.250Z") so that the round trip is exact.
-inline constexpr std::int64_t kVirtualEpochUnixMs = 1'767'225'600'000;
 
 std::string format_timestamp(std::int64_t virtual_ms);
 // Accepts RFC 3339 with a `Z` or numeric offset and any number of fraction digits (truncated to

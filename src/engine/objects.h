@@ -16,6 +16,10 @@
 
 namespace rjsim::engine {
 
+// Virtual time 0 is 2026-01-01T00:00:00Z: virtual millisecond t is the wall-clock time
+// kVirtualEpochUnixMs + t ms after the Unix epoch (object_json.h prints times from it).
+inline constexpr std::int64_t kVirtualEpochUnixMs = 1'767'225'600'000;
+
 enum class Kind : std::uint8_t { RayJob, RayCluster, Service, Job, Pod };
 inline constexpr int kKindCount = 5;
 inline constexpr Kind kAllKinds[kKindCount] = {Kind::RayJob, Kind::RayCluster, Kind::Service,

@@ -246,6 +246,7 @@ struct Derivation {
   void ray_cluster();    // rayCluster.readyAfter, and when the RayJob reached Running
   void ray_job();        // the submitter and the Ray job
   void selected_cluster();   // the RayCluster a clusterSelector names, when it existed
+  void dashboard_outage();   // when v1.7.0 saw its status checks fail until it gave up
   bool k8s_job_mode() const {   // a submitter Job submits the Ray job
     const std::string mode = text_at(first, {"spec", "submissionMode"});
     return mode.empty() || mode == "K8sJobMode";
@@ -690,6 +691,36 @@ void Derivation::submitter_outlived_ray_job() {
                             "job ended and never finished before the transition grace period or the recording's end");
 }
 
+// v1.7.0 persists when its checks of the Ray job began failing (status.
+// jobStatusCheckFailureStartTime, RJC:L1325-1334): the dashboard failed from then on. When the
+// RayJob then failed with JobStatusCheckTimeoutExceeded the outage outlasted the run; when the
+// time was cleared instead, the outage ended at a time a watch does not show, and is not derived.
+void Derivation::dashboard_outage() {
+  std::optional<std::int64_t> from;
+  for (const Observation* o : states) {
+    const json& object = o->object();
+    const auto started = since_creation(time_at(object, {"status", "jobStatusCheckFailureStartTime"}));
+    if (!from) {
+      from = started;
+      continue;
+    }
+    if (text_at(object, {"status", "reason"}) == "JobStatusCheckTimeoutExceeded") {
+      world["dashboard"]["outages"] = json::array({{{"from", duration(*from)}, {"for", "2h"}}});
+      out.assumptions.push_back(fmt::format("dashboard.outages from {}: the RayJob's status checks began failing "
+                                            "then (status.jobStatusCheckFailureStartTime) and it failed with "
+                                            "JobStatusCheckTimeoutExceeded",
+                                            seconds(*from)));
+      return;
+    }
+    if (!started) break;
+  }
+  if (from) {
+    out.assumptions.push_back(fmt::format("dashboard: the RayJob's status checks failed from {} until a time the "
+                                          "trace does not show; no outage is derived",
+                                          seconds(*from)));
+  }
+}
+
 // A RayJob with a clusterSelector uses a cluster that existed before it (reference §2.2
 // RayClusterName): the trace's own records of that cluster when it has them, else, when the
 // RayJob's states show the cluster was found, a minimal cluster of that name (only its name and
@@ -764,6 +795,7 @@ ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_
   derivation.ray_cluster();
   derivation.ray_job();
   derivation.selected_cluster();
+  derivation.dashboard_outage();
   return derivation.finish(controller);
 }
 

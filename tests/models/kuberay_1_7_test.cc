@@ -7,6 +7,7 @@
 #include "model_harness.h"
 #include "models/kuberay_1_7/rayjob_controller.h"
 #include "models/kuberay_1_7/submitter_job.h"
+#include "models/shared/go_time.h"
 #include "models/registry.h"
 
 namespace rjsim::models::kuberay_1_7 {
@@ -488,6 +489,9 @@ TEST_CASE("kuberay-1.7: Initializing past preRunningDeadlineSeconds retries whil
   const RayJobStatus& status = harness.truth<RayJob>("demo")->status;
   CHECK(status.job_deployment_status == "Retrying");
   CHECK(status.reason == "PreRunningDeadlineExceeded");
+  // %v of the *metav1.Time StartTime (RJC:L1259)
+  CHECK(status.message == "The RayJob has passed the preRunningDeadlineSeconds. StartTime: 2026-01-01 00:00:00 +0000 UTC. "
+                          "PreRunningDeadlineSeconds: 5");
   CHECK(status.failed == 1);
   CHECK_FALSE(status.end_time_ms.has_value());   // a retried failure is never persisted as Failed
 }
@@ -819,6 +823,8 @@ TEST_CASE("kuberay-1.7: Running past the status-check timeout persists Failed, n
   const RayJobStatus& status = harness.truth<RayJob>("demo")->status;
   CHECK(status.job_deployment_status == "Failed");
   CHECK(status.reason == "JobStatusCheckTimeoutExceeded");
+  // startTime.Format(time.DateTime) (RJC:L1351-1352)
+  CHECK(status.message == "Job status checks have been failing since 2026-01-01 00:00:01; exceeded timeout of 60s");
 }
 
 TEST_CASE("kuberay-1.7: a successful GetJobInfo clears the status-check timer") {
@@ -1118,3 +1124,14 @@ TEST_CASE("kuberay-1.7: the transition table has the retry and validation edges 
 
 }  // namespace
 }  // namespace rjsim::models::kuberay_1_7
+
+namespace rjsim::models::shared {
+
+TEST_CASE("Go time formatting: time.DateTime drops sub-seconds; Time.String trims the fraction's zeros, in UTC") {
+  CHECK(go_date_time(41'250) == "2026-01-01 00:00:41");
+  CHECK(go_date_time(86'400'000) == "2026-01-02 00:00:00");
+  CHECK(go_time_string(0) == "2026-01-01 00:00:00 +0000 UTC");
+  CHECK(go_time_string(1'250) == "2026-01-01 00:00:01.25 +0000 UTC");
+}
+
+}  // namespace rjsim::models::shared

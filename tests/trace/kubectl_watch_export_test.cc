@@ -94,12 +94,10 @@ TEST_CASE("show --format kubectl-watch: one line per change of the RayJob, ADDED
 // not tell and conform does not infer (docs/traces.md "What conform does not do yet"). The test
 // checks that each still differs, so that one that starts to agree leaves this list.
 const std::map<std::string, std::string>& known_round_trip_gaps() {
-  const std::string outage = "dashboard errors and outages are not inferred";
+  const std::string outage = "a dashboard outage the RayJob's status does not time is not inferred";
   static const std::map<std::string, std::string> gaps = {
       {"dashboard-errors", outage},
       {"kuberay-1.0/dashboard-errors", outage},
-      {"kuberay-1.7/status-check-timeout-default", outage},
-      {"kuberay-1.7/status-check-timeout-httpmode", outage},
       {"kuberay-1.7/submitter-timeout-after-outage", outage},
       {"kuberay-1.7/deletion-policy-gate-off", "operator feature gates are not in a RayJob watch"},
       {"kuberay-1.7/head-restart-while-running", "head Pod restarts are not inferred"},

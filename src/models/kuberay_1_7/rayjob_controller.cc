@@ -11,6 +11,7 @@
 #include "models/kuberay_1_7/dashboard_client.h"
 #include "models/kuberay_1_7/submitter_job.h"
 #include "models/kuberay_1_7/validation.h"
+#include "models/shared/go_time.h"
 #include "models/shared/kuberay_1_0_1_1.h"
 
 namespace rjsim::models::kuberay_1_7 {
@@ -18,6 +19,8 @@ namespace rjsim::models::kuberay_1_7 {
 using namespace rjsim::engine;
 // Unchanged in the Go since v1.0.0 (models/shared) and since v1.1.0 (kuberay_1_1/rayjob_controller.h).
 using shared::fetch_head_service_url;
+using shared::go_date_time;
+using shared::go_time_string;
 using kuberay_1_1::update_status_to_suspending_if_needed;
 
 namespace {
@@ -440,8 +443,8 @@ bool check_active_deadline_and_update_status_if_needed(Clients& clients, RayJob&
   if (clients.runtime.now_ms() < start_ms + std::int64_t{*deadline_seconds} * 1000) return false;
   rayjob.status.job_deployment_status = kFailed;
   rayjob.status.reason = "DeadlineExceeded";
-  rayjob.status.message = fmt::format("The RayJob has passed the activeDeadlineSeconds. StartTime: {}ms. "
-                                      "ActiveDeadlineSeconds: {}", start_ms, *deadline_seconds);
+  rayjob.status.message = fmt::format("The RayJob has passed the activeDeadlineSeconds. StartTime: {}. "
+                                      "ActiveDeadlineSeconds: {}", go_time_string(start_ms), *deadline_seconds);
   return true;
 }
 
@@ -453,8 +456,8 @@ bool check_pre_running_deadline_and_update_status_if_needed(Clients& clients, Ra
   if (clients.runtime.now_ms() < start_ms + std::int64_t{*deadline_seconds} * 1000) return false;
   rayjob.status.job_deployment_status = kFailed;
   rayjob.status.reason = "PreRunningDeadlineExceeded";
-  rayjob.status.message = fmt::format("The RayJob has passed the preRunningDeadlineSeconds. StartTime: {}ms. "
-                                      "PreRunningDeadlineSeconds: {}", start_ms, *deadline_seconds);
+  rayjob.status.message = fmt::format("The RayJob has passed the preRunningDeadlineSeconds. StartTime: {}. "
+                                      "PreRunningDeadlineSeconds: {}", go_time_string(start_ms), *deadline_seconds);
   return true;
 }
 
@@ -466,8 +469,8 @@ bool check_submitter_finished_timeout_and_update_status_if_needed(Clients& clien
   rayjob.status.job_status = "FAILED";
   rayjob.status.job_deployment_status = kFailed;
   rayjob.status.reason = "JobDeploymentStatusTransitionGracePeriodExceeded";
-  rayjob.status.message = fmt::format("The RayJob submitter finished at {}ms but the ray job did not reach terminal "
-                                      "state within 30s", *finished_at_ms);
+  rayjob.status.message = fmt::format("The RayJob submitter finished at {} but the ray job did not reach terminal "
+                                      "state within 30s", go_date_time(*finished_at_ms));
   return true;
 }
 
@@ -507,8 +510,8 @@ bool check_job_status_check_timeout_and_update_status_if_needed(Clients& clients
   if (clients.runtime.now_ms() < *start_ms + std::int64_t{timeout_seconds} * 1000) return false;
   rayjob.status.job_deployment_status = kFailed;
   rayjob.status.reason = "JobStatusCheckTimeoutExceeded";
-  rayjob.status.message = fmt::format("Job status checks have been failing since {}ms; exceeded timeout of {}s",
-                                      *start_ms, timeout_seconds);
+  rayjob.status.message = fmt::format("Job status checks have been failing since {}; exceeded timeout of {}s",
+                                      go_date_time(*start_ms), timeout_seconds);
   return true;
 }
 
