@@ -27,7 +27,7 @@ struct ConformOptions {
   std::string db_path;
   std::int64_t run_id = 0;  // 0: the last trace run in the database
   std::string controller;
-  std::string rayjob;   // empty: the first RayJob the trace shows
+  std::string rayjob;   // empty: every RayJob the trace shows
   bool json = false;
   bool show_scenario = false;
 };
