@@ -119,8 +119,11 @@ bool read_object(json&& object, const std::string& where, Record& record, std::s
 
   engine::Kind kind{};
   const json* api_version = member(object, "apiVersion");
-  const std::string_view api_version_text =
-      api_version != nullptr && api_version->is_string() ? api_version->get_ref<const std::string&>() : "";
+  // Both branches string_view: with a "" literal on one side the conditional's type is a
+  // temporary std::string, and the view would outlive it.
+  const std::string_view api_version_text = api_version != nullptr && api_version->is_string()
+                                                ? std::string_view(api_version->get_ref<const std::string&>())
+                                                : std::string_view();
   if (engine::parse_kind(record.kind, kind) && same_group(api_version_text, engine::api_version_of(kind))) {
     try {
       check_typed(object, kind);
