@@ -41,6 +41,7 @@ struct ExploreFlags {
   int jobs = 1;
   std::string shard;
   std::string from_trace;
+  std::string rayjob;   // with --from-trace: the RayJob followed (empty: the first one seen)
   std::int64_t run_id = 0;     // --from-trace: the trace run (0: the last one)
   std::string controller;      // --from-trace: the model (empty: picked from the recorded fields)
   std::string faults;          // --from-trace: the fault budget, YAML (empty: the default)
@@ -321,7 +322,7 @@ int explore_trace(const ExploreFlags& flags, Io& io) {
     events = read_events(database, origin.run.run_id);
   }
   try {
-    origin.exploration = trace::trace_exploration(events, origin.run.run_id, flags.controller, faults);
+    origin.exploration = trace::trace_exploration(events, origin.run.run_id, flags.controller, faults, flags.rayjob);
   } catch (const trace::ConformError& e) {
     io.err << fmt::format("rjsim explore: {}: run {}: {}\n", flags.from_trace, origin.run.run_id, e.what());
     return exit_bad_input;
@@ -338,6 +339,7 @@ int run_explore(const ExploreFlags& flags, Io& io) {
     if (flags.scenario.empty()) throw UsageError("a SCENARIO is required (or --from-trace DB)");
     for (const auto& [given, flag] : {std::pair{flags.run_id != 0, "--run"},
                                       std::pair{!flags.controller.empty(), "--controller"},
+                                      std::pair{!flags.rayjob.empty(), "--rayjob"},
                                       std::pair{!flags.faults.empty(), "--faults"}}) {
       if (given) {
         throw UsageError(fmt::format("{} goes with --from-trace DB (a scenario file names its model and its "
@@ -396,6 +398,11 @@ void add_explore_command(CLI::App& rjsim, CommandTable& commands) {
   add_run_id_option(*explore, flags->run_id, "with --from-trace: the trace run (default: the last one)");
   add_controller_option(*explore, flags->controller,
                         "with --from-trace: the model (default: picked from the recorded fields)");
+  explore
+      ->add_option("--rayjob", flags->rayjob,
+                   "with --from-trace: the RayJob to follow, NAME or NAMESPACE/NAME (default: the first one the "
+                   "trace shows)")
+      ->type_name("NAME");
   explore
       ->add_option("--faults", flags->faults,
                    fmt::format("with --from-trace: the fault budget, a faults: block in YAML flow style "

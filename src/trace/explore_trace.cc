@@ -44,9 +44,9 @@ std::string faults_label(const json& faults) {
 }
 
 TraceExploration trace_exploration(const std::vector<events::Event>& trace_events, std::int64_t run_id,
-                                   const std::string& controller, const json& faults) {
+                                   const std::string& controller, const json& faults, const std::string& rayjob) {
   TraceExploration out;
-  out.conform = conform_trace(trace_events, controller);
+  out.conform = conform_trace(trace_events, controller, rayjob);
   out.default_faults = faults.is_null();
   out.faults = out.default_faults ? default_trace_faults() : faults;
 

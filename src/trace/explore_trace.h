@@ -38,11 +38,13 @@ struct TraceExploration {
 };
 
 // `run_id` names the scenario (from-trace-<run_id>). `controller` empty: pick_conform_model.
-// `faults` null: default_trace_faults(). Throws ConformError when the events are not a trace run
-// with a RayJob, the model is unknown, or `faults` is not a valid `faults:` block (the message
-// then starts with "--faults: ").
+// `faults` null: default_trace_faults(). `rayjob`: the RayJob to follow (NAME or
+// NAMESPACE/NAME; empty: the first one the trace shows). Throws ConformError when the events are
+// not a trace run with that RayJob, the model is unknown, or `faults` is not a valid `faults:`
+// block (the message then starts with "--faults: ").
 TraceExploration trace_exploration(const std::vector<events::Event>& trace_events, std::int64_t run_id,
-                                   const std::string& controller, const nlohmann::json& faults = nullptr);
+                                   const std::string& controller, const nlohmann::json& faults = nullptr,
+                                   const std::string& rayjob = "");
 
 // The budget in the scenario format's flow style: "{staleReads: {maxLag: 1}, squash: true, ...}".
 std::string faults_label(const nlohmann::json& faults);

@@ -164,6 +164,15 @@ TEST_CASE("rjsim explore --from-trace: what is not a trace, and a SCENARIO besid
     const Result run = invoke({"explore", cli::testing::bundled_scenario("k8sjobmode-success"), "--run", "2"});
     CHECK(run.code == 2);
     CHECK(contains(run.err, "--run goes with --from-trace DB"));
+    const Result rayjob = invoke({"explore", cli::testing::bundled_scenario("k8sjobmode-success"), "--rayjob", "x"});
+    CHECK(rayjob.code == 2);
+    CHECK(contains(rayjob.err, "--rayjob goes with --from-trace DB"));
+  }
+  SUBCASE("--rayjob naming no RayJob of the trace") {
+    import_watches(dir, db, "k8sjobmode-success");
+    const Result other = invoke({"explore", "--from-trace", db, "--rayjob", "other"});
+    CHECK(other.code == 2);
+    CHECK(contains(other.err, "--rayjob: the trace holds no RayJob \"other\" (it holds default/rayjob-sample)"));
   }
   SUBCASE("a budget that is not a faults: block") {
     import_watches(dir, db, "k8sjobmode-success");
