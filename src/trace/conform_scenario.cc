@@ -254,6 +254,9 @@ struct Derivation {
   bool has_state_with(std::initializer_list<const char*> path, std::string_view value) const {
     return std::any_of(states.begin(), states.end(), [&](const Observation* o) { return text_at(o->object(), path) == value; });
   }
+  // When the submitter is taken to have started: the scenario default startAfter (2s) after the
+  // RayJob reached Running, its cluster then being ready.
+  std::int64_t estimated_submitter_start_ms() const { return running.value_or(0) + 2'000; }
   bool outlived_ray_job() const;       // Running was persisted with SUCCEEDED or STOPPED
   void submitter_outlived_ray_job();   // world.submitter.finishesAfter
   ConformScenario finish(const std::string& controller);
@@ -565,7 +568,7 @@ void Derivation::ray_job() {
       out.assumptions.push_back("submitter: every attempt fails before submitting (the RayJob failed with reason "
                                 "SubmissionFailed and no Ray job status)");
     } else {
-      const std::int64_t start_ms = running.value_or(0) + 2'000;
+      const std::int64_t start_ms = estimated_submitter_start_ms();
       const std::int64_t end_ms = since_creation(time_at(failure, {"status", "endTime"})).value_or(start_ms);
       set_timing("submitter", "failAfter", std::max<std::int64_t>(1'000, end_ms - start_ms),
                  fmt::format("every attempt submits, then fails (the RayJob failed with reason SubmissionFailed "
@@ -627,8 +630,8 @@ void Derivation::ray_job() {
     pending_for_ms = *running_at - *pending_at;
     set_timing("ray", "pendingFor", pending_for_ms, "from jobStatus PENDING to RUNNING as recorded");
   } else if (auto start = since_creation(ray_start);
-             start && running && *start >= *running + 2'000 && k8s_job_mode()) {
-    pending_for_ms = *start - *running - 2'000;
+             start && running && *start >= estimated_submitter_start_ms() && k8s_job_mode()) {
+    pending_for_ms = *start - estimated_submitter_start_ms();
     set_timing("ray", "pendingFor", pending_for_ms,
                fmt::format("from the estimated submission (Running at {}, the submitter's 2s) to status.rayJobInfo "
                            "startTime {}",
@@ -638,7 +641,7 @@ void Derivation::ray_job() {
   }
   // Without a clock: the Ray job started pendingFor after the submitter, which started 2s (the
   // default) after the cluster was ready, and ended about when the RayJob's endTime says.
-  const std::int64_t estimated_start_ms = running.value_or(0) + 2'000 + pending_for_ms;
+  const std::int64_t estimated_start_ms = estimated_submitter_start_ms() + pending_for_ms;
   if (ray_start && ray_end && *ray_end >= *ray_start) {
     set_timing("ray", "runsFor", *ray_end - *ray_start, "status.rayJobInfo startTime to endTime");
   } else if (running_at && ended_at && *ended_at >= *running_at) {
@@ -675,7 +678,7 @@ void Derivation::submitter_outlived_ray_job() {
     const std::string deployment = text_at(o->object(), {"status", "jobDeploymentStatus"});
     return deployment == "Complete" || deployment == "Failed";
   });
-  const std::int64_t start_ms = running.value_or(0) + 2'000;
+  const std::int64_t start_ms = estimated_submitter_start_ms();
   if (finished != states.end() &&
       text_at((*finished)->object(), {"status", "reason"}) != "JobDeploymentStatusTransitionGracePeriodExceeded") {
     if (auto end = since_creation(time_at((*finished)->object(), {"status", "endTime"})); end && *end > start_ms) {
