@@ -40,8 +40,8 @@ std::vector<explore::Transition> model_transitions(const ConformScenario& derive
   return model;
 }
 
-// A watch does not say when the user changed the spec, only between which recorded states: an
-// estimated action is moved to 1ms after the model's transition that matches the last recorded
+// A watch does not say when the user changed the spec or the head restarted, only between which
+// recorded states: an estimated action is moved to 1ms after the model's transition that matches the last recorded
 // transition before the change (the model run with the actions before it only).
 void anchor_estimated_actions(ConformScenario& derived) {
   for (std::size_t i = 0; i < derived.action_times.size(); ++i) {
@@ -51,9 +51,6 @@ void anchor_estimated_actions(ConformScenario& derived) {
         align_transitions(derived.recorded, model_transitions(derived, scenario_with_actions(derived, i)),
                           derived.first_deployment, derived.first_job_status);
     const ConformDetail& anchor = alignment.details[static_cast<std::size_t>(time.after_recorded - 1)];
-    const nlohmann::json& action = derived.document["actions"][i];
-    const std::string what = action.contains("patch") ? "patched the RayJob with " + action["patch"].dump()
-                                                      : std::string("deleted the RayJob");
     if (time.not_before_anchor) {
       if (anchor.agreed && anchor.model && anchor.model->at_ms >= time.at_ms) {
         time.at_ms = anchor.model->at_ms + 1;
@@ -69,10 +66,9 @@ void anchor_estimated_actions(ConformScenario& derived) {
     }
     time.at_ms = anchor.model->at_ms + 1;
     for (std::size_t j = 0; j < i; ++j) time.at_ms = std::max(time.at_ms, derived.action_times[j].at_ms);
-    derived.assumptions[time.assumption] = fmt::format(
-        "the user {} at {} (1ms after the model's {}, which matches recorded #{}; a watch does not say when a spec "
-        "changed, only that it did after that transition)",
-        what, at_text(time.at_ms), transition_label(*anchor.model), anchor.index);
+    derived.assumptions[time.assumption] =
+        fmt::format("{} at {} (1ms after the model's {}, which matches recorded #{}; {})", time.what,
+                    at_text(time.at_ms), transition_label(*anchor.model), anchor.index, time.untimed_because);
   }
   derived.scenario = scenario_with_actions(derived, derived.action_times.size());
 }

@@ -13,9 +13,9 @@
 //  - pick_conform_model: the model whose release could have written the recorded fields.
 //  - align_transitions: the model's transitions matched, in order, to the recorded ones.
 //  - conform_trace: the three with explore::run_scenario in between (fault-free runs). A spec
-//    change the trace does not time (a watch has no clock) is first placed 1s after the latest
-//    time the trace showed, then anchored: moved to 1ms after the model's transition that matches
-//    the last recorded transition before the change (one extra run per such change).
+//    change or head restart the trace does not time (a watch has no clock) is first placed after
+//    the latest time the trace showed, then anchored: moved to 1ms after the model's transition
+//    that matches the last recorded transition before it (one extra run per such action).
 //
 // Bad input (events that are not a trace run, no RayJob object in it, an unknown model) throws
 // ConformError: exit 2.
@@ -46,9 +46,10 @@ struct ModelChoice {
   std::string why;          // one line: the field that decided, or that nothing did
 };
 
-// When a derived action fires. A watch does not time spec changes: such an action is `estimated`,
-// and conform_trace moves it to just after the model's transition that matches the last recorded
-// transition before the change (`after_recorded` is how many recorded transitions precede it).
+// When a derived action fires. A watch does not time spec changes or head restarts: such an
+// action is `estimated`, and conform_trace moves it to just after the model's transition that
+// matches the last recorded transition before it (`after_recorded` is how many recorded
+// transitions precede it).
 struct ActionTime {
   std::int64_t at_ms = 0;
   int after_recorded = 0;
@@ -57,6 +58,8 @@ struct ActionTime {
   // after Complete): kept at least 1ms after the model's matching transition.
   bool not_before_anchor = false;
   std::size_t assumption = 0;                    // its line in `assumptions` (estimated ones)
+  std::string what;                              // "the user deleted the RayJob", "the Ray head restarted"
+  std::string untimed_because;                   // estimated ones: why the trace does not time it
 };
 
 struct ConformScenario {

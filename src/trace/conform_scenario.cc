@@ -1,6 +1,8 @@
 // The trace → scenario half of conform.h: what the trace shows of one RayJob and its world,
 // turned into the scenario that drives a model, and the model the recorded fields point to.
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -10,6 +12,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "engine/job_controller.h"
 #include "engine/object_json.h"
 #include "engine/scenario_loader.h"
 #include "trace/conform.h"
@@ -128,6 +131,17 @@ bool is_terminal_job_status(const std::string& status) {
   return status == "SUCCEEDED" || status == "FAILED" || status == "STOPPED";
 }
 
+constexpr const char* kGracePeriodExceeded = "JobDeploymentStatusTransitionGracePeriodExceeded";
+
+// v1.7.0 forces jobStatus FAILED when its submitter finished 30s before and the Ray job has not
+// ended (checkSubmitterFinishedTimeoutAndUpdateStatusIfNeeded, RJC:L1263-1286): that FAILED is
+// not the Ray job's. The transition grace period past a terminal jobStatus (RJC:L1366-1394) gives
+// the same reason with Ray's own jobStatus and its own message.
+bool forced_by_grace_period(const json& object) {
+  return text_at(object, {"status", "reason"}) == kGracePeriodExceeded &&
+         !text_at(object, {"status", "message"}).starts_with("JobDeploymentStatus does not transition");
+}
+
 // RFC 7386: the merge patch that turns `before` into `after`.
 json merge_diff(const json& before, const json& after) {
   if (!before.is_object() || !after.is_object()) return after;
@@ -238,6 +252,21 @@ namespace {
 // world.submitter.failAttempts for "every attempt fails": more than any Job's backoffLimit lets run.
 constexpr int kEveryAttempt = 1000;
 
+// How long `failed` submitter Pods that fail at once delay the one that submits: the Job's backoff
+// before each replacement (10s, doubling, capped: job_controller.h) and its start (startAfter, 2s).
+std::int64_t pod_failure_backoff_ms(std::int64_t failed) {
+  std::int64_t total = 0;
+  std::int64_t backoff = engine::kJobPodFailureBackoffMs;
+  for (std::int64_t i = 0; i < failed && i < 64; ++i) {
+    total += backoff + 2'000;
+    backoff = std::min(backoff * 2, engine::kJobMaxPodFailureBackoffMs);
+  }
+  return total;
+}
+
+constexpr const char* kUntimedSpecChange =
+    "a watch does not say when a spec changed, only that it did after that transition";
+
 // derive_conform_scenario's working state: the trace's observations, the RayJob followed and
 // its states, the trace's clock; the passes below fill `out`, `world` and `actions`.
 struct Derivation {
@@ -246,7 +275,16 @@ struct Derivation {
   void ray_cluster();    // rayCluster.readyAfter, and when the RayJob reached Running
   void ray_job();        // the submitter and the Ray job
   void selected_cluster();   // the RayCluster a clusterSelector names, when it existed
-  void dashboard_outage();   // when v1.7.0 saw its status checks fail until it gave up
+  void dashboard_outage();   // when the controller could not read the Ray job
+  void unseen_run_outage();  // v1.0.0 / v1.1.0: a Ray job that ran unseen
+  void failed_to_get_job_status();   // v1.0.0: a status check that failed
+  void head_restarts();      // a Ray job submitted again after it ran: its head lost it
+  void feature_gates();      // operator feature gates a validation message names
+  // How many of the RayJob's recorded transitions come before the record `seq`.
+  int recorded_before(std::int64_t seq) const {
+    return static_cast<int>(std::count_if(out.recorded.begin(), out.recorded.end(),
+                                          [&](const explore::Transition& t) { return t.seq < seq; }));
+  }
   bool k8s_job_mode() const {   // a submitter Job submits the Ray job
     const std::string mode = text_at(first, {"spec", "submissionMode"});
     return mode.empty() || mode == "K8sJobMode";
@@ -254,11 +292,15 @@ struct Derivation {
   bool has_state_with(std::initializer_list<const char*> path, std::string_view value) const {
     return std::any_of(states.begin(), states.end(), [&](const Observation* o) { return text_at(o->object(), path) == value; });
   }
+  // When the RayJob reached Running; when its records do not say, the scenario default readyAfter
+  // (20s) after it entered Initializing.
+  std::int64_t running_or_default() const { return running.value_or(initializing.value_or(0) + 20'000); }
   // When the submitter is taken to have started: the scenario default startAfter (2s) after the
   // RayJob reached Running, its cluster then being ready.
-  std::int64_t estimated_submitter_start_ms() const { return running.value_or(0) + 2'000; }
+  std::int64_t estimated_submitter_start_ms() const { return running_or_default() + 2'000; }
   bool outlived_ray_job() const;       // Running was persisted with SUCCEEDED or STOPPED
   void submitter_outlived_ray_job();   // world.submitter.finishesAfter
+  void submitter_finished_timeout(const json& failed);   // the same, from a v1.7.0 timeout
   ConformScenario finish(const std::string& controller);
 
   // A timestamp of the trace's objects as ms after the RayJob's creation.
@@ -288,6 +330,10 @@ struct Derivation {
   std::optional<std::int64_t> created;        // the RayJob's creationTimestamp
   std::optional<std::int64_t> initializing;   // when it entered Initializing (status.startTime)
   std::optional<std::int64_t> running;        // when it reached Running
+  std::string controller;                     // the model the scenario drives
+  std::optional<std::int64_t> ray_running;    // when the Ray job is estimated to leave PENDING
+  std::optional<std::int64_t> first_end_time;   // status.endTime of its first terminal jobStatus
+  std::int64_t submission_delay_ms = 0;       // submitter attempts that failed before one submitted
   ConformScenario out;
   json world = {{"rayCluster", json::object()}, {"submitter", json::object()}, {"ray", json::object()}};
   json actions = json::array();
@@ -394,10 +440,6 @@ Derivation::Derivation(const std::vector<events::Event>& trace_events, const std
 
 void Derivation::user_actions() {
   // ---- user stimuli: spec changes and the deletion ----
-  auto recorded_before = [&](std::int64_t seq) {
-    return static_cast<int>(std::count_if(out.recorded.begin(), out.recorded.end(),
-                                          [&](const explore::Transition& t) { return t.seq < seq; }));
-  };
   json spec = created_manifest(first).value("spec", json::object());
   bool deleted = false;
   bool finished = false;            // it was recorded Complete or Failed
@@ -440,7 +482,7 @@ void Derivation::user_actions() {
       }
       actions.push_back({{"at", duration(at_ms)}, {"delete", json::object()}});
       out.action_times.push_back({at_ms, recorded_before(o->seq), estimated, finished && !estimated,
-                                  out.assumptions.size()});
+                                  out.assumptions.size(), "the user deleted the RayJob", kUntimedSpecChange});
       out.assumptions.push_back(fmt::format("the user deleted the RayJob at {} ({})", seconds(at_ms), from));
       deleted = true;
       continue;
@@ -459,7 +501,8 @@ void Derivation::user_actions() {
       from = "1s after the latest time the trace showed before it: a watch does not say when a spec changed";
     }
     actions.push_back({{"at", duration(at_ms)}, {"patch", patch}});
-    out.action_times.push_back({at_ms, recorded_before(o->seq), !when(*o).has_value(), false, out.assumptions.size()});
+    out.action_times.push_back({at_ms, recorded_before(o->seq), !when(*o).has_value(), false, out.assumptions.size(),
+                                "the user patched the RayJob with " + patch.dump(), kUntimedSpecChange});
     out.assumptions.push_back(fmt::format("the user patched the RayJob at {} with {} ({})", seconds(at_ms),
                                           patch.dump(), from));
     spec = now_spec;
@@ -543,15 +586,22 @@ void Derivation::ray_job() {
                                          "its Pod started"
                                        : "submitter: the defaults (starts after 2s, exits when the Ray job ends); "
                                          "the trace has no Job records");
-  // The submitter Job's failed attempts: the most status.failed its records showed.
+  // The submitter Job's failed attempts: the most status.failed its records showed, and of them
+  // those recorded before the RayJob showed any jobStatus (the trace is in resourceVersion order).
   std::int64_t failed_attempts = 0;
+  std::int64_t failed_before_submission = 0;
   std::string submitter_ref;
+  const auto first_job_status = std::find_if(states.begin(), states.end(), [](const Observation* o) {
+    return !text_at(o->object(), {"status", "jobStatus"}).empty();
+  });
+  const std::int64_t first_job_status_seq = first_job_status == states.end() ? std::numeric_limits<std::int64_t>::max() : (*first_job_status)->seq;
   for (const Observation& o : all) {
     if (o.kind != "Job" || !o.may_mention(mentions) || !o.object().is_object()) continue;
     if (!owned_by(o.object(), uid, out.rayjob)) continue;
     if (const json* failed = at(o.object(), {"status", "failed"}); failed != nullptr && failed->is_number_integer()) {
       if (failed->get<std::int64_t>() > failed_attempts) submitter_ref = o.ref;
       failed_attempts = std::max(failed_attempts, failed->get<std::int64_t>());
+      if (o.seq < first_job_status_seq) failed_before_submission = failed_attempts;
     }
   }
   // The RayJob itself says when its submitter failed (reason SubmissionFailed, v1.1.0 and later):
@@ -574,10 +624,21 @@ void Derivation::ray_job() {
                  fmt::format("every attempt submits, then fails (the RayJob failed with reason SubmissionFailed "
                              "while its Ray job was {}); from the submitter's estimated start (Running at {}, "
                              "then 2s) to the RayJob's status.endTime",
-                             job_status_then, seconds(running.value_or(0))));
+                             job_status_then, seconds(running_or_default())));
     }
   } else if (k8s_job_mode() && outlived_ray_job()) {
     submitter_outlived_ray_job();
+  } else if (failed_before_submission > 0 && !has_state_with({"status", "jobStatus"}, "FAILED")) {
+    // No Ray job had shown a status, let alone failed, when these attempts failed: on their own.
+    world["submitter"]["failAttempts"] = failed_before_submission;
+    submission_delay_ms = pod_failure_backoff_ms(failed_before_submission);
+    out.assumptions.push_back(fmt::format("submitter.failAttempts {}: {} showed {} failed attempts (status.failed) "
+                                          "before the RayJob showed any jobStatus, and the Ray job never FAILED, so "
+                                          "they failed on their own, before submitting (failAfter 0s: the Job's "
+                                          "records do not time them); that delayed the submission by the Job's "
+                                          "backoff and each new Pod's start, {}",
+                                          failed_before_submission, submitter_ref, failed_before_submission,
+                                          seconds(submission_delay_ms)));
   } else if (failed_attempts > 0) {
     // A failed Ray job fails its submitter too, so the count alone does not say which attempts
     // failed on their own (world.submitter.failAttempts): that is left to the reader.
@@ -608,13 +669,22 @@ void Derivation::ray_job() {
     previous_job_status = job_status;
     if (job_status == "PENDING" && !pending_at) pending_at = when(*o);
     if (job_status == "RUNNING" && !running_at) running_at = when(*o);
-    if (is_terminal_job_status(job_status)) {
+    if (is_terminal_job_status(job_status) && forced_by_grace_period(o->object())) {
+      out.assumptions.push_back(fmt::format("ray.results: the RayJob's jobStatus {} is its controller's (reason {}), "
+                                            "not the Ray job's",
+                                            job_status, kGracePeriodExceeded));
+      if (!end_time) end_time = since_creation(time_at(o->object(), {"status", "endTime"}));
+    } else if (is_terminal_job_status(job_status)) {
       results.push_back(job_status);
       if (!ended_at) ended_at = when(*o);
       if (!end_time) end_time = since_creation(time_at(o->object(), {"status", "endTime"}));
     }
   }
-  if (!results.empty()) {
+  const auto timed_out = std::find_if(states.begin(), states.end(),
+                                      [](const Observation* o) { return forced_by_grace_period(o->object()); });
+  if (results.empty() && timed_out != states.end()) {
+    submitter_finished_timeout((*timed_out)->object());
+  } else if (!results.empty()) {
     world["ray"]["results"] = results;
     out.assumptions.push_back(fmt::format("ray.results {}: the terminal jobStatus values the RayJob showed, one per "
                                           "submission",
@@ -641,23 +711,49 @@ void Derivation::ray_job() {
   }
   // Without a clock: the Ray job started pendingFor after the submitter, which started 2s (the
   // default) after the cluster was ready, and ended about when the RayJob's endTime says.
-  const std::int64_t estimated_start_ms = estimated_submitter_start_ms() + pending_for_ms;
-  if (ray_start && ray_end && *ray_end >= *ray_start) {
+  const std::int64_t estimated_start_ms = estimated_submitter_start_ms() + submission_delay_ms + pending_for_ms;
+  ray_running = estimated_start_ms;
+  first_end_time = end_time;
+  if (world["ray"].contains("runsFor")) {
+    // set above
+  } else if (ray_start && ray_end && *ray_end >= *ray_start) {
     set_timing("ray", "runsFor", *ray_end - *ray_start, "status.rayJobInfo startTime to endTime");
   } else if (running_at && ended_at && *ended_at >= *running_at) {
     set_timing("ray", "runsFor", *ended_at - *running_at,
                fmt::format("from jobStatus RUNNING to {} as recorded", results.front()));
   } else if (!results.empty() && running && end_time && *end_time > estimated_start_ms) {
     set_timing("ray", "runsFor", *end_time - estimated_start_ms,
-               fmt::format("from the estimated start of the Ray job (Running at {}, the submitter's 2s, pendingFor) "
-                           "to the RayJob's status.endTime {}",
-                           seconds(*running), seconds(*end_time)));
+               fmt::format("from the estimated start of the Ray job (Running at {}, the submitter's 2s{}, "
+                           "pendingFor) to the RayJob's status.endTime {}",
+                           seconds(*running),
+                           submission_delay_ms > 0 ? ", its failed attempts' " + seconds(submission_delay_ms) : "",
+                           seconds(*end_time)));
   } else if (!results.empty()) {
     out.assumptions.push_back("ray.runsFor: the default (30s); the trace does not time the Ray job");
   }
   out.faults_assumption = out.assumptions.size();
   out.assumptions.push_back("no faults: the model runs fault-free (no stale reads, conflicts, restarts)");
 
+}
+
+// v1.7.0 failed the RayJob 30s after its submitter finished, the Ray job not having ended as far
+// as it saw (RJC:L1263-1286): the submitter finished by itself at status.endTime - 30s.
+void Derivation::submitter_finished_timeout(const json& failed) {
+  constexpr std::int64_t kSubmitterFinishedTimeoutMs = 30'000;
+  const std::int64_t start_ms = estimated_submitter_start_ms();
+  world["ray"]["runsFor"] = "2h";
+  out.assumptions.push_back("ray.runsFor: longer than the run; the RayJob failed because its submitter finished "
+                            "before the Ray job ended (as far as its controller saw)");
+  if (auto end = since_creation(time_at(failed, {"status", "endTime"})); end && *end - kSubmitterFinishedTimeoutMs > start_ms) {
+    set_timing("submitter", "finishesAfter", *end - kSubmitterFinishedTimeoutMs - start_ms,
+               fmt::format("the RayJob failed 30s after its submitter finished; from the submitter's estimated start "
+                           "(Running at {}, then 2s) to the RayJob's status.endTime {} less 30s",
+                           seconds(running_or_default()), seconds(*end)));
+  } else {
+    world["submitter"]["finishesAfter"] = "0s";
+    out.assumptions.push_back("submitter.finishesAfter 0s: the RayJob failed because its submitter finished, and "
+                              "its status.endTime does not say when");
+  }
 }
 
 // In K8sJobMode a Ray job that ends SUCCEEDED or STOPPED ends its submitter with it (exit 0), and
@@ -680,12 +776,12 @@ void Derivation::submitter_outlived_ray_job() {
   });
   const std::int64_t start_ms = estimated_submitter_start_ms();
   if (finished != states.end() &&
-      text_at((*finished)->object(), {"status", "reason"}) != "JobDeploymentStatusTransitionGracePeriodExceeded") {
+      !forced_by_grace_period((*finished)->object())) {
     if (auto end = since_creation(time_at((*finished)->object(), {"status", "endTime"})); end && *end > start_ms) {
       set_timing("submitter", "finishesAfter", *end - start_ms,
                  fmt::format("the RayJob stayed Running after its Ray job ended, so the submitter outlived it; "
                              "from its estimated start (Running at {}, then 2s) to the RayJob's status.endTime {}",
-                             seconds(running.value_or(0)), seconds(*end)));
+                             seconds(running_or_default()), seconds(*end)));
       return;
     }
   }
@@ -694,33 +790,144 @@ void Derivation::submitter_outlived_ray_job() {
                             "job ended and never finished before the transition grace period or the recording's end");
 }
 
-// v1.7.0 persists when its checks of the Ray job began failing (status.
-// jobStatusCheckFailureStartTime, RJC:L1325-1334): the dashboard failed from then on. When the
-// RayJob then failed with JobStatusCheckTimeoutExceeded the outage outlasted the run; when the
-// time was cleared instead, the outage ended at a time a watch does not show, and is not derived.
+// When the controller could not read the Ray job (a dashboard outage), two signs:
+//  - v1.7.0 persists when its checks began failing (status.jobStatusCheckFailureStartTime,
+//    RJC:L1325-1334). When the RayJob then failed with JobStatusCheckTimeoutExceeded, or with the
+//    submitter-finished timeout (checked before Ray is asked, RJC:L1263-1286) while the time was
+//    still set, the outage outlasted the run; when the time was cleared instead, the outage ended
+//    at a time a watch does not show, and is not derived.
+//  - v1.0.0 and v1.1.0 record nothing of a failed check; a RayJob that showed a terminal jobStatus
+//    without RUNNING before it did not see the Ray job run (unseen_run_outage).
 void Derivation::dashboard_outage() {
   std::optional<std::int64_t> from;
+  bool failing = false;   // jobStatusCheckFailureStartTime is set in the latest state
   for (const Observation* o : states) {
     const json& object = o->object();
     const auto started = since_creation(time_at(object, {"status", "jobStatusCheckFailureStartTime"}));
     if (!from) {
       from = started;
+      failing = started.has_value();
       continue;
     }
-    if (text_at(object, {"status", "reason"}) == "JobStatusCheckTimeoutExceeded") {
+    const std::string reason = text_at(object, {"status", "reason"});
+    if (reason == "JobStatusCheckTimeoutExceeded" || (failing && forced_by_grace_period(object))) {
       world["dashboard"]["outages"] = json::array({{{"from", duration(*from)}, {"for", "2h"}}});
       out.assumptions.push_back(fmt::format("dashboard.outages from {}: the RayJob's status checks began failing "
-                                            "then (status.jobStatusCheckFailureStartTime) and it failed with "
-                                            "JobStatusCheckTimeoutExceeded",
-                                            seconds(*from)));
+                                            "then (status.jobStatusCheckFailureStartTime) and it failed with {}{}",
+                                            seconds(*from), reason,
+                                            reason == kGracePeriodExceeded ? " while they still failed" : ""));
       return;
     }
+    failing = started.has_value();
     if (!started) break;
   }
   if (from) {
     out.assumptions.push_back(fmt::format("dashboard: the RayJob's status checks failed from {} until a time the "
                                           "trace does not show; no outage is derived",
                                           seconds(*from)));
+    return;
+  }
+  if (controller == "kuberay-1.0") failed_to_get_job_status();
+  if (controller != "kuberay-1.7") unseen_run_outage();
+}
+
+// v1.0.0 persists FailedToGetJobStatus when a GetJobInfo in Running fails (rayjob_controller.go:
+// 249-256 at v1.0.0), and Running again once one succeeds: an outage the RayJob's records do not time. It is
+// anchored just after the model's transition the recording shows before it and lasts one status
+// poll (3s, RayJobDefaultRequeueDuration) and a second, so that the next poll fails.
+void Derivation::failed_to_get_job_status() {
+  std::string previous = out.first_deployment;
+  for (const Observation* o : states) {
+    const std::string deployment = text_at(o->object(), {"status", "jobDeploymentStatus"});
+    if (deployment == "FailedToGetJobStatus" && previous != deployment) {
+      const std::int64_t at_ms = ray_running.value_or(0) + 1'000;
+      actions.push_back({{"at", duration(at_ms)}, {"dashboardOutage", {{"for", "4s"}}}});
+      out.action_times.push_back({at_ms, recorded_before(o->seq), true, false, out.assumptions.size(),
+                                  "a dashboard outage of 4s (a status poll and a second) began",
+                                  "the RayJob went to FailedToGetJobStatus, so a status check failed; a RayJob's "
+                                  "records do not say when"});
+      out.assumptions.push_back(fmt::format("a dashboard outage of 4s began at {} (the RayJob went to "
+                                            "FailedToGetJobStatus)",
+                                            seconds(at_ms)));
+    }
+    if (!deployment.empty()) previous = deployment;
+  }
+}
+
+// v1.0.0 and v1.1.0 mirror every jobStatus they read. A RayJob that went to a terminal jobStatus
+// without showing RUNNING did not read the Ray job while it ran: taken to be a dashboard outage
+// from the Ray job's estimated start (its submission, when PENDING was not shown either) to the
+// RayJob's status.endTime. A Ray job shorter than one status poll, or a submission the
+// controller backed off from (a 404 in K8sJobMode), looks the same.
+void Derivation::unseen_run_outage() {
+  std::string shown;   // the jobStatus values shown before the first terminal one
+  for (const Observation* o : states) {
+    const std::string job_status = text_at(o->object(), {"status", "jobStatus"});
+    if (is_terminal_job_status(job_status)) break;
+    if (!job_status.empty() && shown.find(job_status) == std::string::npos) shown += " " + job_status;
+  }
+  const bool terminal_shown = std::any_of(states.begin(), states.end(), [](const Observation* o) {
+    return is_terminal_job_status(text_at(o->object(), {"status", "jobStatus"}));
+  });
+  // Submitter attempts that failed before one submitted explain it already (ray_job).
+  if (world["submitter"].contains("failAttempts")) return;
+  if (!terminal_shown || shown.find("RUNNING") != std::string::npos || !first_end_time) return;
+  const bool pending_shown = shown.find("PENDING") != std::string::npos;
+  const std::int64_t from_ms = pending_shown ? ray_running.value_or(0) : estimated_submitter_start_ms();
+  if (*first_end_time <= from_ms) return;
+  world["dashboard"]["outages"] =
+      json::array({{{"from", duration(from_ms)}, {"for", duration(*first_end_time - from_ms)}}});
+  out.assumptions.push_back(fmt::format(
+      "dashboard.outages from {} to {}: the RayJob showed a terminal jobStatus without RUNNING before it, so its "
+      "controller did not read the Ray job while it ran; taken to be an outage from the Ray job's estimated {} to "
+      "the RayJob's status.endTime (a Ray job shorter than one status poll, or a submission the controller backed "
+      "off from, would show the same)",
+      seconds(from_ms), seconds(*first_end_time), pending_shown ? "start" : "submission"));
+}
+
+// A Ray job whose jobStatus went back from RUNNING to PENDING while the RayJob stayed Running (not
+// through a suspension's new submission) was submitted again: its head
+// restarted and lost the job table, and the submitter (v1.7.0's `ray job status` guard finds
+// nothing) submitted the same id anew (reference §0.4, §1.10.1). A watch does not time the
+// restart: it is anchored just after the model's RUNNING that the recording shows before it.
+void Derivation::head_restarts() {
+  std::string previous;   // the last state's jobStatus, when the RayJob was Running
+  for (const Observation* o : states) {
+    if (!o->object().is_object()) continue;
+    const std::string job_status = text_at(o->object(), {"status", "jobStatus"});
+    const bool in_running = text_at(o->object(), {"status", "jobDeploymentStatus"}) == "Running";
+    if (previous == "RUNNING" && in_running && job_status == "PENDING") {
+      const std::int64_t at_ms = when(*o).value_or(ray_running.value_or(0) + 1'000);
+      actions.push_back({{"at", duration(at_ms)}, {"headRestart", json::object()}});
+      out.action_times.push_back({at_ms, recorded_before(o->seq), !when(*o).has_value(), false,
+                                  out.assumptions.size(), "the Ray head restarted",
+                                  "the RayJob's jobStatus went from RUNNING back to PENDING, so the Ray job was "
+                                  "submitted again on a head that had lost it; a RayJob's records do not say when "
+                                  "the head restarted"});
+      out.assumptions.push_back(fmt::format("the Ray head restarted at {} (jobStatus went from RUNNING back to "
+                                            "PENDING: the Ray job was submitted again)",
+                                            seconds(at_ms)));
+    }
+    previous = in_running ? job_status : "";
+  }
+}
+
+// v1.7.0's validation names the feature gate a spec field needs ("RayJobDeletionPolicy feature
+// gate must be enabled to use DeletionStrategy", VAL:L762-765): the operator ran with it off.
+void Derivation::feature_gates() {
+  static const std::string needs = " feature gate must be enabled";
+  for (const Observation* o : states) {
+    if (text_at(o->object(), {"status", "reason"}) != "ValidationFailed") continue;
+    const std::string message = text_at(o->object(), {"status", "message"});
+    const std::size_t end = message.find(needs);
+    if (end == std::string::npos) continue;
+    const std::size_t begin = message.rfind(' ', end == 0 ? 0 : end - 1);
+    const std::string gate = message.substr(begin == std::string::npos ? 0 : begin + 1,
+                                            end - (begin == std::string::npos ? 0 : begin + 1));
+    if (gate.empty() || world["operator"]["featureGates"].contains(gate)) continue;
+    world["operator"]["featureGates"][gate] = false;
+    out.assumptions.push_back(fmt::format("operator.featureGates.{} false: the RayJob failed validation with \"{}\"",
+                                          gate, message));
   }
 }
 
@@ -794,11 +1001,14 @@ std::vector<std::string> trace_rayjobs(const std::vector<events::Event>& trace_e
 ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_events,
                                         const std::string& controller, const std::string& rayjob) {
   Derivation derivation(trace_events, rayjob);
+  derivation.controller = controller;
   derivation.user_actions();
   derivation.ray_cluster();
   derivation.ray_job();
   derivation.selected_cluster();
   derivation.dashboard_outage();
+  derivation.head_restarts();
+  derivation.feature_gates();
   return derivation.finish(controller);
 }
 
@@ -813,6 +1023,11 @@ engine::Scenario scenario_with_actions(const ConformScenario& derived, std::size
   for (std::size_t i : order) {
     json action = derived.document["actions"][i];
     action["at"] = duration(derived.action_times[i].at_ms);
+    if (const auto outage = action.find("dashboardOutage"); outage != action.end()) {
+      // Timed like an action, a world setting in the scenario.
+      document["world"]["dashboard"]["outages"].push_back({{"from", action["at"]}, {"for", (*outage)["for"]}});
+      continue;
+    }
     actions.push_back(std::move(action));
   }
   if (actions.empty()) {

@@ -48,6 +48,11 @@ std::string edit_line(const std::string& text, int nth, const std::string& from,
   return text.substr(0, start) + line + text.substr(end);
 }
 
+// The bundled scenario's run, recorded as a RayJob watch alone, conformed under the model picked.
+ConformReport conform_rayjob_watch(const std::string& scenario) {
+  return conform_trace(trace_of(record_bundled(scenario), Watched::rayjobs), "");
+}
+
 int count_lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
 
 }  // namespace
@@ -280,14 +285,76 @@ TEST_CASE("conform: bundled scenarios, recorded as RayJob, RayCluster and Job wa
   }
 }
 
-TEST_CASE("conform: a submitter that failed on its own is not derived; the trace's failed attempts are named") {
-  // A known limit: the Job's status.failed counts the failures a failed Ray job causes too, so
-  // the derived submitter never fails on its own and this run's delayed submission differs.
+TEST_CASE("conform: submitter attempts that failed while the Ray job never FAILED failed on their own") {
   RecordedScenario recorded = record_bundled("submitter-fails-then-succeeds");
   const ConformReport report = conform_trace(trace_of(recorded, Watched::rayjobs_clusters_and_jobs), "");
-  CHECK(report.derived.scenario.world.submitter.fail_attempts == 0);
-  CHECK(has_line(report.derived.assumptions, "showed 2 failed attempts (status.failed)"));
-  CHECK(report.alignment.differs == 1);
+  CHECK(report.derived.scenario.world.submitter.fail_attempts == 2);
+  CHECK(has_line(report.derived.assumptions, "showed 2 failed attempts (status.failed) before the RayJob showed any jobStatus"));
+  CHECK(report.derived.scenario.world.dashboard.outages.empty());
+  CHECK(report.alignment.differs == 0);
+
+  SUBCASE("a failed Ray job fails its submitter too: then the attempts are not the submitter's own") {
+    RecordedScenario failed = record_bundled("ray-job-failed");
+    const ConformReport failed_report = conform_trace(trace_of(failed, Watched::rayjobs_clusters_and_jobs), "");
+    CHECK(failed_report.derived.scenario.world.submitter.fail_attempts == 0);
+    CHECK(failed_report.alignment.differs == 0);
+  }
+}
+
+TEST_CASE("conform: kuberay-1.1 showing a terminal jobStatus without RUNNING did not read the Ray job: an outage is assumed") {
+  for (const std::string name : {"dashboard-errors", "submitter-fails-then-succeeds"}) {
+    INFO("scenario ", name);
+    const ConformReport report = conform_rayjob_watch(name);
+    REQUIRE(report.derived.scenario.world.dashboard.outages.size() == 1);
+    CHECK(has_line(report.derived.assumptions, "without RUNNING before it"));
+    CHECK(report.alignment.differs == 0);
+  }
+  SUBCASE("a RayJob that showed RUNNING gets no outage") {
+    const ConformReport report = conform_rayjob_watch("k8sjobmode-success");
+    CHECK(report.derived.scenario.world.dashboard.outages.empty());
+  }
+}
+
+TEST_CASE("conform: kuberay-1.0's FailedToGetJobStatus is an outage anchored after the transition recorded before it") {
+  const ConformReport report = conform_rayjob_watch("kuberay-1.0/dashboard-errors");
+  CHECK(report.model.controller == "kuberay-1.0");
+  REQUIRE(report.derived.scenario.world.dashboard.outages.size() == 1);
+  CHECK(report.derived.scenario.world.dashboard.outages[0].for_ms == 4'000);
+  CHECK(report.derived.scenario.actions.empty());   // an outage is a world setting, not an action
+  CHECK(has_line(report.derived.assumptions, "a dashboard outage of 4s (a status poll and a second) began at"));
+  CHECK(has_line(report.derived.assumptions, "1ms after the model's WaitForDashboardReady -> Running (RUNNING)"));
+  CHECK(report.alignment.differs == 0);
+}
+
+TEST_CASE("conform: kuberay-1.7's jobStatus going from RUNNING back to PENDING is a head restart, anchored") {
+  const ConformReport report = conform_rayjob_watch("kuberay-1.7/head-restart-while-running");
+  REQUIRE(report.derived.scenario.actions.size() == 1);
+  CHECK(report.derived.scenario.actions[0].type == engine::Action::Type::head_restart);
+  CHECK(has_line(report.derived.assumptions, "the Ray head restarted at"));
+  CHECK(has_line(report.derived.assumptions, "1ms after the model's Running -> Running (RUNNING)"));
+  CHECK(report.alignment.differs == 0);
+}
+
+TEST_CASE("conform: kuberay-1.7's validation message naming a feature gate turns the gate off") {
+  const ConformReport report = conform_rayjob_watch("kuberay-1.7/deletion-policy-gate-off");
+  const std::map<std::string, bool> gates = {{"RayJobDeletionPolicy", false}};
+  CHECK(report.derived.scenario.world.operator_settings.feature_gates == gates);
+  CHECK(has_line(report.derived.assumptions, "operator.featureGates.RayJobDeletionPolicy false"));
+  CHECK(report.alignment.differs == 0);
+}
+
+TEST_CASE("conform: kuberay-1.7's submitter-finished timeout: its FAILED is the controller's, the submitter finished 30s before") {
+  // While the status checks failed, the outage lasted past it; without failed checks, no outage.
+  for (const auto& [name, outages] : std::vector<std::pair<std::string, std::size_t>>{
+           {"kuberay-1.7/submitter-timeout-after-outage", 1}, {"kuberay-1.7/submitter-finishes-before-ray", 0}}) {
+    INFO("scenario ", name);
+    const ConformReport report = conform_rayjob_watch(name);
+    REQUIRE(report.derived.scenario.world.dashboard.outages.size() == outages);
+    if (outages > 0) CHECK(report.derived.scenario.world.dashboard.outages[0].from_ms == 26'000);
+    CHECK(has_line(report.derived.assumptions, "is its controller's (reason JobDeploymentStatusTransitionGracePeriodExceeded)"));
+    CHECK(report.derived.scenario.world.submitter.finishes_after_ms.has_value());
+    CHECK(report.alignment.differs == 0);
+  }
 }
 
 TEST_CASE("conform: a RayJob deleted and created again under its name is another object: its transitions are not compared") {

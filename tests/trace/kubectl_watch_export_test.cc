@@ -4,7 +4,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <map>
 
 #include "../cli/cli_test_support.h"
 #include "../cli/recorded_runs.h"
@@ -35,14 +34,42 @@ std::string exported_rayjob_watch(const std::string& scenario, const std::string
   return show.out;
 }
 
-// The last line of `rjsim conform`, and its exit code.
-Result conform_round_trip(const std::string& scenario, const ScratchDirectory& dir) {
+// `rjsim conform` of `scenario`'s run, exported as the watches of `kinds` (one file each, as
+// kubectl records them), imported into the same database.
+Result conform_round_trip(const std::string& scenario, const ScratchDirectory& dir,
+                          const std::vector<std::string>& kinds = {"RayJob"}) {
   const std::string db = dir.file("round-trip.db");
   std::filesystem::remove(db);
-  write_bytes(dir.file("rayjobs.json"), exported_rayjob_watch(scenario, db));
-  const Result imported = invoke({"import", dir.file("rayjobs.json"), "--format", "kubectl-watch", "--db", db});
+  const std::string rayjobs = exported_rayjob_watch(scenario, db);
+  std::vector<std::string> import = {"import"};
+  for (const std::string& kind : kinds) {
+    const std::string file = dir.file(kind + ".json");
+    if (kind == "RayJob") {
+      write_bytes(file, rayjobs);
+    } else {
+      const Result show = invoke({"show", db, "--run", "1", "--format", "kubectl-watch", "--kind", kind});
+      REQUIRE_MESSAGE(show.code == 0, show.err);
+      write_bytes(file, show.out);
+    }
+    import.push_back(file);
+  }
+  for (const char* argument : {"--format", "kubectl-watch", "--db"}) import.emplace_back(argument);
+  import.push_back(db);
+  const Result imported = invoke(import);
   REQUIRE_MESSAGE(imported.code == 0, imported.err);
   return invoke({"conform", db, "--run", "2"});
+}
+
+// Every bundled scenario's round trip through the watches of `kinds` agrees with its model.
+void check_every_round_trip(const std::vector<std::string>& kinds) {
+  ScratchDirectory dir;
+  const std::filesystem::path root = std::filesystem::path(RJSIM_SOURCE_DIR) / "scenarios";
+  for (const std::filesystem::path& file : explore::testing::bundled_scenarios()) {
+    const std::string name = std::filesystem::relative(file, root).replace_extension().string();
+    CAPTURE(name);
+    const Result conform = conform_round_trip(file.string(), dir, kinds);
+    CHECK_MESSAGE(conform.code == 0, conform.out, conform.err);
+  }
 }
 
 }  // namespace
@@ -90,37 +117,12 @@ TEST_CASE("show --format kubectl-watch: one line per change of the RayJob, ADDED
   }
 }
 
-// Bundled scenarios whose RayJob watch does not conform yet, and why: what the RayJob's records do
-// not tell and conform does not infer (docs/traces.md "What conform does not do yet"). The test
-// checks that each still differs, so that one that starts to agree leaves this list.
-const std::map<std::string, std::string>& known_round_trip_gaps() {
-  const std::string outage = "a dashboard outage the RayJob's status does not time is not inferred";
-  static const std::map<std::string, std::string> gaps = {
-      {"dashboard-errors", outage},
-      {"kuberay-1.0/dashboard-errors", outage},
-      {"kuberay-1.7/submitter-timeout-after-outage", outage},
-      {"kuberay-1.7/deletion-policy-gate-off", "operator feature gates are not in a RayJob watch"},
-      {"kuberay-1.7/head-restart-while-running", "head Pod restarts are not inferred"},
-      {"submitter-fails-then-succeeds",
-       "submitter attempts that failed before a later one succeeded leave no trace in the RayJob's status"},
-  };
-  return gaps;
+TEST_CASE("round trip: every bundled scenario, run, exported as a RayJob watch, imported and conformed, agrees") {
+  check_every_round_trip({"RayJob"});
 }
 
-TEST_CASE("round trip: every bundled scenario, run, exported as a RayJob watch, imported and conformed, agrees") {
-  ScratchDirectory dir;
-  const std::filesystem::path root = std::filesystem::path(RJSIM_SOURCE_DIR) / "scenarios";
-  for (const std::filesystem::path& file : explore::testing::bundled_scenarios()) {
-    const std::string name = std::filesystem::relative(file, root).replace_extension().string();
-    CAPTURE(name);
-    const Result conform = conform_round_trip(file.string(), dir);
-    const auto gap = known_round_trip_gaps().find(name);
-    if (gap == known_round_trip_gaps().end()) {
-      CHECK_MESSAGE(conform.code == 0, conform.out, conform.err);
-    } else {
-      CHECK_MESSAGE(conform.code == 1, "now agrees: remove it from known_round_trip_gaps (", gap->second, ")");
-    }
-  }
+TEST_CASE("round trip: every bundled scenario, exported as RayJob, RayCluster, Job and Pod watches, agrees") {
+  check_every_round_trip({"RayJob", "RayCluster", "Job", "Pod"});
 }
 
 }  // namespace rjsim::trace
