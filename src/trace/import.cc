@@ -8,6 +8,7 @@
 #include <future>
 #include <iterator>
 #include <optional>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -16,6 +17,7 @@
 
 #include "store/database.h"
 #include "trace/audit_log.h"
+#include "trace/json_values.h"
 #include "trace/kubectl_watch.h"
 #include "trace/merge.h"
 #include "trace/watch_stream.h"
@@ -98,11 +100,11 @@ void render_object(Record& record) {
   record.object = nullptr;
 }
 
-ParsedFile parse(Format format, const TraceInput& input) {
+ParsedFile parse(Format format, std::string_view text, const std::string& file) {
   switch (format) {
-    case Format::kubectl_watch: return parse_kubectl_watch(input.text, input.file, render_object);
-    case Format::audit: return parse_audit_log(input.text, input.file, render_object);
-    case Format::watch_stream: return parse_watch_stream(input.text, input.file, render_object);
+    case Format::kubectl_watch: return parse_kubectl_watch(text, file, render_object);
+    case Format::audit: return parse_audit_log(text, file, render_object);
+    case Format::watch_stream: return parse_watch_stream(text, file, render_object);
   }
   return {};
 }
@@ -220,20 +222,73 @@ std::string read_text(const std::string& file) {
   return text;
 }
 
-// Every file parsed, in the order given. A recording is one file per kind (kubectl watches one
-// kind per process), and files parse independently, so they are parsed on threads of their own;
-// the results, and the first error, are taken in file order, as one thread would have met them.
+// A piece of a file: its text and how many lines of the file come before it.
+struct Piece {
+  const TraceInput* input = nullptr;
+  std::string_view text;
+  int lines_before = 0;
+};
+
+// `input` cut into about `count` pieces of JSON text, each cut made before a line that opens with
+// `{`: in JSON lines (kubectl's watch events, audit logs, watch streams) and in kubectl's
+// pretty-printed objects such a line starts a value. A cut inside a value (other layouts) leaves
+// the piece before it unterminated, which does not parse: parse_all then parses the file whole.
+// YAML is never cut (a document cut in two may read as two).
+std::vector<Piece> pieces_of(const TraceInput& input, std::size_t count) {
+  const std::string_view text = input.text;
+  std::vector<Piece> pieces;
+  if (count <= 1 || !looks_like_json(text)) return {Piece{&input, text, 0}};
+  std::size_t begin = 0;
+  int lines_before = 0;
+  for (std::size_t k = 1; k < count; ++k) {
+    std::size_t cut = text.find("\n{", std::max(begin, text.size() * k / count));
+    if (cut == std::string_view::npos) break;
+    cut += 1;
+    pieces.push_back(Piece{&input, text.substr(begin, cut - begin), lines_before});
+    lines_before += static_cast<int>(std::count(text.begin() + static_cast<std::ptrdiff_t>(begin),
+                                                text.begin() + static_cast<std::ptrdiff_t>(cut), '\n'));
+    begin = cut;
+  }
+  pieces.push_back(Piece{&input, text.substr(begin), lines_before});
+  return pieces;
+}
+
+ParsedFile parse_piece(Format format, const Piece& piece) {
+  ParsedFile parsed = parse(format, piece.text, piece.input->file);
+  for (Record& record : parsed.records) record.line += piece.lines_before;
+  for (BadRecord& bad : parsed.bad) bad.line += piece.lines_before;
+  return parsed;
+}
+
+// Every file parsed, in the order given, its records in file order. Files, and pieces of large
+// JSON files, parse independently, so they are parsed on threads of their own (about two pieces
+// a core, so that a large file does not leave the other cores idle). A file with a bad record is
+// parsed again whole, so its errors read as one thread would have met them; the results, and the
+// first error, are taken in file order.
 std::vector<ParsedFile> parse_all(Format format, const std::vector<TraceInput>& inputs) {
+  std::size_t total_bytes = 0;
+  for (const TraceInput& input : inputs) total_bytes += input.text.size();
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t piece_bytes = std::max<std::size_t>(total_bytes / (2 * cores), std::size_t{1} << 20);
+  std::vector<std::vector<std::future<ParsedFile>>> pending(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    for (const Piece& piece : pieces_of(inputs[i], inputs[i].text.size() / piece_bytes)) {
+      pending[i].push_back(std::async(std::launch::async, [format, piece] { return parse_piece(format, piece); }));
+    }
+  }
   std::vector<ParsedFile> parsed;
-  if (inputs.size() == 1) {
-    parsed.push_back(parse(format, inputs.front()));
-    return parsed;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    ParsedFile file;
+    for (std::future<ParsedFile>& piece : pending[i]) {
+      ParsedFile part = piece.get();
+      file.records.insert(file.records.end(), std::make_move_iterator(part.records.begin()),
+                          std::make_move_iterator(part.records.end()));
+      file.bad.insert(file.bad.end(), part.bad.begin(), part.bad.end());
+      file.ignored += part.ignored;
+    }
+    if (pending[i].size() > 1 && !file.bad.empty()) file = parse(format, inputs[i].text, inputs[i].file);
+    parsed.push_back(std::move(file));
   }
-  std::vector<std::future<ParsedFile>> pending;
-  for (const TraceInput& input : inputs) {
-    pending.push_back(std::async(std::launch::async, [format, &input] { return parse(format, input); }));
-  }
-  for (std::future<ParsedFile>& file : pending) parsed.push_back(file.get());
   return parsed;
 }
 
@@ -312,13 +367,17 @@ ImportSummary import_trace(Format format, const std::vector<std::string>& files,
   store::Database database = store::Database::open(db_path);
   store::RunWriter writer = database.begin_run(store::RunHeader{
       std::nullopt, "trace", fmt::format("trace-{}", to_string(format)), scenario_text, "recorded", 0});
-  events::LogHasher hasher;
-  for (const events::Event& event : summary.trace.events) {
-    writer.emit(event);
-    hasher.add(event);
-  }
+  // The log hash reads the same events on a thread of its own while they are written: each pass
+  // renders every event once, and together they were a third of an import.
+  const std::vector<events::Event>& trace_events = summary.trace.events;
+  std::future<std::string> log_hash = std::async(std::launch::async, [&trace_events] {
+    events::LogHasher hasher;
+    for (const events::Event& event : trace_events) hasher.add(event);
+    return hasher.hex();
+  });
+  for (const events::Event& event : trace_events) writer.emit(event);
   summary.run_id = writer.commit(store::RunSummary{"pass", summary.trace.records, summary.trace.virtual_ms,
-                                                   hasher.hex()});
+                                                   log_hash.get()});
   return summary;
 }
 

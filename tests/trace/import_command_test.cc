@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "../cli/cli_test_support.h"
 #include "../store/store_test_support.h"
 #include "store/database.h"
@@ -302,6 +304,45 @@ TEST_CASE("import build_trace: an object's body is exactly what nlohmann's dump(
   const events::Value* body = trace.events[1].find("object");
   REQUIRE(body != nullptr);
   CHECK(std::get<events::RawJson>(*body).text == object.dump());
+}
+
+TEST_CASE("import build_trace: a large file parses in pieces, its records and errors at their lines in the file") {
+  // 6,000 ConfigMap states of about 1 KB: several MiB, cut into pieces parsed on threads.
+  const std::string padding(900, 'x');
+  std::string text;
+  for (int i = 1; i <= 6000; ++i) {
+    const json object = {{"kind", "ConfigMap"},
+                         {"apiVersion", "v1"},
+                         {"metadata", {{"name", "cm"}, {"namespace", "default"}, {"uid", "u-cm"},
+                                       {"resourceVersion", std::to_string(i)}}},
+                         {"data", {{"n", std::to_string(i)}, {"padding", padding}}}};
+    text += watch_line(i == 1 ? "ADDED" : "MODIFIED", object);
+  }
+  REQUIRE(text.size() > (std::size_t{4} << 20));
+  const Trace trace = build_trace(Format::kubectl_watch, {TraceInput{"big.json", text}}, false);
+  REQUIRE(trace.events.size() == 6001);
+  for (int line : {1, 2999, 3000, 6000}) {
+    CAPTURE(line);
+    const events::Event& event = trace.events[static_cast<std::size_t>(line)];
+    CHECK(std::get<std::string>(*event.find("source")) == fmt::format("big.json:{}", line));
+    CHECK(std::get<std::string>(*event.find("rv")) == std::to_string(line));
+  }
+
+  SUBCASE("a bad line deep in the file is named by its line in the file") {
+    const std::size_t line_4500 = [&] {
+      std::size_t at = 0;
+      for (int i = 1; i < 4500; ++i) at = text.find('\n', at) + 1;
+      return at;
+    }();
+    std::string bad = text;
+    bad.insert(line_4500, "{\"type\": \"MODIFIED\", \"object\": \n");   // unterminated: runs into the next line
+    try {
+      (void)build_trace(Format::kubectl_watch, {TraceInput{"big.json", bad}}, false);
+      FAIL("a malformed line was imported");
+    } catch (const TraceError& e) {
+      CHECK(contains(e.what(), "big.json:4500"));
+    }
+  }
 }
 
 }  // namespace
