@@ -12,20 +12,6 @@ namespace {
 
 constexpr std::string_view kValidationFailed = "ValidationFailed";
 
-std::string_view body_string(const Event& event, std::string_view key) {
-  const events::Value* value = event.find(key);
-  if (!value) return {};
-  const auto* text = std::get_if<std::string>(value);
-  return text ? std::string_view(*text) : std::string_view();
-}
-
-std::int64_t body_int(const Event& event, std::string_view key) {
-  const events::Value* value = event.find(key);
-  if (!value) return 0;
-  const auto* number = std::get_if<std::int64_t>(value);
-  return number ? *number : 0;
-}
-
 bool body_bool(const Event& event, std::string_view key) {
   const events::Value* value = event.find(key);
   if (!value) return false;
@@ -46,7 +32,7 @@ std::int64_t deletion_seq(std::span<const Event> step_events, std::string_view r
                           std::int64_t fallback) {
   for (const Event& event : step_events) {
     if (event.object == ref && event.type.starts_with("api.") &&
-        body_string(event, "watch") == "DELETED") {
+        event.text("watch") == "DELETED") {
       return event.seq;
     }
   }
@@ -58,8 +44,8 @@ std::int64_t job_status_seq(std::span<const Event> step_events, const RaySubmiss
                             std::string_view status, std::int64_t fallback) {
   for (const Event& event : step_events) {
     if (event.type == "ray.job_status" && event.object == submission.cluster &&
-        body_string(event, "submission_id") == submission.submission_id &&
-        body_string(event, "to") == status) {
+        event.text("submission_id") == submission.submission_id &&
+        event.text("to") == status) {
       return event.seq;
     }
   }
@@ -155,11 +141,11 @@ void History::apply_step(const World& world, std::span<const Event> step_events,
     } else if (type == "reconcile.begin") {
       reconciling_ = event.object;
     } else if (type == "reconcile.panic") {
-      facts.panics.push_back({{event.seq, event.at_ms}, event.object, std::string(body_string(event, "message"))});
+      facts.panics.push_back({{event.seq, event.at_ms}, event.object, std::string(event.text("message"))});
     } else if (type == "dashboard.submit_job") {
-      if (body_string(event, "outcome") == "ok") on_submit(world, event, facts);
+      if (event.text("outcome") == "ok") on_submit(world, event, facts);
     } else if (type == "api.create") {
-      if (body_string(event, "outcome") != "ok") continue;
+      if (event.text("outcome") != "ok") continue;
       if (is_rayjob_ref(event.object)) {
         const int known = find_index(event.object);
         if (known >= 0 && !rayjobs_[static_cast<std::size_t>(known)].gone) {
@@ -177,7 +163,7 @@ void History::apply_step(const World& world, std::span<const Event> step_events,
         on_cluster_create(world, event, facts);
       }
     } else if (type.starts_with("api.")) {
-      if (is_rayjob_ref(event.object) && body_string(event, "outcome") == "ok" &&
+      if (is_rayjob_ref(event.object) && event.text("outcome") == "ok" &&
           body_bool(event, "changed")) {
         const int index = find_index(event.object);
         if (index >= 0) rayjobs_[static_cast<std::size_t>(index)].last_write_seq = event.seq;
@@ -216,11 +202,11 @@ void History::on_transition(const World& world, const Event& event, StepFacts& f
   PersistedTransition transition;
   transition.at = at;
   transition.rayjob = index;
-  transition.from_deployment = body_string(event, "from_deployment");
-  transition.to_deployment = body_string(event, "to_deployment");
-  transition.from_job_status = body_string(event, "from_job_status");
-  transition.to_job_status = body_string(event, "to_job_status");
-  transition.reason = body_string(event, "reason");
+  transition.from_deployment = event.text("from_deployment");
+  transition.to_deployment = event.text("to_deployment");
+  transition.from_job_status = event.text("from_job_status");
+  transition.to_job_status = event.text("to_job_status");
+  transition.reason = event.text("reason");
   const std::string& from = transition.from_deployment;
   const std::string& to = transition.to_deployment;
 
@@ -300,8 +286,8 @@ void History::on_cluster_create(const World& world, const Event& event, StepFact
 void History::on_submit(const World& world, const Event& event, StepFacts& facts) {
   engine::ObjectRef cluster;
   if (!engine::parse_object_ref(event.object, cluster)) return;
-  const std::string_view submission_id = body_string(event, "submission_id");
-  const std::int64_t incarnation = body_int(event, "incarnation");
+  const std::string_view submission_id = event.text("submission_id");
+  const std::int64_t incarnation = event.integer("incarnation");
   const std::vector<engine::RayHead>& heads = world.ray.heads;
   for (std::size_t h = heads.size(); h-- > 0;) {
     const engine::RayHead& head = heads[h];

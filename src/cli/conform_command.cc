@@ -2,8 +2,11 @@
 // as agreed or differs (DESIGN.md §6; docs/traces.md "Conforming a trace"). The derivation of
 // the stimuli, the run and the alignment are src/trace/conform.h; this file picks the run and
 // the RayJobs (every one the trace shows, each on its own, or the one --rayjob names), and
-// prints. Exit 0 when every recorded transition agrees, 1 when one differs, 2 for bad input (not
-// a trace run, no RayJob in it, an unknown run, model or RayJob).
+// prints. With --explain, a RayJob that differs is searched for a schedule of stale reads, held
+// deliveries and crashes under which it agrees (trace/conform_explain.h), stored as an explore
+// run for `rjsim replay`. Exit 0 when every recorded transition agrees (or, with --explain, every
+// RayJob that differs is explained), 1 when one differs, 2 for bad input (not a trace run, no
+// RayJob in it, an unknown run, model or RayJob).
 #include "cli/commands.h"
 
 #include <algorithm>
@@ -19,6 +22,8 @@
 #include "cli/trace_derivation.h"
 #include "store/database.h"
 #include "trace/conform.h"
+#include "trace/conform_explain.h"
+#include "trace/explore_trace.h"
 
 namespace rjsim::cli {
 namespace {
@@ -30,6 +35,14 @@ struct ConformOptions {
   std::string rayjob;   // empty: every RayJob the trace shows
   bool json = false;
   bool show_scenario = false;
+  bool explain = false;
+};
+
+// What --explain found for one RayJob that differs.
+struct ExplainedRayJob {
+  trace::Explanation explanation;
+  std::string faults;                  // the budget searched, in flow style
+  std::int64_t stored_run = 0;         // found: the run stored for replay
 };
 
 nlohmann::ordered_json transition_json(const explore::Transition& t) {
@@ -50,7 +63,19 @@ nlohmann::ordered_json details_json(const trace::ConformReport& report) {
 }
 
 // One RayJob's conformance: the DESIGN §6 fields and what explains them.
-nlohmann::ordered_json rayjob_json(const store::RunInfo& run, const trace::ConformReport& report) {
+nlohmann::ordered_json explanation_json(const std::optional<ExplainedRayJob>& explained) {
+  if (!explained) return nullptr;
+  const trace::Explanation& e = explained->explanation;
+  return {{"found", e.found},
+          {"how", e.how},
+          {"schedules", e.schedules},
+          {"targeted_plans", e.targeted_plans},
+          {"faults", explained->faults},
+          {"stored_run", e.found ? nlohmann::ordered_json(explained->stored_run) : nlohmann::ordered_json(nullptr)}};
+}
+
+nlohmann::ordered_json rayjob_json(const store::RunInfo& run, const trace::ConformReport& report,
+                                   const std::optional<ExplainedRayJob>& explained) {
   nlohmann::ordered_json after = nlohmann::ordered_json::array();
   for (const explore::Transition& t : report.alignment.model_after) after.push_back(transition_json(t));
   return {{"run_id", run.run_id},
@@ -64,14 +89,16 @@ nlohmann::ordered_json rayjob_json(const store::RunInfo& run, const trace::Confo
           {"assumptions", report.derived.assumptions},
           {"model_after_recording", after},
           {"model_outcome", report.run.outcome},
-          {"scenario", report.derived.scenario.text}};
+          {"scenario", report.derived.scenario.text},
+          {"explanation", explanation_json(explained)}};
 }
 
 // One RayJob: its own object, with `rayjobs` holding it. Several: the DESIGN §6 fields summed
 // over them (details of all, each naming its RayJob), and each RayJob's object in `rayjobs`.
-nlohmann::ordered_json conform_json(const store::RunInfo& run, const std::vector<trace::ConformReport>& reports) {
+nlohmann::ordered_json conform_json(const store::RunInfo& run, const std::vector<trace::ConformReport>& reports,
+                                    const std::vector<std::optional<ExplainedRayJob>>& explained) {
   nlohmann::ordered_json rayjobs = nlohmann::ordered_json::array();
-  for (const trace::ConformReport& report : reports) rayjobs.push_back(rayjob_json(run, report));
+  for (std::size_t i = 0; i < reports.size(); ++i) rayjobs.push_back(rayjob_json(run, reports[i], explained[i]));
   if (reports.size() == 1) {
     nlohmann::ordered_json json = rayjobs.front();
     json["rayjobs"] = rayjobs;
@@ -134,6 +161,22 @@ void print_text(std::ostream& out, const store::RunInfo& run, const trace::Confo
   }
 }
 
+void print_explanation(std::ostream& out, const trace::ConformReport& report, const ExplainedRayJob& explained,
+                       const std::string& db_path) {
+  const trace::Explanation& e = explained.explanation;
+  if (!e.found) {
+    out << fmt::format("not explained: under none of {} schedules within faults {} ({} targeted plans, then PCT) "
+                       "does {} make the recorded transitions\n",
+                       e.schedules, explained.faults, e.targeted_plans, report.model.controller);
+    return;
+  }
+  out << fmt::format("explained: all {} recorded transitions agree with {} under {} (schedule {} of the search "
+                     "within faults {})\n",
+                     e.alignment.details.size(), report.model.controller, e.how, e.schedules, explained.faults);
+  out << fmt::format("  stored as run {}: rjsim replay {} --run {}   (see it: rjsim show {} --run {})\n",
+                     explained.stored_run, db_path, explained.stored_run, db_path, explained.stored_run);
+}
+
 // Several RayJobs: which agreed and which did not, after their own reports.
 void print_summary(std::ostream& out, const std::vector<trace::ConformReport>& reports) {
   std::vector<std::string> differing;
@@ -172,28 +215,50 @@ std::vector<trace::ConformReport> conform_rayjobs(const std::vector<events::Even
   return reports;
 }
 
+// --explain for one RayJob that differs: the search, and the schedule it found stored as an
+// explore run whose parent is the trace run.
+ExplainedRayJob explain(store::Database& database, const store::RunInfo& run, const std::vector<events::Event>& events,
+                        const trace::ConformReport& report) {
+  const trace::TraceExploration exploration =
+      trace::trace_exploration(events, run.run_id, report.model.controller, nullptr, report.derived.rayjob);
+  ExplainedRayJob explained{trace::explain_difference(exploration), trace::faults_label(exploration.faults), 0};
+  if (explained.explanation.found) {
+    trace::ExplanationRun again = trace::explanation_run(exploration, explained.explanation);
+    explained.stored_run = run_and_store(database, exploration.scenario, again.options, "explore", run.run_id).run_id;
+  }
+  return explained;
+}
+
 int conform(const ConformOptions& options, Io& io) {
   store::Database database = store::Database::open_existing(options.db_path);
   const store::RunInfo run = find_trace_run(database, options.run_id);
   const std::vector<events::Event> events = read_events(database, run.run_id);
   std::vector<trace::ConformReport> reports;
+  std::vector<std::optional<ExplainedRayJob>> explained;
   try {
     reports = conform_rayjobs(events, options);
+    for (const trace::ConformReport& report : reports) {
+      const bool asked = options.explain && report.alignment.differs > 0;
+      explained.push_back(asked ? std::optional(explain(database, run, events, report)) : std::nullopt);
+    }
   } catch (const trace::ConformError& e) {
     io.err << fmt::format("rjsim conform: {}: run {}: {}\n", options.db_path, run.run_id, e.what());
     return exit_bad_input;
   }
   if (options.json) {
-    io.out << conform_json(run, reports).dump() << "\n";
+    io.out << conform_json(run, reports, explained).dump() << "\n";
   } else {
     for (std::size_t i = 0; i < reports.size(); ++i) {
       if (i > 0) io.out << "\n";
       print_text(io.out, run, reports[i], options);
+      if (explained[i]) print_explanation(io.out, reports[i], *explained[i], options.db_path);
     }
     if (reports.size() > 1) print_summary(io.out, reports);
   }
-  const bool all_agree = std::all_of(reports.begin(), reports.end(),
-                                     [](const trace::ConformReport& report) { return report.alignment.differs == 0; });
+  bool all_agree = true;
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    all_agree = all_agree && (reports[i].alignment.differs == 0 || (explained[i] && explained[i]->explanation.found));
+  }
   return all_agree ? 0 : 1;
 }
 
@@ -219,6 +284,9 @@ void add_conform_command(CLI::App& rjsim, CommandTable& commands) {
   add_json_flag(*conform_command, options->json);
   conform_command->add_flag("--show-scenario", options->show_scenario,
                             "also print the scenario derived from the trace");
+  conform_command->add_flag("--explain", options->explain,
+                            "for a RayJob that differs, search schedules of stale reads, held deliveries and a crash "
+                            "for one under which it agrees, and store it for rjsim replay");
 
   commands.set_action(conform_command, [options](Io& io) { return conform(*options, io); });
 }

@@ -28,11 +28,6 @@ std::string format_value(const Value& value) {
   return std::visit(Visitor{}, value);
 }
 
-std::string string_of(const Event& event, std::string_view key) {
-  const Value* value = event.find(key);
-  return value && std::holds_alternative<std::string>(*value) ? std::get<std::string>(*value) : "";
-}
-
 std::string shown_state(const std::string& state) { return state.empty() ? "\"\" (New)" : state; }
 
 }  // namespace
@@ -52,10 +47,10 @@ std::string format_timeline_line(const Event& event) {
   if (event.type == "status.transition") {
     return fmt::format("{:>10}  #{:<5} ==> {}: {} -> {}  jobStatus={} reason={}",
                        format_virtual_time(event.at_ms), event.seq, event.object,
-                       shown_state(string_of(event, "from_deployment")),
-                       shown_state(string_of(event, "to_deployment")),
-                       format_value(string_of(event, "to_job_status")),
-                       format_value(string_of(event, "reason")));
+                       shown_state(event.text("from_deployment")),
+                       shown_state(event.text("to_deployment")),
+                       format_value(event.text("to_job_status")),
+                       format_value(event.text("reason")));
   }
   return fmt::format("{:>10}  #{:<5} {:<22} {:<20} {} {}", format_virtual_time(event.at_ms), event.seq,
                      event.actor, event.type, event.object, format_body(event.body));
@@ -66,8 +61,8 @@ std::vector<TransitionRow> transitions_of(const std::vector<Event>& events) {
   for (const Event& event : events) {
     if (event.type != "status.transition") continue;
     rows.push_back(TransitionRow{event.at_ms, event.seq, event.object,
-                                 string_of(event, "from_deployment"), string_of(event, "to_deployment"),
-                                 string_of(event, "to_job_status"), string_of(event, "reason")});
+                                 event.text("from_deployment"), event.text("to_deployment"),
+                                 event.text("to_job_status"), event.text("reason")});
   }
   return rows;
 }

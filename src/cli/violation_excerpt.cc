@@ -44,16 +44,6 @@ bool is_name_char(char c) {
          c == '.' || c == '_' || c == '/';
 }
 
-std::string string_field(const Event& event, std::string_view key) {
-  const events::Value* value = event.find(key);
-  return value && std::holds_alternative<std::string>(*value) ? std::get<std::string>(*value) : "";
-}
-
-std::int64_t integer_field(const Event& event, std::string_view key) {
-  const events::Value* value = event.find(key);
-  return value && std::holds_alternative<std::int64_t>(*value) ? std::get<std::int64_t>(*value) : 0;
-}
-
 RunIndex index_run(store::EventReader reader) {
   RunIndex index;
   Event event;
@@ -98,8 +88,8 @@ std::string owner_by_name(const std::string& object, const std::vector<std::stri
 // A choice other than the fault-free one at a point where that means a fault (a stale read, an
 // injected write or HTTP outcome, an older re-list), not merely another order of steps.
 bool is_fault_choice(const Event& event) {
-  if (event.type != "choice" || integer_field(event, "picked") == 0) return false;
-  const std::string point = string_field(event, "point");
+  if (event.type != "choice" || event.integer("picked") == 0) return false;
+  const std::string point = event.text("point");
   return point != "step" && point != "name_suffix";
 }
 
@@ -107,7 +97,7 @@ bool concerns(const Event& event, const ExcerptPlan& plan, const RunIndex& index
   if (plan.rayjob.empty()) return true;
   if (event.object.empty()) {
     return event.type.starts_with("process.") || is_fault_choice(event) ||
-           (event.type == "queue.squash" && string_field(event, "key") == plan.rayjob_key);
+           (event.type == "queue.squash" && event.text("key") == plan.rayjob_key);
   }
   if (event.object == plan.rayjob) return true;
   const auto touched = index.touched.find(plan.rayjob);
@@ -118,8 +108,8 @@ bool concerns(const Event& event, const ExcerptPlan& plan, const RunIndex& index
 // Events that say nothing a person needs to see the cause.
 bool is_quiet(const Event& event) {
   if (event.type == "cache.read") {
-    const bool stale = integer_field(event, "lag") > 0 ||
-                       integer_field(event, "rv_seen") != integer_field(event, "rv_latest");
+    const bool stale = event.integer("lag") > 0 ||
+                       event.integer("rv_seen") != event.integer("rv_latest");
     return !stale;
   }
   if (event.type == "queue.squash") return false;

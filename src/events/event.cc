@@ -638,6 +638,25 @@ const Value* Event::find(std::string_view key) const {
   return nullptr;
 }
 
+const std::string& Event::text(std::string_view key) const {
+  static const std::string empty;
+  const Value* value = find(key);
+  const std::string* text = value != nullptr ? std::get_if<std::string>(value) : nullptr;
+  return text != nullptr ? *text : empty;
+}
+
+std::int64_t Event::integer(std::string_view key) const {
+  const Value* value = find(key);
+  const std::int64_t* number = value != nullptr ? std::get_if<std::int64_t>(value) : nullptr;
+  return number != nullptr ? *number : 0;
+}
+
+const std::string* Event::nested_json(std::string_view key) const {
+  const Value* value = find(key);
+  const RawJson* json = value != nullptr ? std::get_if<RawJson>(value) : nullptr;
+  return json != nullptr ? &json->text : nullptr;
+}
+
 // ---- JSON -----------------------------------------------------------------------------------
 
 void append_fields_json(const std::vector<Field>& fields, std::string& out) {

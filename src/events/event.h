@@ -70,6 +70,12 @@ struct Event {
 
   // The field's value, or nullptr when the body has no such key.
   const Value* find(std::string_view key) const;
+  // The field's string; "" when the body has no such key or it holds another type.
+  const std::string& text(std::string_view key) const;
+  // The field's integer; 0 when the body has no such key or it holds another type.
+  std::int64_t integer(std::string_view key) const;
+  // The text of a nested JSON field (RawJson); nullptr when there is none.
+  const std::string* nested_json(std::string_view key) const;
 
   friend bool operator==(const Event&, const Event&) = default;
 };

@@ -58,11 +58,6 @@ class CountingSink final : public events::EventSink {
   std::vector<Transition> transitions;
 };
 
-std::string string_of(const Event& event, std::string_view key) {
-  const events::Value* value = event.find(key);
-  return value && std::holds_alternative<std::string>(*value) ? std::get<std::string>(*value) : "";
-}
-
 // Puts the checker's verdicts into the log as `invariant.violated` effects, right after the step
 // that broke the invariant (or at the end, for liveness), so that a replay compares them too.
 // The checker itself only observes; this is the driver writing down what it said.
@@ -251,10 +246,10 @@ std::optional<Transition> transition_of(const Event& event) {
   transition.at_ms = event.at_ms;
   ObjectRef ref;
   transition.rayjob = parse_object_ref(event.object, ref) ? ref.name : event.object;
-  transition.from = string_of(event, "from_deployment");
-  transition.to = string_of(event, "to_deployment");
-  transition.job_status = string_of(event, "to_job_status");
-  transition.reason = string_of(event, "reason");
+  transition.from = event.text("from_deployment");
+  transition.to = event.text("to_deployment");
+  transition.job_status = event.text("to_job_status");
+  transition.reason = event.text("reason");
   return transition;
 }
 

@@ -28,8 +28,7 @@ bool is_target(const events::Event& event) {
     return changed && std::holds_alternative<bool>(*changed) && std::get<bool>(*changed);
   }
   if (event.type == "dashboard.submit_job" || event.type == "dashboard.stop_job" || event.type == "dashboard.delete_job") {
-    const events::Value* caller = event.find("caller");
-    return caller && std::holds_alternative<std::string>(*caller) && std::get<std::string>(*caller) == "controller";
+    return event.text("caller") == "controller";
   }
   return false;
 }
@@ -50,8 +49,7 @@ std::vector<TargetedPlan> targeted_plans(const std::vector<events::Event>& basel
   std::int64_t step_decisions = 0;
   for (const events::Event& event : baseline) {
     if (event.type == "choice") {
-      const events::Value* point = event.find("point");
-      if (point && std::holds_alternative<std::string>(*point) && std::get<std::string>(*point) == "step") ++step_decisions;
+      if (event.text("point") == "step") ++step_decisions;
       continue;
     }
     if (!is_target(event)) continue;

@@ -60,8 +60,9 @@ void anchor_estimated_actions(ConformScenario& derived) {
       continue;
     }
     if (!anchor.agreed || !anchor.model) {
-      derived.assumptions[time.assumption] +=
-          fmt::format("; the model did not make recorded #{} to anchor it to", anchor.index);
+      time.left_out = time.inferred;
+      derived.assumptions[time.assumption] += fmt::format("; the model did not make recorded #{} to anchor it to{}",
+                                                          anchor.index, time.inferred ? ", so it is left out" : "");
       continue;
     }
     time.at_ms = anchor.model->at_ms + 1;

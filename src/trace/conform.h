@@ -60,6 +60,10 @@ struct ActionTime {
   std::size_t assumption = 0;                    // its line in `assumptions` (estimated ones)
   std::string what;                              // "the user deleted the RayJob", "the Ray head restarted"
   std::string untimed_because;                   // estimated ones: why the trace does not time it
+  // Inferred rather than recorded (a head restart, an outage): when it cannot be anchored it is
+  // left out rather than placed at its estimate.
+  bool inferred = false;
+  bool left_out = false;
 };
 
 struct ConformScenario {
@@ -86,7 +90,7 @@ ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_
                                         const std::string& controller, const std::string& rayjob = "");
 
 // The derived scenario with only the first `count` actions (in derivation order), each at its
-// action_times' time. Throws ConformError when it does not load.
+// action_times' time, those left out excepted. Throws ConformError when it does not load.
 engine::Scenario scenario_with_actions(const ConformScenario& derived, std::size_t count);
 
 // Which release wrote the recorded RayJob: v1.0.0-only deployment statuses (WaitForDashboard,

@@ -62,17 +62,6 @@ std::string as_in_json(const std::string& value) {
   return quoted.substr(1, quoted.size() - 2);
 }
 
-std::string string_field(const events::Event& event, std::string_view key) {
-  const events::Value* value = event.find(key);
-  return value != nullptr && std::holds_alternative<std::string>(*value) ? std::get<std::string>(*value) : "";
-}
-
-const std::string* json_field(const events::Event& event, std::string_view key) {
-  const events::Value* value = event.find(key);
-  if (value == nullptr || !std::holds_alternative<events::RawJson>(*value)) return nullptr;
-  return &std::get<events::RawJson>(*value).text;
-}
-
 std::vector<Observation> observations(const std::vector<events::Event>& trace_events) {
   std::vector<Observation> out;
   for (const events::Event& event : trace_events) {
@@ -82,12 +71,12 @@ std::vector<Observation> observations(const std::vector<events::Event>& trace_ev
     observation.ref = event.object;
     observation.kind = event.object.substr(0, event.object.find('/'));
     if (event.type == "watch.observed") {
-      observation.deleted = string_field(event, "watch") == "DELETED";
-      observation.text = json_field(event, "object");
+      observation.deleted = event.text("watch") == "DELETED";
+      observation.text = event.nested_json("object");
     } else if (event.type.starts_with("api.")) {
-      if (string_field(event, "outcome") != "ok") continue;
+      if (event.text("outcome") != "ok") continue;
       observation.deleted = event.type == "api.delete";
-      observation.text = json_field(event, "object");
+      observation.text = event.nested_json("object");
       // An audit write without a body that reads is kept only as a deletion.
       if (observation.object().is_null() && !observation.deleted) continue;
     } else {
@@ -845,7 +834,8 @@ void Derivation::failed_to_get_job_status() {
       out.action_times.push_back({at_ms, recorded_before(o->seq), true, false, out.assumptions.size(),
                                   "a dashboard outage of 4s (a status poll and a second) began",
                                   "the RayJob went to FailedToGetJobStatus, so a status check failed; a RayJob's "
-                                  "records do not say when"});
+                                  "records do not say when",
+                                  true});
       out.assumptions.push_back(fmt::format("a dashboard outage of 4s began at {} (the RayJob went to "
                                             "FailedToGetJobStatus)",
                                             seconds(at_ms)));
@@ -903,7 +893,8 @@ void Derivation::head_restarts() {
                                   out.assumptions.size(), "the Ray head restarted",
                                   "the RayJob's jobStatus went from RUNNING back to PENDING, so the Ray job was "
                                   "submitted again on a head that had lost it; a RayJob's records do not say when "
-                                  "the head restarted"});
+                                  "the head restarted",
+                                  true});
       out.assumptions.push_back(fmt::format("the Ray head restarted at {} (jobStatus went from RUNNING back to "
                                             "PENDING: the Ray job was submitted again)",
                                             seconds(at_ms)));
@@ -1015,7 +1006,9 @@ ConformScenario derive_conform_scenario(const std::vector<events::Event>& trace_
 engine::Scenario scenario_with_actions(const ConformScenario& derived, std::size_t count) {
   json document = derived.document;
   std::vector<std::size_t> order;
-  for (std::size_t i = 0; i < count && i < derived.action_times.size(); ++i) order.push_back(i);
+  for (std::size_t i = 0; i < count && i < derived.action_times.size(); ++i) {
+    if (!derived.action_times[i].left_out) order.push_back(i);
+  }
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return derived.action_times[a].at_ms < derived.action_times[b].at_ms;
   });

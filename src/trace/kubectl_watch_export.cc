@@ -49,21 +49,14 @@ class WatchLogRecorder final : public engine::StepObserver {
   std::vector<engine::WatchEvent> watch_log_;
 };
 
-std::string text_field(const events::Event& event, std::string_view key) {
-  const events::Value* value = event.find(key);
-  const std::string* text = value ? std::get_if<std::string>(value) : nullptr;
-  return text ? *text : std::string();
-}
-
 WatchExport export_trace(const explore::RecordedRun& run, engine::Kind kind) {
   const std::string actor = fmt::format("watch/{}", engine::to_string(kind));
   WatchExport out;
   for (const events::Event& event : run.events) {
     if (event.type != "watch.observed" || event.actor != actor) continue;
-    const events::Value* object = event.find("object");
-    const events::RawJson* raw = object ? std::get_if<events::RawJson>(object) : nullptr;
-    if (raw == nullptr) continue;
-    out.text += kubectl_watch_line(text_field(event, "watch"), nlohmann::json::parse(raw->text));
+    const std::string* object = event.nested_json("object");
+    if (object == nullptr) continue;
+    out.text += kubectl_watch_line(event.text("watch"), nlohmann::json::parse(*object));
     ++out.events;
   }
   return out;

@@ -1,0 +1,90 @@
+#include "trace/conform_explain.h"
+
+#include <fmt/format.h>
+
+#include "explore/strategies.h"
+
+namespace rjsim::trace {
+namespace {
+
+// The fault-free run with the budget on (so that its step decisions are logged): where the
+// targeted plans go, and how many steps a PCT schedule spreads its change points over.
+explore::RunReport baseline(const TraceExploration& exploration) {
+  engine::DefaultChooser fault_free(exploration.scenario.seed);
+  explore::RunOptions run;
+  run.faults = true;
+  run.chooser = &fault_free;
+  run.hash_log = false;
+  return explore::run_scenario(exploration.scenario, run);
+}
+
+// The recording aligned with the RayJob's transitions in `run`.
+Alignment aligned(const TraceExploration& exploration, const explore::RunReport& run) {
+  const ConformScenario& derived = exploration.conform.derived;
+  std::vector<explore::Transition> model;
+  for (const explore::Transition& t : run.transitions) {
+    if (t.rayjob == derived.rayjob) model.push_back(t);
+  }
+  return align_transitions(derived.recorded, model, derived.first_deployment, derived.first_job_status);
+}
+
+// Runs one schedule; true (and `explanation` filled in) when every recorded transition agrees.
+bool agrees_under(const TraceExploration& exploration, engine::Chooser& chooser, std::uint64_t seed,
+                  Explanation& explanation) {
+  explore::RunOptions run = explore::exploration_run(chooser);
+  run.seed = seed;
+  ++explanation.schedules;
+  Alignment alignment = aligned(exploration, explore::run_scenario(exploration.scenario, run));
+  if (alignment.differs > 0 || alignment.details.empty()) return false;
+  explanation.found = true;
+  explanation.alignment = std::move(alignment);
+  return true;
+}
+
+}  // namespace
+
+Explanation explain_difference(const TraceExploration& exploration) {
+  Explanation explanation;
+  const std::uint64_t seed = exploration.scenario.seed;
+  const explore::RunReport fault_free = baseline(exploration);
+  const std::vector<explore::TargetedPlan> plans =
+      explore::targeted_plans(fault_free.event_log, exploration.scenario.faults);
+  explanation.targeted_plans = static_cast<std::int64_t>(plans.size());
+  for (const explore::TargetedPlan& plan : plans) {
+    explore::Targeted targeted(plan, seed);
+    if (agrees_under(exploration, targeted, seed, explanation)) {
+      explanation.plan = plan;
+      explanation.how = fmt::format("{} {}", explore::to_string(plan.action), plan.about);
+      return explanation;
+    }
+  }
+  for (std::int64_t index = 0; index < kExplainPctSchedules; ++index) {
+    const std::uint64_t pct_seed = explore::schedule_seed(seed, index);
+    explore::Pct pct(pct_seed, kExplainPctDepth, fault_free.steps);
+    if (agrees_under(exploration, pct, pct_seed, explanation)) {
+      explanation.pct_index = index;
+      explanation.pct_seed = pct_seed;
+      explanation.how = fmt::format("PCT schedule {} (depth {}, seed {})", index, kExplainPctDepth, pct_seed);
+      return explanation;
+    }
+  }
+  return explanation;
+}
+
+ExplanationRun explanation_run(const TraceExploration& exploration, const Explanation& explanation) {
+  ExplanationRun out;
+  std::uint64_t seed = exploration.scenario.seed;
+  if (explanation.plan) {
+    out.chooser = std::make_unique<explore::Targeted>(*explanation.plan, seed);
+  } else {
+    seed = explanation.pct_seed;
+    out.chooser = std::make_unique<explore::Pct>(seed, kExplainPctDepth, baseline(exploration).steps);
+  }
+  out.options = explore::exploration_run(*out.chooser);
+  out.options.seed = seed;
+  out.options.keep_events = true;
+  out.options.hash_log = true;
+  return out;
+}
+
+}  // namespace rjsim::trace

@@ -1,0 +1,50 @@
+// Explaining a difference (`rjsim conform --explain`; docs/traces.md "When the model differs"):
+// the fault-free model did not make the recorded transitions, but a real controller meets stale
+// caches, held deliveries and crashes. explain_difference searches schedules of the scenario
+// conform derived, within the fault budget trace_exploration gives it (by default Sieve's
+// patterns), for one under which every recorded transition agrees: first explore's targeted
+// plans (a crash, stale reads or held deliveries after each write of the fault-free run), in the
+// order of those writes, then kExplainPctSchedules PCT schedules (depth 3) seeded from the
+// scenario's seed. The same trace and budget always give the same answer. Pure: nothing is
+// stored; explanation_run gives what to run again to store it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/chooser.h"
+#include "explore/scenario_run.h"
+#include "explore/targeted.h"
+#include "trace/conform.h"
+#include "trace/explore_trace.h"
+
+namespace rjsim::trace {
+
+inline constexpr std::int64_t kExplainPctSchedules = 200;
+inline constexpr int kExplainPctDepth = 3;
+
+struct Explanation {
+  bool found = false;
+  std::int64_t schedules = 0;          // tried, the one found included
+  std::int64_t targeted_plans = 0;     // of which targeted plans (the rest PCT)
+  // Found: the targeted plan, or else the PCT schedule's index and seed.
+  std::optional<explore::TargetedPlan> plan;
+  std::int64_t pct_index = 0;
+  std::uint64_t pct_seed = 0;
+  std::string how;                     // "held deliveries after api.create RayCluster/default/x", "PCT schedule 17"
+  Alignment alignment;                 // found: its run aligned with the recording
+};
+
+Explanation explain_difference(const TraceExploration& exploration);
+
+// The chooser and run options that run the explanation's schedule again (to store it). Only
+// for a found explanation.
+struct ExplanationRun {
+  std::unique_ptr<engine::Chooser> chooser;
+  explore::RunOptions options;
+};
+ExplanationRun explanation_run(const TraceExploration& exploration, const Explanation& explanation);
+
+}  // namespace rjsim::trace
