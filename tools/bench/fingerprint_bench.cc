@@ -10,7 +10,7 @@
 //   fingerprint_bench [SCENARIO_FILE] [SECONDS_PER_FIGURE]
 //   (default: scenarios/suspend-in-running-then-resume.yaml of the source tree, 1 s)
 #include <fmt/format.h>
-#include <malloc.h>
+#include <jemalloc/jemalloc.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -58,8 +58,18 @@ std::int64_t repeat_for(double seconds, Work work) {
   return count;
 }
 
-// The heap bytes in use (glibc's count, chunk overhead included).
-std::size_t heap_in_use() { return mallinfo2().uordblks; }
+// The bytes this thread has allocated and not freed, by jemalloc's own per-thread counters
+// (the benchmarks link jemalloc: meson.build's allocator_dep; glibc's mallinfo2 does not see its
+// allocations).
+std::size_t heap_in_use() {
+  std::uint64_t allocated = 0;
+  std::uint64_t deallocated = 0;
+  std::size_t size = sizeof(std::uint64_t);
+  mallctl("thread.allocated", &allocated, &size, nullptr, 0);
+  size = sizeof(std::uint64_t);
+  mallctl("thread.deallocated", &deallocated, &size, nullptr, 0);
+  return static_cast<std::size_t>(allocated - deallocated);
+}
 
 void measure(const char* label, const World& world, double seconds) {
   const std::size_t heap_before = heap_in_use();
