@@ -141,7 +141,7 @@ void History::apply_step(const World& world, std::span<const Event> step_events,
     } else if (type == "reconcile.begin") {
       reconciling_ = event.object;
     } else if (type == "reconcile.panic") {
-      facts.panics.push_back({{event.seq, event.at_ms}, event.object, std::string(event.text("message"))});
+      facts.panics.push_back({{event.seq, event.at_ms}, event.object, event.text("message")});
     } else if (type == "dashboard.submit_job") {
       if (event.text("outcome") == "ok") on_submit(world, event, facts);
     } else if (type == "api.create") {

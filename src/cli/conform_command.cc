@@ -217,10 +217,8 @@ std::vector<trace::ConformReport> conform_rayjobs(const std::vector<events::Even
 
 // --explain for one RayJob that differs: the search, and the schedule it found stored as an
 // explore run whose parent is the trace run.
-ExplainedRayJob explain(store::Database& database, const store::RunInfo& run, const std::vector<events::Event>& events,
-                        const trace::ConformReport& report) {
-  const trace::TraceExploration exploration =
-      trace::trace_exploration(events, run.run_id, report.model.controller, nullptr, report.derived.rayjob);
+ExplainedRayJob explain(store::Database& database, const store::RunInfo& run, const trace::ConformReport& report) {
+  const trace::TraceExploration exploration = trace::trace_exploration(report, run.run_id);
   ExplainedRayJob explained{trace::explain_difference(exploration), trace::faults_label(exploration.faults), 0};
   if (explained.explanation.found) {
     trace::ExplanationRun again = trace::explanation_run(exploration, explained.explanation);
@@ -239,7 +237,7 @@ int conform(const ConformOptions& options, Io& io) {
     reports = conform_rayjobs(events, options);
     for (const trace::ConformReport& report : reports) {
       const bool asked = options.explain && report.alignment.differs > 0;
-      explained.push_back(asked ? std::optional(explain(database, run, events, report)) : std::nullopt);
+      explained.push_back(asked ? std::optional(explain(database, run, report)) : std::nullopt);
     }
   } catch (const trace::ConformError& e) {
     io.err << fmt::format("rjsim conform: {}: run {}: {}\n", options.db_path, run.run_id, e.what());

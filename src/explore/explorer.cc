@@ -256,12 +256,7 @@ void run_workers(Search& search, const ExploreOptions& options) {
 // The targeted strategy's plans, from the fault-free run recorded with the budget on.
 std::vector<TargetedPlan> plans_for(const engine::Scenario& scenario, const ExploreOptions& options) {
   if (options.strategy != Strategy::targeted) return {};
-  engine::DefaultChooser fault_free(scenario.seed);
-  RunOptions run;
-  run.controller = options.controller;
-  run.faults = true;
-  run.chooser = &fault_free;
-  return targeted_plans(run_scenario(scenario, run).event_log, scenario.faults);
+  return targeted_plans(fault_free_with_budget(scenario, options.controller).event_log, scenario.faults);
 }
 
 // The exhaustive strategy on the calling thread; its failures become findings, the first run

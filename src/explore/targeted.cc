@@ -118,4 +118,14 @@ std::uint64_t Targeted::pick_step(std::span<const StepOption> steps, std::int64_
   return 0;
 }
 
+RunReport fault_free_with_budget(const engine::Scenario& scenario, const std::string& controller) {
+  engine::DefaultChooser fault_free(scenario.seed);
+  RunOptions run;
+  run.controller = controller;
+  run.faults = true;
+  run.chooser = &fault_free;
+  run.hash_log = false;
+  return run_scenario(scenario, run);
+}
+
 }  // namespace rjsim::explore

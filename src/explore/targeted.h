@@ -20,8 +20,10 @@
 
 #include "engine/chooser.h"
 #include "engine/objects.h"
+#include "engine/scenario.h"
 #include "engine/simulation.h"
 #include "events/event.h"
+#include "explore/scenario_run.h"
 
 namespace rjsim::explore {
 
@@ -38,6 +40,10 @@ std::string_view to_string(TargetedPlan::Action action);
 // The plans for a fault-free run's events (recorded with the fault budget on, so that its step
 // decisions are logged), in the order of the events they follow.
 std::vector<TargetedPlan> targeted_plans(const std::vector<events::Event>& baseline, const engine::FaultBudget& budget);
+
+// The fault-free run of `scenario` under `controller` (empty: the scenario's) with the scenario's
+// fault budget on, its events kept: what targeted_plans reads.
+RunReport fault_free_with_budget(const engine::Scenario& scenario, const std::string& controller);
 
 // Runs the fault-free schedule except for one plan.
 class Targeted final : public engine::Chooser {

@@ -32,10 +32,7 @@ std::vector<explore::Transition> model_transitions(const ConformScenario& derive
   options.keep_events = false;
   options.hash_log = report != nullptr;
   explore::RunReport run = explore::run_scenario(scenario, options);
-  std::vector<explore::Transition> model;
-  for (const explore::Transition& t : run.transitions) {
-    if (t.rayjob == derived.rayjob) model.push_back(t);
-  }
+  std::vector<explore::Transition> model = rayjob_transitions(run, derived.rayjob);
   if (report != nullptr) *report = std::move(run);
   return model;
 }
@@ -75,6 +72,14 @@ void anchor_estimated_actions(ConformScenario& derived) {
 }
 
 }  // namespace
+
+std::vector<explore::Transition> rayjob_transitions(const explore::RunReport& run, const std::string& rayjob) {
+  std::vector<explore::Transition> transitions;
+  for (const explore::Transition& t : run.transitions) {
+    if (t.rayjob == rayjob) transitions.push_back(t);
+  }
+  return transitions;
+}
 
 std::string transition_label(const explore::Transition& t) {
   std::string details = t.job_status.empty() ? "jobStatus \"\"" : t.job_status;

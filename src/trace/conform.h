@@ -136,6 +136,9 @@ struct ConformReport {
 ConformReport conform_trace(const std::vector<events::Event>& trace_events, const std::string& controller,
                             const std::string& rayjob = "");
 
+// The transitions of the RayJob named `rayjob` that `run` persisted, in order.
+std::vector<explore::Transition> rayjob_transitions(const explore::RunReport& run, const std::string& rayjob);
+
 // "Running -> Complete (SUCCEEDED, reason AppFailed)".
 std::string transition_label(const explore::Transition& transition);
 

@@ -7,25 +7,11 @@
 namespace rjsim::trace {
 namespace {
 
-// The fault-free run with the budget on (so that its step decisions are logged): where the
-// targeted plans go, and how many steps a PCT schedule spreads its change points over.
-explore::RunReport baseline(const TraceExploration& exploration) {
-  engine::DefaultChooser fault_free(exploration.scenario.seed);
-  explore::RunOptions run;
-  run.faults = true;
-  run.chooser = &fault_free;
-  run.hash_log = false;
-  return explore::run_scenario(exploration.scenario, run);
-}
-
 // The recording aligned with the RayJob's transitions in `run`.
 Alignment aligned(const TraceExploration& exploration, const explore::RunReport& run) {
   const ConformScenario& derived = exploration.conform.derived;
-  std::vector<explore::Transition> model;
-  for (const explore::Transition& t : run.transitions) {
-    if (t.rayjob == derived.rayjob) model.push_back(t);
-  }
-  return align_transitions(derived.recorded, model, derived.first_deployment, derived.first_job_status);
+  return align_transitions(derived.recorded, rayjob_transitions(run, derived.rayjob), derived.first_deployment,
+                           derived.first_job_status);
 }
 
 // Runs one schedule; true (and `explanation` filled in) when every recorded transition agrees.
@@ -46,7 +32,9 @@ bool agrees_under(const TraceExploration& exploration, engine::Chooser& chooser,
 Explanation explain_difference(const TraceExploration& exploration) {
   Explanation explanation;
   const std::uint64_t seed = exploration.scenario.seed;
-  const explore::RunReport fault_free = baseline(exploration);
+  // The targeted plans go where the fault-free run wrote; PCT spreads its change points over its steps.
+  const explore::RunReport fault_free = explore::fault_free_with_budget(exploration.scenario, "");
+  explanation.pct_expected_steps = fault_free.steps;
   const std::vector<explore::TargetedPlan> plans =
       explore::targeted_plans(fault_free.event_log, exploration.scenario.faults);
   explanation.targeted_plans = static_cast<std::int64_t>(plans.size());
@@ -60,7 +48,7 @@ Explanation explain_difference(const TraceExploration& exploration) {
   }
   for (std::int64_t index = 0; index < kExplainPctSchedules; ++index) {
     const std::uint64_t pct_seed = explore::schedule_seed(seed, index);
-    explore::Pct pct(pct_seed, kExplainPctDepth, fault_free.steps);
+    explore::Pct pct(pct_seed, kExplainPctDepth, explanation.pct_expected_steps);
     if (agrees_under(exploration, pct, pct_seed, explanation)) {
       explanation.pct_index = index;
       explanation.pct_seed = pct_seed;
@@ -78,7 +66,7 @@ ExplanationRun explanation_run(const TraceExploration& exploration, const Explan
     out.chooser = std::make_unique<explore::Targeted>(*explanation.plan, seed);
   } else {
     seed = explanation.pct_seed;
-    out.chooser = std::make_unique<explore::Pct>(seed, kExplainPctDepth, baseline(exploration).steps);
+    out.chooser = std::make_unique<explore::Pct>(seed, kExplainPctDepth, explanation.pct_expected_steps);
   }
   out.options = explore::exploration_run(*out.chooser);
   out.options.seed = seed;

@@ -33,6 +33,7 @@ struct Explanation {
   std::optional<explore::TargetedPlan> plan;
   std::int64_t pct_index = 0;
   std::uint64_t pct_seed = 0;
+  std::int64_t pct_expected_steps = 0;   // the fault-free run's steps, over which PCT spreads its change points
   std::string how;                     // "held deliveries after api.create RayCluster/default/x", "PCT schedule 17"
   Alignment alignment;                 // found: its run aligned with the recording
 };

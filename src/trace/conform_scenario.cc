@@ -269,6 +269,16 @@ struct Derivation {
   void failed_to_get_job_status();   // v1.0.0: a status check that failed
   void head_restarts();      // a Ray job submitted again after it ran: its head lost it
   void feature_gates();      // operator feature gates a validation message names
+  // An action inferred from the record `o` rather than recorded (a head restart, an outage), at
+  // `at_ms`; an estimated one is anchored, and left out when it cannot be.
+  void add_inferred_action(const Observation& o, json action, std::int64_t at_ms, bool estimated, std::string what,
+                           std::string untimed_because, std::string assumption) {
+    action["at"] = duration(at_ms);
+    actions.push_back(std::move(action));
+    out.action_times.push_back({at_ms, recorded_before(o.seq), estimated, false, out.assumptions.size(),
+                                std::move(what), std::move(untimed_because), true});
+    out.assumptions.push_back(std::move(assumption));
+  }
   // How many of the RayJob's recorded transitions come before the record `seq`.
   int recorded_before(std::int64_t seq) const {
     return static_cast<int>(std::count_if(out.recorded.begin(), out.recorded.end(),
@@ -583,7 +593,8 @@ void Derivation::ray_job() {
   const auto first_job_status = std::find_if(states.begin(), states.end(), [](const Observation* o) {
     return !text_at(o->object(), {"status", "jobStatus"}).empty();
   });
-  const std::int64_t first_job_status_seq = first_job_status == states.end() ? std::numeric_limits<std::int64_t>::max() : (*first_job_status)->seq;
+  const std::int64_t first_job_status_seq =
+      first_job_status == states.end() ? std::numeric_limits<std::int64_t>::max() : (*first_job_status)->seq;
   for (const Observation& o : all) {
     if (o.kind != "Job" || !o.may_mention(mentions) || !o.object().is_object()) continue;
     if (!owned_by(o.object(), uid, out.rayjob)) continue;
@@ -658,15 +669,15 @@ void Derivation::ray_job() {
     previous_job_status = job_status;
     if (job_status == "PENDING" && !pending_at) pending_at = when(*o);
     if (job_status == "RUNNING" && !running_at) running_at = when(*o);
-    if (is_terminal_job_status(job_status) && forced_by_grace_period(o->object())) {
+    if (!is_terminal_job_status(job_status)) continue;
+    if (!end_time) end_time = since_creation(time_at(o->object(), {"status", "endTime"}));
+    if (forced_by_grace_period(o->object())) {
       out.assumptions.push_back(fmt::format("ray.results: the RayJob's jobStatus {} is its controller's (reason {}), "
                                             "not the Ray job's",
                                             job_status, kGracePeriodExceeded));
-      if (!end_time) end_time = since_creation(time_at(o->object(), {"status", "endTime"}));
-    } else if (is_terminal_job_status(job_status)) {
+    } else {
       results.push_back(job_status);
       if (!ended_at) ended_at = when(*o);
-      if (!end_time) end_time = since_creation(time_at(o->object(), {"status", "endTime"}));
     }
   }
   const auto timed_out = std::find_if(states.begin(), states.end(),
@@ -830,15 +841,12 @@ void Derivation::failed_to_get_job_status() {
     const std::string deployment = text_at(o->object(), {"status", "jobDeploymentStatus"});
     if (deployment == "FailedToGetJobStatus" && previous != deployment) {
       const std::int64_t at_ms = ray_running.value_or(0) + 1'000;
-      actions.push_back({{"at", duration(at_ms)}, {"dashboardOutage", {{"for", "4s"}}}});
-      out.action_times.push_back({at_ms, recorded_before(o->seq), true, false, out.assumptions.size(),
-                                  "a dashboard outage of 4s (a status poll and a second) began",
-                                  "the RayJob went to FailedToGetJobStatus, so a status check failed; a RayJob's "
-                                  "records do not say when",
-                                  true});
-      out.assumptions.push_back(fmt::format("a dashboard outage of 4s began at {} (the RayJob went to "
-                                            "FailedToGetJobStatus)",
-                                            seconds(at_ms)));
+      add_inferred_action(*o, {{"dashboardOutage", {{"for", "4s"}}}}, at_ms, true,
+                          "a dashboard outage of 4s (a status poll and a second) began",
+                          "the RayJob went to FailedToGetJobStatus, so a status check failed; a RayJob's records "
+                          "do not say when",
+                          fmt::format("a dashboard outage of 4s began at {} (the RayJob went to FailedToGetJobStatus)",
+                                      seconds(at_ms)));
     }
     if (!deployment.empty()) previous = deployment;
   }
@@ -850,19 +858,19 @@ void Derivation::failed_to_get_job_status() {
 // RayJob's status.endTime. A Ray job shorter than one status poll, or a submission the
 // controller backed off from (a 404 in K8sJobMode), looks the same.
 void Derivation::unseen_run_outage() {
-  std::string shown;   // the jobStatus values shown before the first terminal one
-  for (const Observation* o : states) {
-    const std::string job_status = text_at(o->object(), {"status", "jobStatus"});
-    if (is_terminal_job_status(job_status)) break;
-    if (!job_status.empty() && shown.find(job_status) == std::string::npos) shown += " " + job_status;
-  }
-  const bool terminal_shown = std::any_of(states.begin(), states.end(), [](const Observation* o) {
-    return is_terminal_job_status(text_at(o->object(), {"status", "jobStatus"}));
-  });
   // Submitter attempts that failed before one submitted explain it already (ray_job).
   if (world["submitter"].contains("failAttempts")) return;
-  if (!terminal_shown || shown.find("RUNNING") != std::string::npos || !first_end_time) return;
-  const bool pending_shown = shown.find("PENDING") != std::string::npos;
+  bool pending_shown = false;   // before the first terminal jobStatus
+  bool running_shown = false;
+  bool terminal_shown = false;
+  for (const Observation* o : states) {
+    const std::string job_status = text_at(o->object(), {"status", "jobStatus"});
+    terminal_shown = is_terminal_job_status(job_status);
+    if (terminal_shown) break;
+    pending_shown = pending_shown || job_status == "PENDING";
+    running_shown = running_shown || job_status == "RUNNING";
+  }
+  if (!terminal_shown || running_shown || !first_end_time) return;
   const std::int64_t from_ms = pending_shown ? ray_running.value_or(0) : estimated_submitter_start_ms();
   if (*first_end_time <= from_ms) return;
   world["dashboard"]["outages"] =
@@ -888,16 +896,13 @@ void Derivation::head_restarts() {
     const bool in_running = text_at(o->object(), {"status", "jobDeploymentStatus"}) == "Running";
     if (previous == "RUNNING" && in_running && job_status == "PENDING") {
       const std::int64_t at_ms = when(*o).value_or(ray_running.value_or(0) + 1'000);
-      actions.push_back({{"at", duration(at_ms)}, {"headRestart", json::object()}});
-      out.action_times.push_back({at_ms, recorded_before(o->seq), !when(*o).has_value(), false,
-                                  out.assumptions.size(), "the Ray head restarted",
-                                  "the RayJob's jobStatus went from RUNNING back to PENDING, so the Ray job was "
-                                  "submitted again on a head that had lost it; a RayJob's records do not say when "
-                                  "the head restarted",
-                                  true});
-      out.assumptions.push_back(fmt::format("the Ray head restarted at {} (jobStatus went from RUNNING back to "
-                                            "PENDING: the Ray job was submitted again)",
-                                            seconds(at_ms)));
+      add_inferred_action(*o, {{"headRestart", json::object()}}, at_ms, !when(*o).has_value(),
+                          "the Ray head restarted",
+                          "the RayJob's jobStatus went from RUNNING back to PENDING, so the Ray job was submitted "
+                          "again on a head that had lost it; a RayJob's records do not say when the head restarted",
+                          fmt::format("the Ray head restarted at {} (jobStatus went from RUNNING back to PENDING: the "
+                                      "Ray job was submitted again)",
+                                      seconds(at_ms)));
     }
     previous = in_running ? job_status : "";
   }
@@ -911,10 +916,10 @@ void Derivation::feature_gates() {
     if (text_at(o->object(), {"status", "reason"}) != "ValidationFailed") continue;
     const std::string message = text_at(o->object(), {"status", "message"});
     const std::size_t end = message.find(needs);
-    if (end == std::string::npos) continue;
-    const std::size_t begin = message.rfind(' ', end == 0 ? 0 : end - 1);
-    const std::string gate = message.substr(begin == std::string::npos ? 0 : begin + 1,
-                                            end - (begin == std::string::npos ? 0 : begin + 1));
+    if (end == std::string::npos || end == 0) continue;
+    const std::size_t space = message.rfind(' ', end - 1);
+    const std::size_t begin = space == std::string::npos ? 0 : space + 1;
+    const std::string gate = message.substr(begin, end - begin);
     if (gate.empty() || world["operator"]["featureGates"].contains(gate)) continue;
     world["operator"]["featureGates"][gate] = false;
     out.assumptions.push_back(fmt::format("operator.featureGates.{} false: the RayJob failed validation with \"{}\"",

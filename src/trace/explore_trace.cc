@@ -45,8 +45,12 @@ std::string faults_label(const json& faults) {
 
 TraceExploration trace_exploration(const std::vector<events::Event>& trace_events, std::int64_t run_id,
                                    const std::string& controller, const json& faults, const std::string& rayjob) {
+  return trace_exploration(conform_trace(trace_events, controller, rayjob), run_id, faults);
+}
+
+TraceExploration trace_exploration(ConformReport conform, std::int64_t run_id, const json& faults) {
   TraceExploration out;
-  out.conform = conform_trace(trace_events, controller, rayjob);
+  out.conform = std::move(conform);
   out.default_faults = faults.is_null();
   out.faults = out.default_faults ? default_trace_faults() : faults;
 

@@ -45,6 +45,8 @@ struct TraceExploration {
 TraceExploration trace_exploration(const std::vector<events::Event>& trace_events, std::int64_t run_id,
                                    const std::string& controller, const nlohmann::json& faults = nullptr,
                                    const std::string& rayjob = "");
+// The same from a conformance already made (conform_trace's report), which is not run again.
+TraceExploration trace_exploration(ConformReport conform, std::int64_t run_id, const nlohmann::json& faults = nullptr);
 
 // The budget in the scenario format's flow style: "{staleReads: {maxLag: 1}, squash: true, ...}".
 std::string faults_label(const nlohmann::json& faults);
