@@ -116,7 +116,12 @@ WriteOutcome failed(Error error) {
 }  // namespace
 
 const Object* ApiServer::find(Kind kind, std::string_view namespace_, std::string_view name) const {
-  const std::vector<Object>& objects = objects_[kind_index(kind)];
+  const ObjectVersion* slot = const_cast<ApiServer*>(this)->find_slot(kind, namespace_, name);
+  return slot ? &**slot : nullptr;
+}
+
+ObjectVersion* ApiServer::find_slot(Kind kind, std::string_view namespace_, std::string_view name) {
+  std::vector<ObjectVersion>& objects = bucket(kind);
   auto it = std::lower_bound(objects.begin(), objects.end(), 0, [&](const Object& o, int) {
     return key_less(meta(o), namespace_, name);
   });
@@ -125,19 +130,15 @@ const Object* ApiServer::find(Kind kind, std::string_view namespace_, std::strin
   return (m.namespace_ == namespace_ && m.name == name) ? &*it : nullptr;
 }
 
-Object* ApiServer::find_mutable(Kind kind, std::string_view namespace_, std::string_view name) {
-  return const_cast<Object*>(std::as_const(*this).find(kind, namespace_, name));
-}
-
-void ApiServer::append_watch(WatchType type, const Object& object) {
-  const int kind = kind_index(kind_of(object));
+void ApiServer::append_watch(WatchType type, const ObjectVersion& version) {
+  const int kind = kind_index(kind_of(*version));
   const WatchEvent& event =
-      watch_logs_[kind].emplace_back(WatchEvent{meta(object).resource_version, type, object});
+      watch_logs_[kind].emplace_back(WatchEvent{meta(*version).resource_version, type, version});
   watch_log_digests_[kind] = extend_watch_log_digest(watch_log_digests_[kind], event);
 }
 
 void ApiServer::erase(Kind kind, const ObjectMeta& m) {
-  std::vector<Object>& objects = bucket(kind);
+  std::vector<ObjectVersion>& objects = bucket(kind);
   auto it = std::find_if(objects.begin(), objects.end(), [&](const Object& o) {
     return meta(o).namespace_ == m.namespace_ && meta(o).name == m.name;
   });
@@ -169,23 +170,22 @@ WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
   m.deletion_timestamp_ms.reset();
   outcome.resource_version_after = m.resource_version;
 
-  std::vector<Object>& objects = bucket(kind);
+  std::vector<ObjectVersion>& objects = bucket(kind);
   auto it = std::lower_bound(objects.begin(), objects.end(), 0, [&](const Object& o, int) {
     return key_less(meta(o), m.namespace_, m.name);
   });
-  objects.insert(it, object);
-  append_watch(WatchType::Added, object);
+  append_watch(WatchType::Added, *objects.insert(it, ObjectVersion(object)));
   return outcome;
 }
 
-WriteOutcome ApiServer::commit_change(Object& stored, Object next) {
+WriteOutcome ApiServer::commit_change(ObjectVersion& stored, Object next) {
   WriteOutcome outcome;
-  outcome.resource_version_before = meta(stored).resource_version;
+  outcome.resource_version_before = meta(*stored).resource_version;
   outcome.resource_version_after = outcome.resource_version_before;
-  if (next == stored) return outcome;   // no-op: same rv, no watch event (GuaranteedUpdate)
+  if (next == *stored) return outcome;   // no-op: same rv, no watch event (GuaranteedUpdate)
 
   ObjectMeta& next_meta = meta(next);
-  if (!same_spec(stored, next)) next_meta.generation = meta(stored).generation + 1;
+  if (!same_spec(*stored, next)) next_meta.generation = meta(*stored).generation + 1;
   next_meta.resource_version = ++resource_version_;
   outcome.changed = true;
   outcome.resource_version_after = next_meta.resource_version;
@@ -193,17 +193,15 @@ WriteOutcome ApiServer::commit_change(Object& stored, Object next) {
   if (next_meta.deletion_timestamp_ms && next_meta.finalizers.empty()) {
     // The update that empties the last finalizer deletes the object: one DELETED event that
     // carries the last stored object stamped with the deletion revision (§2.2).
-    Object last = stored;
+    Object last = *stored;
     meta(last).resource_version = next_meta.resource_version;
     outcome.watch_type = WatchType::Deleted;
-    const Kind kind = kind_of(stored);
-    const ObjectMeta key = meta(stored);
-    erase(kind, key);
-    append_watch(WatchType::Deleted, last);
+    erase(kind_of(last), meta(last));
+    append_watch(WatchType::Deleted, ObjectVersion(std::move(last)));
     return outcome;
   }
   outcome.watch_type = WatchType::Modified;
-  stored = std::move(next);
+  stored = ObjectVersion(std::move(next));
   append_watch(WatchType::Modified, stored);
   return outcome;
 }
@@ -211,15 +209,15 @@ WriteOutcome ApiServer::commit_change(Object& stored, Object next) {
 WriteOutcome ApiServer::update(Object& object, std::int64_t /*now_ms*/) {
   const ObjectMeta& request = meta(object);
   const Kind kind = kind_of(object);
-  Object* stored = find_mutable(kind, request.namespace_, request.name);
-  if (Error err = check_put_precondition(stored, object)) return failed(std::move(err));
-  if (meta(*stored).deletion_timestamp_ms && adds_finalizer(meta(*stored), request)) {
-    return failed(new_finalizer_refused(*stored));
+  ObjectVersion* stored = find_slot(kind, request.namespace_, request.name);
+  if (Error err = check_put_precondition(stored ? &**stored : nullptr, object)) return failed(std::move(err));
+  if (meta(**stored).deletion_timestamp_ms && adds_finalizer(meta(**stored), request)) {
+    return failed(new_finalizer_refused(**stored));
   }
   Object next = object;
   apply_defaults(next);
-  keep_server_metadata(meta(*stored), meta(next));
-  copy_status(*stored, next);   // the main resource ignores .status (status subresource)
+  keep_server_metadata(meta(**stored), meta(next));
+  copy_status(**stored, next);   // the main resource ignores .status (status subresource)
   const Kind stored_kind = kind;
   const std::string namespace_ = request.namespace_, name = request.name;
   WriteOutcome outcome = commit_change(*stored, std::move(next));
@@ -230,40 +228,40 @@ WriteOutcome ApiServer::update(Object& object, std::int64_t /*now_ms*/) {
 WriteOutcome ApiServer::update_status(Object& object, std::int64_t /*now_ms*/) {
   const ObjectMeta& request = meta(object);
   const Kind kind = kind_of(object);
-  Object* stored = find_mutable(kind, request.namespace_, request.name);
-  if (Error err = check_put_precondition(stored, object)) return failed(std::move(err));
-  Object next = *stored;
+  ObjectVersion* stored = find_slot(kind, request.namespace_, request.name);
+  if (Error err = check_put_precondition(stored ? &**stored : nullptr, object)) return failed(std::move(err));
+  Object next = **stored;
   copy_status(object, next);   // /status ignores everything but .status
   truncate_status_times_to_seconds(next);
   WriteOutcome outcome = commit_change(*stored, std::move(next));
-  object = *stored;
+  object = **stored;
   return outcome;
 }
 
 WriteOutcome ApiServer::patch(Kind kind, std::string_view namespace_, std::string_view name,
                               const std::function<void(Object&)>& mutate, std::int64_t /*now_ms*/) {
-  Object* stored = find_mutable(kind, namespace_, name);
+  ObjectVersion* stored = find_slot(kind, namespace_, name);
   if (!stored) return failed(not_found(kind, name));
-  Object next = *stored;
+  Object next = **stored;
   mutate(next);
   assert(kind_of(next) == kind && "rjsim bug: a patch changed the object's kind");
   apply_defaults(next);
-  if (meta(*stored).deletion_timestamp_ms && adds_finalizer(meta(*stored), meta(next))) {
-    return failed(new_finalizer_refused(*stored));
+  if (meta(**stored).deletion_timestamp_ms && adds_finalizer(meta(**stored), meta(next))) {
+    return failed(new_finalizer_refused(**stored));
   }
-  keep_server_metadata(meta(*stored), meta(next));
-  copy_status(*stored, next);
+  keep_server_metadata(meta(**stored), meta(next));
+  copy_status(**stored, next);
   return commit_change(*stored, std::move(next));
 }
 
 WriteOutcome ApiServer::patch_status(Kind kind, std::string_view namespace_, std::string_view name,
                                      const std::function<void(Object&)>& mutate,
                                      std::int64_t /*now_ms*/) {
-  Object* stored = find_mutable(kind, namespace_, name);
+  ObjectVersion* stored = find_slot(kind, namespace_, name);
   if (!stored) return failed(not_found(kind, name));
-  Object changed = *stored;
+  Object changed = **stored;
   mutate(changed);
-  Object next = *stored;
+  Object next = **stored;
   copy_status(changed, next);
   truncate_status_times_to_seconds(next);
   return commit_change(*stored, std::move(next));
@@ -271,18 +269,18 @@ WriteOutcome ApiServer::patch_status(Kind kind, std::string_view namespace_, std
 
 WriteOutcome ApiServer::remove(Kind kind, std::string_view namespace_, std::string_view name,
                                Propagation propagation, std::int64_t now_ms) {
-  Object* stored = find_mutable(kind, namespace_, name);
+  ObjectVersion* stored = find_slot(kind, namespace_, name);
   if (!stored) return failed(not_found(kind, name));
   WriteOutcome outcome;
-  outcome.resource_version_before = meta(*stored).resource_version;
+  outcome.resource_version_before = meta(**stored).resource_version;
   outcome.resource_version_after = outcome.resource_version_before;
-  if (meta(*stored).deletion_timestamp_ms) return outcome;   // already deleting: nothing new
+  if (meta(**stored).deletion_timestamp_ms) return outcome;   // already deleting: nothing new
 
   if (propagation == Propagation::server_default) {
     // batch/v1 Jobs default to orphaning their pods (jobStrategy.DefaultGarbageCollectionPolicy).
     propagation = kind == Kind::Job ? Propagation::orphan : Propagation::background;
   }
-  Object next = *stored;
+  Object next = **stored;
   ObjectMeta& next_meta = meta(next);
   if (propagation == Propagation::orphan) next_meta.finalizers.emplace_back(kOrphanFinalizer);
   if (propagation == Propagation::foreground) next_meta.finalizers.emplace_back(kForegroundFinalizer);
@@ -293,8 +291,8 @@ WriteOutcome ApiServer::remove(Kind kind, std::string_view namespace_, std::stri
     outcome.changed = true;
     outcome.watch_type = WatchType::Deleted;
     outcome.resource_version_after = meta(last).resource_version;
-    erase(kind, meta(*stored));
-    append_watch(WatchType::Deleted, last);
+    erase(kind, meta(last));
+    append_watch(WatchType::Deleted, ObjectVersion(std::move(last)));
     return outcome;
   }
   next_meta.deletion_timestamp_ms = now_ms;

@@ -21,6 +21,7 @@
 
 #include "engine/error.h"
 #include "engine/hash128.h"
+#include "engine/object_version.h"
 #include "engine/objects.h"
 
 namespace rjsim::engine {
@@ -31,7 +32,7 @@ std::string_view to_string(WatchType type);
 struct WatchEvent {
   std::int64_t resource_version = 0;
   WatchType type = WatchType::Added;
-  Object object;
+  ObjectVersion object;   // the version this event announced, shared with the store and caches
   friend bool operator==(const WatchEvent&, const WatchEvent&) = default;
 };
 
@@ -66,7 +67,7 @@ class ApiServer {
     return object ? &std::get<T>(*object) : nullptr;
   }
   // A kind's objects, ordered by namespace then name.
-  std::span<const Object> objects(Kind kind) const { return objects_[kind_index(kind)]; }
+  std::span<const ObjectVersion> objects(Kind kind) const { return objects_[kind_index(kind)]; }
   // The last resourceVersion handed out (0 before the first write).
   std::int64_t resource_version() const { return resource_version_; }
   const std::vector<WatchEvent>& watch_log(Kind kind) const { return watch_logs_[kind_index(kind)]; }
@@ -93,15 +94,15 @@ class ApiServer {
   friend class Fingerprinter;
 
  private:
-  std::vector<Object>& bucket(Kind kind) { return objects_[kind_index(kind)]; }
-  Object* find_mutable(Kind kind, std::string_view namespace_, std::string_view name);
+  std::vector<ObjectVersion>& bucket(Kind kind) { return objects_[kind_index(kind)]; }
+  ObjectVersion* find_slot(Kind kind, std::string_view namespace_, std::string_view name);
   // Stores `next` in place of `stored` (or deletes it when it is deleting and has no
   // finalizers left), with a new rv and one watch event; a no-op when nothing changed.
-  WriteOutcome commit_change(Object& stored, Object next);
-  void append_watch(WatchType type, const Object& object);
+  WriteOutcome commit_change(ObjectVersion& stored, Object next);
+  void append_watch(WatchType type, const ObjectVersion& version);
   void erase(Kind kind, const ObjectMeta& meta);
 
-  std::array<std::vector<Object>, kKindCount> objects_;
+  std::array<std::vector<ObjectVersion>, kKindCount> objects_;
   std::array<std::vector<WatchEvent>, kKindCount> watch_logs_;
   // Per kind: extend_watch_log_digest over every event of watch_logs_, in order.
   std::array<Hash128, kKindCount> watch_log_digests_;

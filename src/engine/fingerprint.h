@@ -43,4 +43,9 @@ Hash128 fingerprint128(const World& world);
 // length of the run.
 Hash128 extend_watch_log_digest(const Hash128& log_digest, const WatchEvent& event);
 
+// XXH3-128 of one object's contents, each member hashed as the fingerprint hashes it. Taken once
+// per stored version (ObjectVersion::digest); fingerprints and log digests hash it in place of
+// the object.
+Hash128 content_digest(const Object& object);
+
 }  // namespace rjsim::engine

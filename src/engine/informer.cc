@@ -40,7 +40,7 @@ std::size_t Informer::pending_pops(const std::vector<WatchEvent>& log) const {
   return keys;
 }
 
-std::vector<Object>::iterator Informer::find_slot(std::string_view namespace_,
+std::vector<ObjectVersion>::iterator Informer::find_slot(std::string_view namespace_,
                                                   std::string_view name) {
   return std::lower_bound(cache_.begin(), cache_.end(), 0, [&](const Object& o, int) {
     const ObjectMeta& m = meta(o);
@@ -53,7 +53,7 @@ const Object* Informer::get(std::string_view namespace_, std::string_view name) 
   auto it = const_cast<Informer*>(this)->find_slot(namespace_, name);
   if (it == cache_.end()) return nullptr;
   const ObjectMeta& m = meta(*it);
-  return (m.namespace_ == namespace_ && m.name == name) ? &*it : nullptr;
+  return (m.namespace_ == namespace_ && m.name == name) ? &**it : nullptr;
 }
 
 std::optional<Notification> Informer::apply(const WatchEvent& event) {
@@ -109,8 +109,8 @@ std::vector<Notification> Informer::relist(const ApiServer& api, std::int64_t re
   cache_.clear();
   received_ = 0;
   if (resource_version >= api.resource_version()) {
-    for (const Object& object : api.objects(kind_)) {
-      if (selector_.matches(meta(object))) cache_.push_back(object);
+    for (const ObjectVersion& object : api.objects(kind_)) {
+      if (selector_.matches(meta(*object))) cache_.push_back(object);
     }
     received_ = log.size();
   } else {
@@ -123,7 +123,7 @@ std::vector<Notification> Informer::relist(const ApiServer& api, std::int64_t re
   last_sync_resource_version_ = resource_version;
   std::vector<Notification> notifications;
   notifications.reserve(cache_.size());
-  for (const Object& object : cache_) {
+  for (const ObjectVersion& object : cache_) {
     notifications.push_back(Notification{WatchType::Added, std::nullopt, object});
   }
   return notifications;

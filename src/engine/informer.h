@@ -35,8 +35,8 @@ struct LabelSelector {
 // A handler call: OnAdd(object), OnUpdate(old_object, object) or OnDelete(object).
 struct Notification {
   WatchType type = WatchType::Added;
-  std::optional<Object> old_object;   // OnUpdate only
-  Object object;
+  std::optional<ObjectVersion> old_object;   // OnUpdate only
+  ObjectVersion object;
 };
 
 class Informer {
@@ -67,7 +67,7 @@ class Informer {
 
   // ---- the cache (indexer) ----
   const Object* get(std::string_view namespace_, std::string_view name) const;
-  const std::vector<Object>& cached() const { return cache_; }
+  const std::vector<ObjectVersion>& cached() const { return cache_; }
   // The rv of the newest event applied (or of the relist snapshot); never decreases between
   // relists, also with DeltaFIFO, whose pops may apply an older event after a newer one.
   std::int64_t last_sync_resource_version() const { return last_sync_resource_version_; }
@@ -80,12 +80,12 @@ class Informer {
 
  private:
   std::optional<Notification> apply(const WatchEvent& event);
-  std::vector<Object>::iterator find_slot(std::string_view namespace_, std::string_view name);
+  std::vector<ObjectVersion>::iterator find_slot(std::string_view namespace_, std::string_view name);
 
   Kind kind_;
   FifoBehaviour fifo_;
   LabelSelector selector_;
-  std::vector<Object> cache_;              // sorted by namespace, name
+  std::vector<ObjectVersion> cache_;       // sorted by namespace, name; versions of the log
   std::vector<std::size_t> pending_;       // watch-log positions received, in arrival order
   std::size_t received_ = 0;               // log positions below this were received
   std::int64_t last_sync_resource_version_ = 0;

@@ -1,6 +1,7 @@
 // The world of one run: everything that changes while it runs, as one plain value (DESIGN §1).
-// It can be copied (exploration forks it), compared and hashed (fingerprint.h); it holds no
-// pointers, and nothing in it refers to another part of it except by key or index. Behaviour
+// It can be copied (exploration forks it), compared and hashed (fingerprint.h); nothing in it
+// refers to another part of it except by key or index. The only pointers it holds are to object
+// versions, which are immutable and shared between worlds and their copies (object_version.h). Behaviour
 // lives in the Simulation and the actors, which take a World and change it one step at a time.
 #pragma once
 

@@ -567,7 +567,7 @@ TEST_CASE("a submitter Job runs a pod that submits, succeeds with the Ray job, a
   // Two writes, two watch events: the first with only SuccessCriteriaMet.
   const auto& log = h.world().api.watch_log(Kind::Job);
   REQUIRE(log.size() >= 2);
-  CHECK(std::get<Job>(log[log.size() - 2].object).status.conditions.size() == 1);
+  CHECK(std::get<Job>(*log[log.size() - 2].object).status.conditions.size() == 1);
 }
 
 TEST_CASE("two failing attempts back off 10 s then 20 s, and the third succeeds") {

@@ -1,0 +1,44 @@
+// One version of an object as the API server stored it, shared instead of copied: the server's
+// store, the watch event that announced the version and every informer cache that applied it hold
+// the same immutable Object (kubernetes-semantics §7.1: a version never changes once written; a
+// write makes a new one). Copying a version, and so a World, copies a reference. A World stays a
+// value (DESIGN §1): nothing reaches a version to change it, and == compares contents, not
+// addresses. Each version carries the 128-bit digest of its contents, taken once when it is made,
+// so that a fingerprint hashes 16 bytes per object instead of the object (fingerprint.h). Reads
+// convert to `const Object&`; a write starts from a copy of the Object.
+#pragma once
+
+#include <memory>
+
+#include "engine/hash128.h"
+#include "engine/objects.h"
+
+namespace rjsim::engine {
+
+class ObjectVersion {
+ public:
+  // An empty RayJob, shared by every default-made version (a placeholder, never stored).
+  ObjectVersion();
+  explicit ObjectVersion(Object object);
+
+  const Object& operator*() const { return shared_->object; }
+  const Object* operator->() const { return &shared_->object; }
+  operator const Object&() const { return shared_->object; }   // NOLINT: reads see an Object
+  // XXH3-128 of the contents, as the fingerprint hashes an Object (fingerprint.cc).
+  const Hash128& digest() const { return shared_->digest; }
+
+  friend bool operator==(const ObjectVersion& a, const ObjectVersion& b) {
+    if (a.shared_ == b.shared_) return true;
+    return a.digest() == b.digest() && *a == *b;
+  }
+  friend bool operator==(const ObjectVersion& a, const Object& b) { return *a == b; }
+
+ private:
+  struct Shared {
+    Object object;
+    Hash128 digest;
+  };
+  std::shared_ptr<const Shared> shared_;
+};
+
+}  // namespace rjsim::engine
