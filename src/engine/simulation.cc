@@ -182,6 +182,11 @@ std::vector<Step> Simulation::enabled_steps() const {
 bool Simulation::step() {
   const std::vector<Step> steps = enabled_steps();
   if (steps.empty()) return false;
+  step(steps);
+  return true;
+}
+
+void Simulation::step(const std::vector<Step>& steps) {
   step_events_.clear();
   StepContext context(world_, chooser_, next_seq_, step_events_);
   std::vector<StepOption> options;
@@ -192,7 +197,6 @@ bool Simulation::step() {
   apply(steps[picked], context);
   ++world_.steps;
   finish_step();
-  return true;
 }
 
 void Simulation::run_as_step(const std::function<void(StepContext&)>& apply_step) {
@@ -229,7 +233,7 @@ RunEnd Simulation::run() {
     const auto clock = std::find_if(steps.begin(), steps.end(),
                                     [](const Step& s) { return s.kind == StepKind::clock; });
     if (clock != steps.end() && clock->clock_to_ms > limits_.time_ms) return RunEnd::time_limit;
-    step();
+    step(steps);
   }
 }
 

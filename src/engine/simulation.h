@@ -106,6 +106,9 @@ class Simulation {
   const World& world() const { return world_; }
   World& mutable_world() { return world_; }
   std::int64_t events_emitted() const { return next_seq_; }
+  // Numbers the next event `seq`: a simulation that continues a run from a copy of its world
+  // (exhaustive exploration forks runs) goes on with that run's numbering.
+  void continue_numbering_from(std::int64_t seq) { next_seq_ = seq; }
 
   std::vector<Step> enabled_steps() const;
   // Runs one step; false when none is enabled.
@@ -114,6 +117,7 @@ class Simulation {
   RunEnd run();
   // Ends run() after the current step (an observer that has seen enough calls it).
   void stop() { stop_requested_ = true; }
+  bool stop_requested() const { return stop_requested_; }
 
   // Runs `apply` as one step of its own (scenario set-up, tests): its events are logged and
   // observed like any step's.
@@ -122,6 +126,8 @@ class Simulation {
   void inject_crash();
 
  private:
+  // One step chosen from `steps`, which enabled_steps() just listed.
+  void step(const std::vector<Step>& steps);
   void apply(const Step& step, StepContext& context);
   void deliver(Kind kind, StepContext& context);
   void notify(StepContext& context);

@@ -1,5 +1,6 @@
 #include "explore/exhaustive.h"
 
+#include <memory>
 #include <unordered_set>
 
 #include "engine/fingerprint.h"
@@ -11,11 +12,29 @@ using engine::Decision;
 
 namespace {
 
+// A run between two steps, to continue from (forking instead of re-executing the prefix): the
+// run itself, the name-suffix chooser as it was then, and how many decisions led there.
+struct Fork {
+  std::shared_ptr<const RunSnapshot> run;
+  engine::DefaultChooser names;
+  std::size_t decisions = 0;
+};
+
+// A run to make: its decisions, and the latest fork before its last one (none: from time 0).
+struct Node {
+  Schedule prefix;
+  std::shared_ptr<const Fork> fork;
+};
+
 // Answers a prefix, then alternative 0; records every decision it answered (name suffixes
-// aside, which come from the fault-free chooser and are no branch).
+// aside, which come from the fault-free chooser and are no branch). Continuing from a fork, the
+// decisions before it count as answered.
 class PrefixChooser final : public engine::Chooser {
  public:
   PrefixChooser(const Schedule& prefix, std::uint64_t seed) : prefix_(prefix), names_(seed) {}
+  PrefixChooser(const Schedule& prefix, const Fork& fork)
+      : prefix_(prefix), names_(fork.names),
+        taken_(prefix.begin(), prefix.begin() + static_cast<std::ptrdiff_t>(fork.decisions)) {}
 
   std::uint64_t choose(ChoicePoint point, std::uint64_t options) override {
     if (point == ChoicePoint::name_suffix) return names_.choose(point, options);
@@ -25,6 +44,7 @@ class PrefixChooser final : public engine::Chooser {
   }
   bool past_prefix() const { return taken_.size() >= prefix_.size(); }
   const Schedule& taken() const { return taken_; }
+  const engine::DefaultChooser& names() const { return names_; }
 
  private:
   const Schedule& prefix_;
@@ -32,10 +52,20 @@ class PrefixChooser final : public engine::Chooser {
   Schedule taken_;
 };
 
+// The latest of `forks` (in the order taken) that no more than `decisions` decisions led to.
+std::shared_ptr<const Fork> fork_before(const std::vector<std::shared_ptr<const Fork>>& forks, std::size_t decisions) {
+  std::shared_ptr<const Fork> latest;
+  for (const auto& fork : forks) {
+    if (fork->decisions > decisions) break;
+    latest = fork;
+  }
+  return latest;
+}
+
 // Children of a run, deepest first once pushed on a stack: for each decision past the prefix,
-// each alternative it did not take.
-void push_children(const Schedule& prefix, const Schedule& taken, std::vector<Schedule>& stack,
-                   std::int64_t shard_index, std::int64_t shard_count) {
+// each alternative it did not take, each with the latest fork before that decision.
+void push_children(const Schedule& prefix, const Schedule& taken, const std::vector<std::shared_ptr<const Fork>>& forks,
+                   std::vector<Node>& stack, std::int64_t shard_index, std::int64_t shard_count) {
   std::int64_t root_child = 0;
   for (std::size_t position = prefix.size(); position < taken.size(); ++position) {
     for (std::uint64_t alternative = 1; alternative < taken[position].options; ++alternative) {
@@ -43,9 +73,19 @@ void push_children(const Schedule& prefix, const Schedule& taken, std::vector<Sc
       if (at_root && root_child++ % shard_count != shard_index) continue;
       Schedule child(taken.begin(), taken.begin() + static_cast<std::ptrdiff_t>(position));
       child.push_back(Decision{taken[position].point, taken[position].options, alternative});
-      stack.push_back(std::move(child));
+      stack.push_back(Node{std::move(child), fork_before(forks, position)});
     }
   }
+}
+
+// A violating run continued from a fork reports the continuation only: run its schedule again
+// from time 0 for the whole report.
+RunReport whole_run(const engine::Scenario& scenario, const ExhaustiveOptions& options, const Schedule& schedule) {
+  PrefixChooser chooser(schedule, scenario.seed);
+  RunOptions run = exploration_run(chooser);
+  run.controller = options.controller;
+  run.stop_at_violation = !options.all;
+  return run_scenario(scenario, run);
 }
 
 }  // namespace
@@ -53,14 +93,16 @@ void push_children(const Schedule& prefix, const Schedule& taken, std::vector<Sc
 ExhaustiveReport explore_exhaustively(const engine::Scenario& scenario, const ExhaustiveOptions& options) {
   ExhaustiveReport report;
   std::unordered_set<std::uint64_t> visited;   // membership only: its order never reaches output
-  std::vector<Schedule> stack = {Schedule{}};
+  std::vector<Node> stack = {Node{}};
   while (!stack.empty()) {
     if ((options.max_runs && report.runs >= *options.max_runs) || (options.out_of_time && options.out_of_time())) {
       break;
     }
-    const Schedule prefix = std::move(stack.back());
+    const Node node = std::move(stack.back());
     stack.pop_back();
-    PrefixChooser chooser(prefix, scenario.seed);
+    PrefixChooser chooser = node.fork ? PrefixChooser(node.prefix, *node.fork) : PrefixChooser(node.prefix, scenario.seed);
+    std::vector<std::shared_ptr<const Fork>> forks;
+    if (node.fork) forks.push_back(node.fork);
     RunOptions run = exploration_run(chooser);
     run.controller = options.controller;
     run.stop_at_violation = !options.all;
@@ -69,17 +111,26 @@ ExhaustiveReport explore_exhaustively(const engine::Scenario& scenario, const Ex
       const bool seen = !visited.insert(engine::fingerprint(world)).second;
       return seen && chooser.past_prefix();
     };
+    if (options.fork) {
+      run.resume_from = node.fork ? node.fork->run : nullptr;
+      run.on_snapshot = [&](std::shared_ptr<const RunSnapshot> snapshot) {
+        forks.push_back(std::make_shared<const Fork>(Fork{std::move(snapshot), chooser.names(), chooser.taken().size()}));
+      };
+    }
     RunReport result = run_scenario(scenario, run);
     ++report.runs;
-    report.steps += result.steps;
+    report.steps += result.steps - (run.resume_from ? run.resume_from->world.steps : 0);
     report.max_depth = std::max<std::int64_t>(report.max_depth, static_cast<std::int64_t>(chooser.taken().size()));
     report.distinct_states = static_cast<std::int64_t>(visited.size());
     const bool violated = !result.violations.empty();
-    if (violated) report.failures.push_back(ExhaustiveFailure{chooser.taken(), std::move(result), report.runs - 1});
+    if (violated) {
+      if (run.resume_from) result = whole_run(scenario, options, chooser.taken());
+      report.failures.push_back(ExhaustiveFailure{chooser.taken(), std::move(result), report.runs - 1});
+    }
     if (options.on_run) options.on_run(report);
     if (violated && !options.all) return report;
     // A violating run's continuation is not explored further.
-    if (!violated) push_children(prefix, chooser.taken(), stack, options.shard_index, options.shard_count);
+    if (!violated) push_children(node.prefix, chooser.taken(), forks, stack, options.shard_index, options.shard_count);
   }
   report.complete = stack.empty();
   return report;

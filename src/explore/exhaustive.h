@@ -1,7 +1,10 @@
 // Exhaustive exploration (issue 5): depth-first over every decision a run asks for within the
-// scenario's fault budget, by re-execution (stateless model checking, as in CHESS): a node is a
-// prefix of decisions; its run answers the prefix, then alternative 0 everywhere, and every
-// alternative it did not take after the prefix becomes a child. A visited set of world
+// scenario's fault budget: a node is a prefix of decisions; its run answers the prefix, then
+// alternative 0 everywhere, and every alternative it did not take after the prefix becomes a
+// child. A child does not re-execute its prefix: it continues its parent's run from a copy taken
+// before the step of its last decision (a RunSnapshot: the world, whose object versions are
+// shared, the checks' memory and the chooser), which gives the same run (`fork = false`
+// re-executes, as stateless model checking does, and a test compares the two). A visited set of world
 // fingerprints (engine/fingerprint.h) cuts a run as soon as it reaches, past its prefix, a state
 // some earlier run reached: equal states are explored once. Name suffixes are not branched on
 // (they change names, not behaviour): they come from the scenario's seed as in the fault-free run.
@@ -23,6 +26,7 @@ namespace rjsim::explore {
 
 struct ExhaustiveOptions {
   std::string controller;
+  bool fork = true;                           // continue from snapshots (false: re-execute)
   std::optional<std::int64_t> max_runs;       // stop (incomplete) after this many runs
   std::function<bool()> out_of_time;          // stop (incomplete) when it says so
   bool all = false;                           // keep going after a violation
@@ -40,7 +44,7 @@ struct ExhaustiveFailure {
 struct ExhaustiveReport {
   std::int64_t runs = 0;
   std::int64_t steps = 0;
-  std::int64_t states_generated = 0;   // worlds fingerprinted (every step of every run)
+  std::int64_t states_generated = 0;   // worlds fingerprinted (every step run, prefixes re-executed included)
   std::int64_t distinct_states = 0;    // the visited set's size
   std::int64_t max_depth = 0;          // the most decisions one run took
   bool complete = false;

@@ -71,7 +71,13 @@ class VerdictRecorder final : public StepObserver {
     record_new_violations();
     if (options_.stop_at_violation && recorded_ > 0) simulation_.stop();
     if (options_.stop_when && options_.stop_when(world)) simulation_.stop();
+    if (options_.on_snapshot && !simulation_.stop_requested()) {
+      options_.on_snapshot(std::make_shared<const RunSnapshot>(
+          RunSnapshot{world, simulation_.events_emitted(), checker_, recorded_}));
+    }
   }
+  // Continues from a snapshot's count of violations already logged.
+  void resume(std::size_t recorded) { recorded_ = recorded; }
   void finish(const World& world, RunEnd end) {
     checker_.finish(world, end);
     record_new_violations();
@@ -193,8 +199,9 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   Limits limits;
   limits.steps = scenario.limits.steps;
   limits.time_ms = scenario.limits.time_ms;
-  Simulation simulation(Simulation::initial_world(*model), *model, environment.actors(), chooser, sink,
-                        faults, limits);
+  const RunSnapshot* resume = options.resume_from.get();
+  Simulation simulation(resume ? resume->world : Simulation::initial_world(*model), *model, environment.actors(),
+                        chooser, sink, faults, limits);
   simulation.set_dashboard(&environment.ray);
   simulation.set_operator_settings(&scenario.world.operator_settings);
   checks::InvariantChecker checker(scenario.invariants, model->transition_table(),
@@ -202,8 +209,14 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   VerdictRecorder verdicts(checker, simulation, options);
   simulation.add_observer(&verdicts);
   for (StepObserver* observer : options.observers) simulation.add_observer(observer);
-  simulation.record(run_start_event(scenario, *model, seed, options));
-  create_initial_objects(simulation, scenario);
+  if (resume) {
+    simulation.continue_numbering_from(resume->events_emitted);
+    checker = resume->checker;
+    verdicts.resume(resume->violations_recorded);
+  } else {
+    simulation.record(run_start_event(scenario, *model, seed, options));
+    create_initial_objects(simulation, scenario);
+  }
   const RunEnd end = simulation.run();
   if (end != RunEnd::stopped) verdicts.finish(simulation.world(), end);
 

@@ -11,16 +11,28 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "checks/invariant_checker.h"
 #include "engine/chooser.h"
 #include "engine/scenario.h"
 #include "engine/simulation.h"
 #include "events/event.h"
 
 namespace rjsim::explore {
+
+// What a run is, between two steps, besides its chooser: enough to continue it from there as
+// if it had never stopped (exhaustive exploration forks runs instead of re-executing them).
+// The world shares its object versions, so a snapshot costs a few KB.
+struct RunSnapshot {
+  engine::World world;
+  std::int64_t events_emitted = 0;      // the next event's seq
+  checks::InvariantChecker checker;     // the checks' memory of the steps so far
+  std::size_t violations_recorded = 0;  // of checker.violations(), already in the log
+};
 
 struct RunOptions {
   std::optional<std::uint64_t> seed;         // default: the scenario's
@@ -39,6 +51,12 @@ struct RunOptions {
   // Asked after each step, after the checks: true ends the run there, as stop_at_violation does
   // (exhaustive exploration, at a state it has seen before).
   std::function<bool(const engine::World&)> stop_when;
+  // Called after each step that does not end the run, after stop_when: the run as it is then.
+  std::function<void(std::shared_ptr<const RunSnapshot>)> on_snapshot;
+  // Continue a run from a snapshot of it instead of starting at time 0 (no run.start, no
+  // initial objects). The report then covers the steps from there on only: its events,
+  // transitions and log hash are those of the continuation.
+  std::shared_ptr<const RunSnapshot> resume_from;
 };
 
 // One persisted RayJob status change (a status.transition event).

@@ -11,9 +11,38 @@
 namespace rjsim::explore {
 namespace {
 
-engine::Scenario bounded() {
-  return engine::load_scenario(
-      (std::filesystem::path(RJSIM_SOURCE_DIR) / "scenarios" / "explore" / "suspend-resume-bounded.yaml").string());
+engine::Scenario acceptance(const char* name) {
+  return engine::load_scenario((std::filesystem::path(RJSIM_SOURCE_DIR) / "scenarios" / "explore" / name).string());
+}
+
+engine::Scenario bounded() { return acceptance("suspend-resume-bounded.yaml"); }
+
+ExhaustiveReport search(const engine::Scenario& scenario, bool fork) {
+  ExhaustiveOptions options;
+  options.fork = fork;
+  return explore_exhaustively(scenario, options);
+}
+
+// Two searches visited the same tree: the same runs, states, depth and failures.
+void check_same_search(const ExhaustiveReport& forked, const ExhaustiveReport& re_executed) {
+  CHECK(forked.runs == re_executed.runs);
+  CHECK(forked.distinct_states == re_executed.distinct_states);
+  CHECK(forked.max_depth == re_executed.max_depth);
+  CHECK(forked.complete == re_executed.complete);
+  REQUIRE(forked.failures.size() == re_executed.failures.size());
+  for (std::size_t i = 0; i < forked.failures.size(); ++i) {
+    const ExhaustiveFailure& a = forked.failures[i];
+    const ExhaustiveFailure& b = re_executed.failures[i];
+    CHECK(a.run_index == b.run_index);
+    CHECK(a.schedule == b.schedule);
+    CHECK(a.report.steps == b.report.steps);
+    REQUIRE(a.report.violations.size() == b.report.violations.size());
+    for (std::size_t v = 0; v < a.report.violations.size(); ++v) {
+      CHECK(a.report.violations[v].invariant == b.report.violations[v].invariant);
+      CHECK(a.report.violations[v].seq == b.report.violations[v].seq);
+      CHECK(a.report.violations[v].message == b.report.violations[v].message);
+    }
+  }
 }
 
 TEST_CASE("exhaustive search completes the bounded suspend/resume space with no violation") {
@@ -33,6 +62,27 @@ TEST_CASE("exhaustive search gives the same counts every time") {
   CHECK(a.distinct_states == b.distinct_states);
   CHECK(a.steps == b.steps);
   CHECK(a.max_depth == b.max_depth);
+}
+
+TEST_CASE("forking a run at a step boundary explores what re-executing its prefix explores") {
+  const ExhaustiveReport forked = search(bounded(), true);
+  const ExhaustiveReport re_executed = search(bounded(), false);
+  check_same_search(forked, re_executed);
+  CHECK(forked.complete);
+  // The point of forking: a child's prefix is not run again.
+  CHECK(forked.states_generated * 5 < re_executed.states_generated);
+}
+
+TEST_CASE("a violation found from a fork is reported as its whole run, as re-execution finds it") {
+  // single-cluster judges the clusters a RayJob has created over the run: the checks' memory
+  // must travel with the fork.
+  const engine::Scenario scenario = acceptance("cluster-recreated-after-success-1-0.yaml");
+  const ExhaustiveReport forked = search(scenario, true);
+  const ExhaustiveReport re_executed = search(scenario, false);
+  REQUIRE(forked.failures.size() == 1);
+  CHECK(forked.failures.front().run_index > 0);   // found by a forked run, not the first
+  check_same_search(forked, re_executed);
+  CHECK(forked.failures.front().report.transitions == re_executed.failures.front().report.transitions);
 }
 
 TEST_CASE("an exhaustive search cut short by its budget is not complete") {
