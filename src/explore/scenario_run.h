@@ -44,6 +44,8 @@ struct RunOptions {
   bool keep_events = true;                   // keep them in RunReport::events
   bool hash_log = true;                      // compute RunReport::log_hash (exploration's fast
                                              // path skips it: it is an eighth of a run's time)
+  bool judge_expectations = true;            // fill RunReport::final and unmet (exploration's
+                                             // fast path skips them: it looks for violations)
   bool stop_at_violation = false;            // end the run after the step of the first violation
                                              // (exploration; liveness is then not judged)
   // Also see each step's world, after the checks (tests, benchmarks); they must not change it.
@@ -119,7 +121,8 @@ class UnknownController : public std::runtime_error {
 RunReport run_scenario(const engine::Scenario& scenario, const RunOptions& options = {});
 
 // The options of exploration's fast path: the scenario's fault budget, `chooser` deciding, no
-// events kept, no log hash (a run that is kept is run again with both when it is stored).
+// events kept, no log hash, no expectations judged (a run that is kept is run again with all of
+// them when it is stored).
 RunOptions exploration_run(engine::Chooser& chooser);
 
 // The persisted transition a `status.transition` event records; nullopt for any other event.
