@@ -52,6 +52,15 @@ std::int64_t job_status_seq(std::span<const Event> step_events, const RaySubmiss
   return fallback;
 }
 
+// The stored version of a RayJob, or nullptr (the store is sorted, and holds a few RayJobs).
+const engine::ObjectVersion* stored_version(const World& world, std::string_view namespace_, std::string_view name) {
+  for (const engine::ObjectVersion& version : world.api.objects(Kind::RayJob)) {
+    const engine::ObjectMeta& stored = engine::meta(*version);
+    if (stored.namespace_ == namespace_ && stored.name == name) return &version;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 bool is_terminal_job_status(std::string_view status) {
@@ -428,7 +437,8 @@ void History::refresh_rayjobs(const World& world, std::span<const Event> step_ev
   for (std::size_t i = 0; i < rayjobs_.size(); ++i) {
     RayJobHistory& rayjob = rayjobs_[i];
     if (rayjob.gone) continue;
-    const auto* stored = world.api.find<engine::RayJob>(rayjob.namespace_, rayjob.name);
+    const engine::ObjectVersion* version = stored_version(world, rayjob.namespace_, rayjob.name);
+    const auto* stored = version ? &std::get<engine::RayJob>(**version) : nullptr;
     if (!stored || (!rayjob.uid.empty() && stored->metadata.uid != rayjob.uid)) {
       rayjob.gone = Moment{deletion_seq(step_events, rayjob.ref, facts->last_seq), world.now_ms};
       facts->deleted.push_back(static_cast<int>(i));
@@ -446,14 +456,14 @@ void History::refresh_rayjobs(const World& world, std::span<const Event> step_ev
     const auto due = [index](const std::vector<int>& list) {
       return std::find(list.begin(), list.end(), index) != list.end();
     };
-    if (due(spec_snapshot_due_) && (!rayjob.accepted_spec || *rayjob.accepted_spec != stored->spec)) {
-      rayjob.accepted_spec = stored->spec;
+    if (due(spec_snapshot_due_) && (!rayjob.accepted_spec() || *rayjob.accepted_spec() != stored->spec)) {
+      rayjob.accepted_version = *version;
     }
     if (due(validation_entered_)) {
-      rayjob.validation_failed_on_spec = rayjob.accepted_spec && stored->spec != *rayjob.accepted_spec;
+      rayjob.validation_failed_on_spec = rayjob.accepted_spec() && stored->spec != *rayjob.accepted_spec();
     }
     if (rayjob.deployment_status == kValidationFailed && rayjob.validation_failed_on_spec) {
-      if (stored->spec == *rayjob.accepted_spec) {
+      if (stored->spec == *rayjob.accepted_spec()) {
         if (!rayjob.valid_again) rayjob.valid_again = now;
       } else {
         rayjob.valid_again.reset();

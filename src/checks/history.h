@@ -76,12 +76,17 @@ struct RayJobHistory {
   // validation-recoverable: the spec the controller last accepted (the spec at the last persisted
   // change into a status other than ValidationFailed), and, while ValidationFailed rests, when the
   // spec became that accepted spec again.
-  std::optional<engine::RayJobSpec> accepted_spec;
+  // (The version whose spec it was, shared with the API server: a copy of the history, which
+  // exhaustive exploration takes at every step, does not copy a spec.)
+  std::optional<engine::ObjectVersion> accepted_version;
   bool validation_failed_on_spec = false;   // ValidationFailed was entered with another spec
   std::optional<Moment> valid_again;
 
   const Attempt& attempt() const { return attempts.back(); }
   int attempt_index() const { return static_cast<int>(attempts.size()) - 1; }
+  const engine::RayJobSpec* accepted_spec() const {
+    return accepted_version ? &std::get<engine::RayJob>(**accepted_version).spec : nullptr;
+  }
   bool interfered(std::int64_t from_ms, std::int64_t to_ms) const;
   friend bool operator==(const RayJobHistory&, const RayJobHistory&) = default;
 };
