@@ -78,14 +78,20 @@ void push_children(const Schedule& prefix, const Schedule& taken, const std::vec
   }
 }
 
+// A run of the search: exploration's fast path under `chooser`, ending at a violation unless all
+// are wanted.
+RunOptions search_run(PrefixChooser& chooser, const ExhaustiveOptions& options) {
+  RunOptions run = exploration_run(chooser);
+  run.controller = options.controller;
+  run.stop_at_violation = !options.all;
+  return run;
+}
+
 // A violating run continued from a fork reports the continuation only: run its schedule again
 // from time 0 for the whole report.
 RunReport whole_run(const engine::Scenario& scenario, const ExhaustiveOptions& options, const Schedule& schedule) {
   PrefixChooser chooser(schedule, scenario.seed);
-  RunOptions run = exploration_run(chooser);
-  run.controller = options.controller;
-  run.stop_at_violation = !options.all;
-  return run_scenario(scenario, run);
+  return run_scenario(scenario, search_run(chooser, options));
 }
 
 }  // namespace
@@ -103,9 +109,7 @@ ExhaustiveReport explore_exhaustively(const engine::Scenario& scenario, const Ex
     PrefixChooser chooser = node.fork ? PrefixChooser(node.prefix, *node.fork) : PrefixChooser(node.prefix, scenario.seed);
     std::vector<std::shared_ptr<const Fork>> forks;
     if (node.fork) forks.push_back(node.fork);
-    RunOptions run = exploration_run(chooser);
-    run.controller = options.controller;
-    run.stop_at_violation = !options.all;
+    RunOptions run = search_run(chooser, options);
     run.stop_when = [&](const engine::World& world) {
       ++report.states_generated;
       const bool seen = !visited.insert(engine::fingerprint(world)).second;

@@ -75,23 +75,26 @@ std::size_t heap_in_use() {
 }
 
 // The heap the world's object versions take, each counted once however many places share it
-// (the store, watch events, caches): measured by copying each distinct version once.
+// (the store, watch events, caches): measured by copying each distinct version once. Only the
+// copies are counted: the list of distinct versions is made before.
 std::size_t heap_of_versions(const World& world) {
   std::set<const rjsim::engine::Object*> seen;
-  std::vector<std::shared_ptr<const rjsim::engine::Object>> copies;
-  const std::size_t heap_before = heap_in_use();
-  auto count = [&](const rjsim::engine::ObjectVersion& version) {
-    if (seen.insert(&*version).second) copies.push_back(std::make_shared<const rjsim::engine::Object>(*version));
+  std::vector<const rjsim::engine::Object*> distinct;
+  auto note = [&](const rjsim::engine::ObjectVersion& version) {
+    if (seen.insert(&*version).second) distinct.push_back(&*version);
   };
   for (rjsim::engine::Kind kind : rjsim::engine::kAllKinds) {
-    for (const rjsim::engine::ObjectVersion& version : world.api.objects(kind)) count(version);
-    for (const rjsim::engine::WatchEvent& event : world.api.watch_log(kind)) count(event.object);
+    for (const rjsim::engine::ObjectVersion& version : world.api.objects(kind)) note(version);
+    for (const rjsim::engine::WatchEvent& event : world.api.watch_log(kind)) note(event.object);
   }
   for (const rjsim::engine::Informer& informer : world.process.informers) {
-    for (const rjsim::engine::ObjectVersion& version : informer.cached()) count(version);
+    for (const rjsim::engine::ObjectVersion& version : informer.cached()) note(version);
   }
-  const std::size_t copies_heap = copies.capacity() * sizeof(copies[0]);
-  return heap_in_use() - heap_before - copies_heap;
+  std::vector<std::shared_ptr<const rjsim::engine::Object>> copies;
+  copies.reserve(distinct.size());
+  const std::size_t heap_before = heap_in_use();
+  for (const rjsim::engine::Object* object : distinct) copies.push_back(std::make_shared<const rjsim::engine::Object>(*object));
+  return heap_in_use() - heap_before;
 }
 
 void measure(const char* label, const World& world, double seconds) {
