@@ -52,15 +52,6 @@ std::int64_t job_status_seq(std::span<const Event> step_events, const RaySubmiss
   return fallback;
 }
 
-// The stored version of a RayJob, or nullptr (the store is sorted, and holds a few RayJobs).
-const engine::ObjectVersion* stored_version(const World& world, std::string_view namespace_, std::string_view name) {
-  for (const engine::ObjectVersion& version : world.api.objects(Kind::RayJob)) {
-    const engine::ObjectMeta& stored = engine::meta(*version);
-    if (stored.namespace_ == namespace_ && stored.name == name) return &version;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 bool is_terminal_job_status(std::string_view status) {
@@ -437,7 +428,7 @@ void History::refresh_rayjobs(const World& world, std::span<const Event> step_ev
   for (std::size_t i = 0; i < rayjobs_.size(); ++i) {
     RayJobHistory& rayjob = rayjobs_[i];
     if (rayjob.gone) continue;
-    const engine::ObjectVersion* version = stored_version(world, rayjob.namespace_, rayjob.name);
+    const engine::ObjectVersion* version = world.api.find_version(Kind::RayJob, rayjob.namespace_, rayjob.name);
     const auto* stored = version ? &std::get<engine::RayJob>(**version) : nullptr;
     if (!stored || (!rayjob.uid.empty() && stored->metadata.uid != rayjob.uid)) {
       rayjob.gone = Moment{deletion_seq(step_events, rayjob.ref, facts->last_seq), world.now_ms};

@@ -85,7 +85,7 @@ struct RayJobHistory {
   const Attempt& attempt() const { return attempts.back(); }
   int attempt_index() const { return static_cast<int>(attempts.size()) - 1; }
   const engine::RayJobSpec* accepted_spec() const {
-    return accepted_version ? &std::get<engine::RayJob>(**accepted_version).spec : nullptr;
+    return accepted_version ? &*std::get<engine::RayJob>(**accepted_version).spec : nullptr;
   }
   bool interfered(std::int64_t from_ms, std::int64_t to_ms) const;
   friend bool operator==(const RayJobHistory&, const RayJobHistory&) = default;

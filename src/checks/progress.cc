@@ -23,7 +23,7 @@ void no_stuck_state(const EndView& view, Reporter& reporter) {
     if (!stored) continue;
     const std::string& status = stored->status.job_deployment_status;
     if (status == "Complete" || status == "Failed" || status == "Suspended") continue;
-    if (stored->spec.managed_by && *stored->spec.managed_by != kKubeRayManager) continue;
+    if (stored->spec->managed_by && *stored->spec->managed_by != kKubeRayManager) continue;
     reporter.report("no-stuck-state", rayjob.ref, view.last_seq,
                     fmt::format("{}: the run ended with nothing enabled and no timer pending (seq {}, {} ms) while "
                                 "the RayJob rests in jobDeploymentStatus {} (persisted at seq {})",

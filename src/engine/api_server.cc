@@ -78,6 +78,11 @@ Error new_finalizer_refused(const Object& stored) {
 // RayJob.spec.submissionMode (CRD default K8sJobMode), Job.spec.backoffLimit (6).
 // The CRD's defaults for a worker group (raycluster_types.go, the same at v1.0.0, v1.1.0 and
 // v1.7.0): minReplicas 0, maxReplicas maxInt32.
+bool needs_worker_group_defaults(const RayClusterSpec& spec) {
+  return std::any_of(spec.worker_group_specs.begin(), spec.worker_group_specs.end(),
+                     [](const WorkerGroupSpec& group) { return !group.min_replicas || !group.max_replicas; });
+}
+
 void default_worker_groups(RayClusterSpec& spec) {
   for (WorkerGroupSpec& group : spec.worker_group_specs) {
     if (!group.min_replicas) group.min_replicas = 0;
@@ -85,13 +90,19 @@ void default_worker_groups(RayClusterSpec& spec) {
   }
 }
 
+// Each default is written through edit() only when it is missing, so that a write whose spec
+// already has them keeps sharing the spec it was given.
 void apply_defaults(Object& object) {
   if (auto* rayjob = std::get_if<RayJob>(&object)) {
-    if (rayjob->spec.submission_mode.empty()) rayjob->spec.submission_mode = "K8sJobMode";
-    if (rayjob->spec.ray_cluster_spec) default_worker_groups(*rayjob->spec.ray_cluster_spec);
+    if (rayjob->spec->submission_mode.empty()) rayjob->spec.edit().submission_mode = "K8sJobMode";
+    if (rayjob->spec->ray_cluster_spec && needs_worker_group_defaults(*rayjob->spec->ray_cluster_spec)) {
+      default_worker_groups(*rayjob->spec.edit().ray_cluster_spec);
+    }
   }
-  if (auto* cluster = std::get_if<RayCluster>(&object)) default_worker_groups(cluster->spec);
-  if (auto* job = std::get_if<Job>(&object); job && !job->spec.backoff_limit) job->spec.backoff_limit = 6;
+  if (auto* cluster = std::get_if<RayCluster>(&object); cluster && needs_worker_group_defaults(*cluster->spec)) {
+    default_worker_groups(cluster->spec.edit());
+  }
+  if (auto* job = std::get_if<Job>(&object); job && !job->spec->backoff_limit) job->spec.edit().backoff_limit = 6;
 }
 
 // A PUT (update or update_status) needs the object to exist and, with an rv, the stored rv: the
@@ -116,18 +127,22 @@ WriteOutcome failed(Error error) {
 }  // namespace
 
 const Object* ApiServer::find(Kind kind, std::string_view namespace_, std::string_view name) const {
-  const ObjectVersion* slot = const_cast<ApiServer*>(this)->find_slot(kind, namespace_, name);
-  return slot ? &**slot : nullptr;
+  const ObjectVersion* version = find_version(kind, namespace_, name);
+  return version ? &**version : nullptr;
 }
 
-ObjectVersion* ApiServer::find_slot(Kind kind, std::string_view namespace_, std::string_view name) {
-  std::vector<ObjectVersion>& objects = bucket(kind);
+const ObjectVersion* ApiServer::find_version(Kind kind, std::string_view namespace_, std::string_view name) const {
+  const std::vector<ObjectVersion>& objects = objects_[kind_index(kind)];
   auto it = std::lower_bound(objects.begin(), objects.end(), 0, [&](const Object& o, int) {
     return key_less(meta(o), namespace_, name);
   });
   if (it == objects.end()) return nullptr;
   const ObjectMeta& m = meta(*it);
   return (m.namespace_ == namespace_ && m.name == name) ? &*it : nullptr;
+}
+
+ObjectVersion* ApiServer::find_slot(Kind kind, std::string_view namespace_, std::string_view name) {
+  return const_cast<ObjectVersion*>(find_version(kind, namespace_, name));
 }
 
 void ApiServer::append_watch(WatchType type, const ObjectVersion& version) {
@@ -185,7 +200,11 @@ WriteOutcome ApiServer::commit_change(ObjectVersion& stored, Object next) {
   if (next == *stored) return outcome;   // no-op: same rv, no watch event (GuaranteedUpdate)
 
   ObjectMeta& next_meta = meta(next);
-  if (!same_spec(*stored, next)) next_meta.generation = meta(*stored).generation + 1;
+  if (same_spec(*stored, next)) {
+    share_spec(*stored, next);   // most writes leave the spec alone: keep one copy of it
+  } else {
+    next_meta.generation = meta(*stored).generation + 1;
+  }
   next_meta.resource_version = ++resource_version_;
   outcome.changed = true;
   outcome.resource_version_after = next_meta.resource_version;

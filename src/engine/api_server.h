@@ -61,6 +61,8 @@ class ApiServer {
  public:
   // ---- reads of the truth (actors, checks, tests; the controller reads its caches) ----
   const Object* find(Kind kind, std::string_view namespace_, std::string_view name) const;
+  // The stored version itself, for a reader that keeps it (shares it instead of copying).
+  const ObjectVersion* find_version(Kind kind, std::string_view namespace_, std::string_view name) const;
   template <class T>
   const T* find(std::string_view namespace_, std::string_view name) const {
     const Object* object = find(T::kind, namespace_, name);

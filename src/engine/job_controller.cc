@@ -36,7 +36,7 @@ struct JobView {
   int active = 0, succeeded = 0, failed = 0;
   std::int64_t last_failure_ms = 0;
 
-  int backoff_limit() const { return job->spec.backoff_limit.value_or(kDefaultJobBackoffLimit); }
+  int backoff_limit() const { return job->spec->backoff_limit.value_or(kDefaultJobBackoffLimit); }
   bool counters_differ() const {
     return job->status.active != active || job->status.succeeded != succeeded ||
            job->status.failed != failed;
@@ -49,7 +49,7 @@ struct JobView {
     return last_failure_ms + std::min(delay, kJobMaxPodFailureBackoffMs);
   }
   bool may_create_pod() const {
-    return active == 0 && succeeded == 0 && failed <= backoff_limit() && !job->spec.suspend.value_or(false);
+    return active == 0 && succeeded == 0 && failed <= backoff_limit() && !job->spec->suspend.value_or(false);
   }
 };
 
@@ -190,14 +190,14 @@ void JobController::apply(const ActorWork& work, StepContext& context) const {
       "{}-{}", job.metadata.name,
       random_name_suffix(context, 5, fmt::format("Pod name of {}", work.object)));
   pod.metadata.namespace_ = ref.namespace_;
-  pod.metadata.labels = job.spec.template_.labels;
+  pod.metadata.labels = job.spec->template_.labels;
   pod.metadata.labels["job-name"] = job.metadata.name;
   pod.metadata.labels["batch.kubernetes.io/job-name"] = job.metadata.name;
-  pod.metadata.annotations = job.spec.template_.annotations;
+  pod.metadata.annotations = job.spec->template_.annotations;
   pod.metadata.owner_references.push_back(
       OwnerReference{"batch/v1", Kind::Job, job.metadata.name, job.metadata.uid, true, true});
-  pod.spec.containers = job.spec.template_.containers;
-  pod.spec.restart_policy = job.spec.template_.restart_policy;
+  pod.spec.edit().containers = job.spec->template_.containers;
+  pod.spec.edit().restart_policy = job.spec->template_.restart_policy;
   // No status: the server drops it on create; the Pod is Pending until the kubelet starts it.
   Object object = std::move(pod);
   if (api.create(object).error) return;   // a taken name: the next step draws another suffix

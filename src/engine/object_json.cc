@@ -838,10 +838,10 @@ nlohmann::json to_json(const RayCluster& raycluster) {
 nlohmann::json to_json(const Service& service) {
   json out = top_level_json(Kind::Service, service.metadata);
   json spec = json::object();
-  put_map(spec, "selector", service.spec.selector);
-  if (!service.spec.ports.empty()) {
+  put_map(spec, "selector", service.spec->selector);
+  if (!service.spec->ports.empty()) {
     json ports = json::array();
-    for (const ServicePort& port : service.spec.ports) {
+    for (const ServicePort& port : service.spec->ports) {
       json out_port = json::object();
       put_string(out_port, "name", port.name);
       out_port["port"] = port.port;
@@ -856,10 +856,10 @@ nlohmann::json to_json(const Service& service) {
 nlohmann::json to_json(const Job& job) {
   json out = top_level_json(Kind::Job, job.metadata);
   json spec = json::object();
-  put_optional(spec, "backoffLimit", job.spec.backoff_limit);
-  put_optional(spec, "activeDeadlineSeconds", job.spec.active_deadline_seconds);
-  put_optional(spec, "suspend", job.spec.suspend);
-  spec["template"] = pod_template_to_json(job.spec.template_);
+  put_optional(spec, "backoffLimit", job.spec->backoff_limit);
+  put_optional(spec, "activeDeadlineSeconds", job.spec->active_deadline_seconds);
+  put_optional(spec, "suspend", job.spec->suspend);
+  spec["template"] = pod_template_to_json(job.spec->template_);
   out["spec"] = std::move(spec);
   if (job.status != JobStatus{}) {
     json status = json::object();
@@ -888,7 +888,7 @@ nlohmann::json to_json(const Job& job) {
 
 nlohmann::json to_json(const Pod& pod) {
   json out = top_level_json(Kind::Pod, pod.metadata);
-  out["spec"] = pod_spec_to_json(pod.spec.containers, pod.spec.restart_policy);
+  out["spec"] = pod_spec_to_json(pod.spec->containers, pod.spec->restart_policy);
   if (pod.status != PodStatus{}) {
     json status = json::object();
     put_string(status, "phase", pod.status.phase);
@@ -946,8 +946,8 @@ Service service_from_json(const nlohmann::json& value, std::vector<std::string>*
   service.metadata = std::move(top.meta);
   if (top.spec) {
     Fields spec(*top.spec, "spec", ignored, {"selector", "ports"});
-    service.spec.selector = spec.string_map("selector");
-    service.spec.ports = spec.list<ServicePort>("ports", [ignored](const json& item, const std::string& path) {
+    service.spec.edit().selector = spec.string_map("selector");
+    service.spec.edit().ports = spec.list<ServicePort>("ports", [ignored](const json& item, const std::string& path) {
       Fields port(item, path, ignored, {"name", "port"});
       ServicePort out;
       out.name = port.string("name");
@@ -965,13 +965,13 @@ Job job_from_json(const nlohmann::json& value, std::vector<std::string>* ignored
   job.metadata = std::move(top.meta);
   if (top.spec) {
     Fields spec(*top.spec, "spec", ignored, {"backoffLimit", "activeDeadlineSeconds", "suspend", "template"});
-    job.spec.backoff_limit = spec.optional_int32("backoffLimit");
-    job.spec.active_deadline_seconds =
+    job.spec.edit().backoff_limit = spec.optional_int32("backoffLimit");
+    job.spec.edit().active_deadline_seconds =
         spec.optional_int64("activeDeadlineSeconds", std::numeric_limits<std::int64_t>::min(),
                             std::numeric_limits<std::int64_t>::max());
-    job.spec.suspend = spec.optional_bool("suspend");
+    job.spec.edit().suspend = spec.optional_bool("suspend");
     if (const json* pod_template = spec.find("template")) {
-      job.spec.template_ = pod_template_from_json(*pod_template, spec.path("template"), ignored);
+      job.spec.edit().template_ = pod_template_from_json(*pod_template, spec.path("template"), ignored);
     }
   }
   if (top.status) {
@@ -1003,8 +1003,8 @@ Pod pod_from_json(const nlohmann::json& value, std::vector<std::string>* ignored
   pod.metadata = std::move(top.meta);
   if (top.spec) {
     Fields spec(*top.spec, "spec", ignored, {"containers", "restartPolicy"});
-    pod.spec.containers = containers_from_json(spec, ignored);
-    pod.spec.restart_policy = spec.string("restartPolicy");
+    pod.spec.edit().containers = containers_from_json(spec, ignored);
+    pod.spec.edit().restart_policy = spec.string("restartPolicy");
   }
   if (top.status) {
     Fields status(*top.status, "status", ignored, {"phase", "conditions", "containerStatuses"});

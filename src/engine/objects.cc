@@ -51,6 +51,15 @@ bool same_spec(const Object& a, const Object& b) {
       a);
 }
 
+void share_spec(const Object& from, Object& to) {
+  std::visit(
+      [&from](auto& typed_to) {
+        using T = std::decay_t<decltype(typed_to)>;
+        typed_to.spec = std::get<T>(from).spec;
+      },
+      to);
+}
+
 void copy_status(const Object& from, Object& to) {
   std::visit(
       [&from](auto& typed_to) {

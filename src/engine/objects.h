@@ -3,7 +3,8 @@
 // RayCluster (ray.io/v1), Service, Pod (v1) and Job (batch/v1). Only the fields that some
 // model, actor or check reads are kept; they carry KubeRay's and Kubernetes' names. Times are
 // virtual milliseconds. Every type is copyable and compares with ==, which is what the API
-// server uses to detect no-op writes and spec changes.
+// server uses to detect no-op writes and spec changes. An object's spec is copy-on-write
+// (copy_on_write.h): read it as `object.spec->field`, change it with `object.spec.edit()`.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,8 @@
 #include <string_view>
 #include <variant>
 #include <vector>
+
+#include "engine/copy_on_write.h"
 
 namespace rjsim::engine {
 
@@ -108,7 +111,7 @@ struct PodStatus {
 struct Pod {
   static constexpr Kind kind = Kind::Pod;
   ObjectMeta metadata;
-  PodSpec spec;
+  CopyOnWrite<PodSpec> spec;
   PodStatus status;
   friend bool operator==(const Pod&, const Pod&) = default;
 };
@@ -132,7 +135,7 @@ struct ServiceStatus {
 struct Service {
   static constexpr Kind kind = Kind::Service;
   ObjectMeta metadata;
-  ServiceSpec spec;
+  CopyOnWrite<ServiceSpec> spec;
   ServiceStatus status;
   friend bool operator==(const Service&, const Service&) = default;
 };
@@ -169,7 +172,7 @@ struct JobStatus {
 struct Job {
   static constexpr Kind kind = Kind::Job;
   ObjectMeta metadata;
-  JobSpec spec;
+  CopyOnWrite<JobSpec> spec;
   JobStatus status;
   friend bool operator==(const Job&, const Job&) = default;
 };
@@ -214,7 +217,7 @@ struct RayClusterStatus {
 struct RayCluster {
   static constexpr Kind kind = Kind::RayCluster;
   ObjectMeta metadata;
-  RayClusterSpec spec;
+  CopyOnWrite<RayClusterSpec> spec;
   RayClusterStatus status;
   friend bool operator==(const RayCluster&, const RayCluster&) = default;
 };
@@ -288,7 +291,7 @@ struct RayJobStatus {
 struct RayJob {
   static constexpr Kind kind = Kind::RayJob;
   ObjectMeta metadata;
-  RayJobSpec spec;
+  CopyOnWrite<RayJobSpec> spec;
   RayJobStatus status;
   friend bool operator==(const RayJob&, const RayJob&) = default;
 };
@@ -302,6 +305,8 @@ const ObjectMeta& meta(const Object& object);
 ObjectMeta& meta(Object& object);
 // True when the two objects (of one kind) have equal specs.
 bool same_spec(const Object& a, const Object& b);
+// Makes `to` (same kind, equal spec) share `from`'s spec instead of holding a copy of its own.
+void share_spec(const Object& from, Object& to);
 // Copies `from`'s status into `to` (same kind): the status-subresource masking of a main update.
 void copy_status(const Object& from, Object& to);
 

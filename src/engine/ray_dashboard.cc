@@ -92,7 +92,7 @@ Resolved resolve(const World& world, std::string_view url) {
   const Service* service = world.api.find<Service>(namespace_, service_name);
   if (!service) return resolved;
   if (!port.empty()) {
-    const bool serves_port = std::any_of(service->spec.ports.begin(), service->spec.ports.end(),
+    const bool serves_port = std::any_of(service->spec->ports.begin(), service->spec->ports.end(),
                                          [&](const ServicePort& p) { return fmt::format("{}", p.port) == port; });
     if (!serves_port) return resolved;
   }

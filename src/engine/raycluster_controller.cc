@@ -22,13 +22,13 @@ std::string head_pod_name(const ObjectMeta& cluster) { return cluster.name + "-h
 }  // namespace
 
 bool has_submitter_sidecar(const RayCluster& cluster) {
-  const auto& containers = cluster.spec.head_group_spec.template_.containers;
+  const auto& containers = cluster.spec->head_group_spec.template_.containers;
   return std::any_of(containers.begin(), containers.end(),
                      [](const Container& c) { return c.name == kSubmitterSidecarName; });
 }
 
 std::string head_service_name(const RayCluster& cluster) {
-  const auto& custom = cluster.spec.head_group_spec.head_service_name;
+  const auto& custom = cluster.spec->head_group_spec.head_service_name;
   if (custom && !custom->empty()) return *custom;
   return cluster.metadata.name + "-head-svc";
 }
@@ -111,8 +111,8 @@ void RayClusterController::apply(const ActorWork& work, StepContext& context) co
     pod.metadata.labels = {{"ray.io/cluster", ref.name}, {"ray.io/node-type", "head"}};
     pod.metadata.owner_references.push_back(
         OwnerReference{"ray.io/v1", Kind::RayCluster, ref.name, cluster->metadata.uid, true, true});
-    pod.spec.containers = cluster->spec.head_group_spec.template_.containers;
-    pod.spec.restart_policy = cluster->spec.head_group_spec.template_.restart_policy;
+    pod.spec.edit().containers = cluster->spec->head_group_spec.template_.containers;
+    pod.spec.edit().restart_policy = cluster->spec->head_group_spec.template_.restart_policy;
     Object object = std::move(pod);
     api.create(object);
     return;
@@ -126,8 +126,8 @@ void RayClusterController::apply(const ActorWork& work, StepContext& context) co
   service.metadata.labels = {{"ray.io/cluster", ref.name}, {"ray.io/node-type", "head"}};
   service.metadata.owner_references.push_back(
       OwnerReference{"ray.io/v1", Kind::RayCluster, ref.name, cluster->metadata.uid, true, true});
-  service.spec.selector = {{"ray.io/cluster", ref.name}, {"ray.io/node-type", "head"}};
-  service.spec.ports.push_back(ServicePort{"dashboard", kDashboardPort});
+  service.spec.edit().selector = {{"ray.io/cluster", ref.name}, {"ray.io/node-type", "head"}};
+  service.spec.edit().ports.push_back(ServicePort{"dashboard", kDashboardPort});
   Object object = std::move(service);
   api.create(object);
 }

@@ -562,7 +562,7 @@ T read_object(const Manifest& manifest) {
 RayJob read_rayjob(const Manifest& manifest) {
   check_manifest_header(manifest, Kind::RayJob);
   RayJob rayjob = read_object<RayJob>(manifest);
-  if (rayjob.spec.entrypoint.empty() && rayjob.spec.submission_mode != "InteractiveMode") {
+  if (rayjob.spec->entrypoint.empty() && rayjob.spec->submission_mode != "InteractiveMode") {
     manifest.fail("spec.entrypoint",
                   "missing (a RayJob needs an entrypoint; only submissionMode: InteractiveMode goes without)");
   }

@@ -79,8 +79,8 @@ int find_process(const World& world, std::string_view pod_uid) {
 int sidecar_index(const Pod& pod) {
   const OwnerReference* owner = controller_owner(pod.metadata);
   if (!owner || owner->kind != Kind::RayCluster) return -1;
-  for (std::size_t i = 0; i < pod.spec.containers.size(); ++i) {
-    if (pod.spec.containers[i].name == kSubmitterSidecarName) return static_cast<int>(i);
+  for (std::size_t i = 0; i < pod.spec->containers.size(); ++i) {
+    if (pod.spec->containers[i].name == kSubmitterSidecarName) return static_cast<int>(i);
   }
   return -1;
 }
@@ -95,7 +95,7 @@ bool is_submitter_pod(const Pod& pod) {
 bool sidecar_exited(const Pod& pod) {
   const int sidecar = sidecar_index(pod);
   if (sidecar < 0) return false;
-  const std::string& name = pod.spec.containers[static_cast<std::size_t>(sidecar)].name;
+  const std::string& name = pod.spec->containers[static_cast<std::size_t>(sidecar)].name;
   return std::any_of(pod.status.container_statuses.begin(), pod.status.container_statuses.end(),
                      [&](const ContainerStatus& c) { return c.name == name && c.state == "terminated"; });
 }
@@ -120,7 +120,7 @@ void write_pod_status(StepContext& context, const Pod& pod, const std::function<
 void write_terminated(StepContext& context, const Pod& pod, int exit_code) {
   const std::int64_t now = context.now_ms();
   if (const int sidecar = sidecar_index(pod); sidecar >= 0) {   // only the sidecar's container ends
-    const std::string& name = pod.spec.containers[static_cast<std::size_t>(sidecar)].name;
+    const std::string& name = pod.spec->containers[static_cast<std::size_t>(sidecar)].name;
     write_pod_status(context, pod, [&](PodStatus& status) {
       status.ready = false;
       auto& containers = status.container_statuses;
@@ -138,7 +138,7 @@ void write_terminated(StepContext& context, const Pod& pod, int exit_code) {
     status.phase = exit_code == 0 ? "Succeeded" : "Failed";
     status.ready = false;
     status.container_statuses.clear();
-    for (const Container& container : pod.spec.containers) {
+    for (const Container& container : pod.spec->containers) {
       ContainerStatus terminated;
       terminated.name = container.name;
       terminated.state = "terminated";
@@ -362,7 +362,7 @@ void Submitter::start(const Pod& pod, StepContext& context) const {
     status.phase = "Running";
     status.ready = true;
     status.container_statuses.clear();
-    for (const Container& container : pod.spec.containers) {
+    for (const Container& container : pod.spec->containers) {
       ContainerStatus running;
       running.name = container.name;
       running.ready = true;
@@ -375,8 +375,8 @@ void Submitter::start(const Pod& pod, StepContext& context) const {
 void Submitter::submit(int index, const Pod& pod, StepContext& context) const {
   SubmitCommand command;
   const int container = std::max(sidecar_index(pod), 0);
-  const bool parsed = static_cast<std::size_t>(container) < pod.spec.containers.size() &&
-                      parse_submit_command(pod.spec.containers[static_cast<std::size_t>(container)], command);
+  const bool parsed = static_cast<std::size_t>(container) < pod.spec->containers.size() &&
+                      parse_submit_command(pod.spec->containers[static_cast<std::size_t>(container)], command);
   if (parsed && sidecar_index(pod) >= 0 &&
       (command.dashboard_url.starts_with("127.0.0.1:") || command.dashboard_url.starts_with("localhost:"))) {
     // The sidecar shares the head's network namespace: its 127.0.0.1 is the head's dashboard.

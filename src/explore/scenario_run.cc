@@ -154,7 +154,7 @@ FinalState final_state_of(const World& world, const RayJob& wanted) {
   state.ray_clusters = static_cast<int>(std::count_if(clusters.begin(), clusters.end(), owned_by_rayjob));
   state.submitter_jobs = static_cast<int>(std::count_if(jobs.begin(), jobs.end(), owned_by_rayjob));
   auto workers_suspended = [&](const Object& object) {   // DeleteWorkers done (kuberay-1.7)
-    const auto& groups = std::get<RayCluster>(object).spec.worker_group_specs;
+    const auto& groups = std::get<RayCluster>(object).spec->worker_group_specs;
     return owned_by_rayjob(object) && !groups.empty() &&
            std::all_of(groups.begin(), groups.end(),
                        [](const WorkerGroupSpec& g) { return g.suspend.value_or(false); });

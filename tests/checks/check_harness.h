@@ -84,10 +84,10 @@ class CheckRun {
       engine::RayJob rayjob;
       rayjob.metadata.name = name;
       rayjob.metadata.namespace_ = kNamespace;
-      rayjob.spec.entrypoint = "python main.py";
-      rayjob.spec.shutdown_after_job_finishes = true;
-      rayjob.spec.ray_cluster_spec = engine::RayClusterSpec{};
-      if (edit) edit(rayjob.spec);
+      rayjob.spec.edit().entrypoint = "python main.py";
+      rayjob.spec.edit().shutdown_after_job_finishes = true;
+      rayjob.spec.edit().ray_cluster_spec = engine::RayClusterSpec{};
+      if (edit) edit(rayjob.spec.edit());
       engine::Object object = rayjob;
       c.emit(events::Origin::input, "action.create", "user", engine::object_ref(object));
       REQUIRE(!engine::LoggedApi(c, "user").create(object).error);
@@ -150,7 +150,7 @@ class CheckRun {
           .with("rayjob", name)
           .with("patch", events::Value{events::RawJson{"{}"}});
       engine::LoggedApi(c, "user").patch(engine::Kind::RayJob, kNamespace, name, [&](engine::Object& object) {
-        edit(std::get<engine::RayJob>(object).spec);
+        edit(std::get<engine::RayJob>(object).spec.edit());
       });
     });
   }

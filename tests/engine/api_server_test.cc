@@ -46,7 +46,7 @@ Object named(std::string_view name) {
 
 Object rayjob(std::string_view name = "job") {
   Object object = named<RayJob>(name);
-  std::get<RayJob>(object).spec.entrypoint = "python main.py";
+  std::get<RayJob>(object).spec.edit().entrypoint = "python main.py";
   return object;
 }
 
@@ -122,7 +122,7 @@ TEST_CASE("create of a name that exists fails with AlreadyExists and changes not
   ApiServer api;
   const Object existing = created(api, rayjob("job"));
   Object duplicate = rayjob("job");
-  as_rayjob(duplicate).spec.entrypoint = "python other.py";
+  as_rayjob(duplicate).spec.edit().entrypoint = "python other.py";
 
   const WriteOutcome outcome = api.create(duplicate, kCreatedAt);
 
@@ -172,13 +172,13 @@ TEST_CASE("update with a stale resourceVersion gets 409 Conflict and changes not
   ApiServer api;
   const Object read = created(api, rayjob());
   Object current = read;
-  as_rayjob(current).spec.entrypoint = "python v2.py";
+  as_rayjob(current).spec.edit().entrypoint = "python v2.py";
   REQUIRE(!api.update(current, kCreatedAt).error);   // rv 1 -> 2
   const std::size_t events = total_watch_events(api);
 
   SUBCASE("update") {
     Object stale = read;   // rv 1
-    as_rayjob(stale).spec.entrypoint = "python v3.py";
+    as_rayjob(stale).spec.edit().entrypoint = "python v3.py";
     const WriteOutcome outcome = api.update(stale, kCreatedAt);
     CHECK(outcome.error.code() == ErrorCode::conflict);
     CHECK(!outcome.changed);
@@ -239,30 +239,30 @@ TEST_CASE("an update without resourceVersion is 422 Invalid for a custom resourc
 
   SUBCASE("RayJob") {
     Object object = created(api, rayjob());
-    as_rayjob(object).spec.entrypoint = "python v2.py";
+    as_rayjob(object).spec.edit().entrypoint = "python v2.py";
     meta(object).resource_version = 0;
     const WriteOutcome outcome = api.update(object, kCreatedAt);
     CHECK(outcome.error.code() == ErrorCode::invalid);
     CHECK(outcome.error.message().find("must be specified for an update") != std::string::npos);
     CHECK(api.resource_version() == 1);
-    CHECK(stored_as<RayJob>(api, "job").spec.entrypoint == "python main.py");
+    CHECK(stored_as<RayJob>(api, "job").spec->entrypoint == "python main.py");
   }
   SUBCASE("RayCluster") {
     Object object = created(api, named<RayCluster>("cluster"));
-    std::get<RayCluster>(object).spec.ray_version = "2.9.0";
+    std::get<RayCluster>(object).spec.edit().ray_version = "2.9.0";
     meta(object).resource_version = 0;
     CHECK(api.update(object, kCreatedAt).error.code() == ErrorCode::invalid);
     CHECK(api.resource_version() == 1);
   }
   SUBCASE("Job") {
     Object object = created(api, batch_job());
-    std::get<Job>(object).spec.backoff_limit = 2;
+    std::get<Job>(object).spec.edit().backoff_limit = 2;
     meta(object).resource_version = 0;
     const WriteOutcome outcome = api.update(object, kCreatedAt);
     CHECK(!outcome.error);
     CHECK(outcome.changed);
     CHECK(api.resource_version() == 2);
-    CHECK(stored_as<Job>(api, "job").spec.backoff_limit == 2);
+    CHECK(stored_as<Job>(api, "job").spec->backoff_limit == 2);
   }
 }
 
@@ -281,10 +281,10 @@ TEST_CASE("update ignores status changes (status subresource)") {
     CHECK(api.resource_version() == 1);
   }
   SUBCASE("status and spec: the spec is written, the status is not") {
-    as_rayjob(request).spec.entrypoint = "python v2.py";
+    as_rayjob(request).spec.edit().entrypoint = "python v2.py";
     const WriteOutcome outcome = api.update(request, kCreatedAt);
     CHECK(outcome.changed);
-    CHECK(stored_as<RayJob>(api, "job").spec.entrypoint == "python v2.py");
+    CHECK(stored_as<RayJob>(api, "job").spec->entrypoint == "python v2.py");
   }
   CHECK(stored_as<RayJob>(api, "job").status.job_deployment_status.empty());
 }
@@ -294,7 +294,7 @@ TEST_CASE("update_status ignores spec and metadata changes") {
   const Object original = created(api, rayjob());
   Object request = original;
   as_rayjob(request).status.job_deployment_status = "Initializing";
-  as_rayjob(request).spec.entrypoint = "python v2.py";
+  as_rayjob(request).spec.edit().entrypoint = "python v2.py";
   meta(request).labels["team"] = "ray";
   meta(request).finalizers.emplace_back(kUserFinalizer);
 
@@ -319,7 +319,7 @@ TEST_CASE("generation moves on spec changes only") {
   WriteOutcome outcome;
 
   SUBCASE("spec") {
-    as_rayjob(request).spec.entrypoint = "python v2.py";
+    as_rayjob(request).spec.edit().entrypoint = "python v2.py";
     outcome = api.update(request, kCreatedAt);
     expected_generation = 2;
   }
@@ -339,6 +339,37 @@ TEST_CASE("generation moves on spec changes only") {
   REQUIRE(!outcome.error);
   REQUIRE(outcome.changed);   // the write happened: only the generation is in question
   CHECK(meta(stored(api, original)).generation == expected_generation);
+}
+
+TEST_CASE("a write that leaves the spec alone stores a version that shares the spec of the one before") {
+  ApiServer api;
+  const Object original = created(api, rayjob());
+  Object request = original;
+  const RayJob* before = &stored_as<RayJob>(api, "job");
+
+  SUBCASE("update_status") {
+    as_rayjob(request).status.job_status = "RUNNING";
+    REQUIRE(api.update_status(request, kCreatedAt).changed);
+  }
+  SUBCASE("update of the labels, from a request whose spec is an equal copy") {
+    as_rayjob(request).spec = rjsim::engine::RayJobSpec(*as_rayjob(request).spec);
+    meta(request).labels["team"] = "ray";
+    REQUIRE(api.update(request, kCreatedAt).changed);
+  }
+  const RayJob& after = stored_as<RayJob>(api, "job");
+  CHECK(&after != before);   // a new version...
+  CHECK(after.spec.shares_value_with(std::get<RayJob>(*api.watch_log(Kind::RayJob).front().object).spec));
+}
+
+TEST_CASE("a write that changes the spec stores a spec of its own, and the old version keeps its spec") {
+  ApiServer api;
+  const Object original = created(api, rayjob());
+  Object request = original;
+  as_rayjob(request).spec.edit().entrypoint = "python v2.py";
+  REQUIRE(api.update(request, kCreatedAt).changed);
+  const RayJob& added = std::get<RayJob>(*api.watch_log(Kind::RayJob).front().object);
+  CHECK(added.spec->entrypoint == "python main.py");
+  CHECK(stored_as<RayJob>(api, "job").spec->entrypoint == "python v2.py");
 }
 
 // ---- patch -------------------------------------------------------------------------------
@@ -603,7 +634,7 @@ TEST_CASE("a successful changing write bumps the global rv once and appends exac
     expected_type = WatchType::Added;
   }
   SUBCASE("update") {
-    as_rayjob(object).spec.entrypoint = "python v2.py";
+    as_rayjob(object).spec.edit().entrypoint = "python v2.py";
     outcome = api.update(object, kCreatedAt);
   }
   SUBCASE("update_status") {

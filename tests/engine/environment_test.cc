@@ -44,7 +44,7 @@ RayJob make_rayjob(std::string_view name = "demo") {
   RayJob rayjob;
   rayjob.metadata.name = std::string(name);
   rayjob.metadata.namespace_ = std::string(kNamespace);
-  rayjob.spec.entrypoint = "python main.py";
+  rayjob.spec.edit().entrypoint = "python main.py";
   return rayjob;
 }
 
@@ -53,15 +53,15 @@ Job make_submitter_job(std::string_view submission_id, int backoff_limit = 2) {
   Job job;
   job.metadata.name = "demo";
   job.metadata.namespace_ = std::string(kNamespace);
-  job.spec.backoff_limit = backoff_limit;
-  job.spec.template_.restart_policy = "Never";
+  job.spec.edit().backoff_limit = backoff_limit;
+  job.spec.edit().template_.restart_policy = "Never";
   Container container;
   container.name = "ray-job-submitter";
   container.command = {"ray", "job", "submit", "--address", "http://" + std::string(kUrl),
                        "--submission-id", std::string(submission_id), "--", "python", "main.py"};
   container.env = {{"RAY_DASHBOARD_ADDRESS", std::string(kUrl)},
                    {"RAY_JOB_SUBMISSION_ID", std::string(submission_id)}};
-  job.spec.template_.containers.push_back(container);
+  job.spec.edit().template_.containers.push_back(container);
   return job;
 }
 
@@ -195,8 +195,8 @@ TEST_CASE("a RayCluster gets its head Service with a dashboard port, owned by th
   h.run_until(0);
   const Service* service = h.world().api.find<Service>(kNamespace, "demo-raycluster-abcde-head-svc");
   REQUIRE(service != nullptr);
-  REQUIRE(service->spec.ports.size() == 1);
-  CHECK(service->spec.ports[0] == ServicePort{"dashboard", 8265});
+  REQUIRE(service->spec->ports.size() == 1);
+  CHECK(service->spec->ports[0] == ServicePort{"dashboard", 8265});
   const OwnerReference* owner = controller_owner(service->metadata);
   REQUIRE(owner != nullptr);
   CHECK(owner->kind == Kind::RayCluster);
@@ -206,7 +206,7 @@ TEST_CASE("a RayCluster gets its head Service with a dashboard port, owned by th
 TEST_CASE("headServiceName overrides the head Service name") {
   Harness h;
   RayCluster cluster = make_cluster();
-  cluster.spec.head_group_spec.head_service_name = "custom-head";
+  cluster.spec.edit().head_group_spec.head_service_name = "custom-head";
   h.create(cluster);
   h.run_until(0);
   CHECK(h.world().api.find<Service>(kNamespace, "custom-head") != nullptr);
@@ -507,7 +507,7 @@ TEST_CASE("the controller's dashboard client reaches the same Ray side") {
 
 TEST_CASE("the submitter command gives the address, the submission id and the entrypoint") {
   SubmitCommand command;
-  REQUIRE(parse_submit_command(make_submitter_job("demo-xyz").spec.template_.containers[0], command));
+  REQUIRE(parse_submit_command(make_submitter_job("demo-xyz").spec->template_.containers[0], command));
   CHECK(command.dashboard_url == kUrl);
   CHECK(command.submission_id == "demo-xyz");
   CHECK(command.entrypoint == "python main.py");
@@ -536,7 +536,7 @@ TEST_CASE("a submitter Job runs a pod that submits, succeeds with the Ray job, a
   CHECK(pod.metadata.name.size() == 10);
   CHECK(pod.metadata.labels.at("job-name") == "demo");
   CHECK(controller_owner(pod.metadata)->uid == h.job()->metadata.uid);
-  CHECK(pod.spec.containers == h.job()->spec.template_.containers);
+  CHECK(pod.spec->containers == h.job()->spec->template_.containers);
   CHECK(h.job()->status.active == 1);
   CHECK(h.job()->status.start_time_ms == 0);
 
@@ -674,7 +674,7 @@ TEST_CASE("a head restart makes the waiting submitter exit 1") {
 // GCS wait, the `ray job status` guard, `submit --no-wait` and `ray job logs --follow`.
 Job make_submitter_job_1_7(std::string_view submission_id, int backoff_limit = 2) {
   Job job = make_submitter_job(submission_id, backoff_limit);
-  Container& container = job.spec.template_.containers[0];
+  Container& container = job.spec.edit().template_.containers[0];
   const std::string address = "http://" + std::string(kUrl);
   const std::string id(submission_id);
   container.command = {"/bin/bash", "-ce", "--"};
@@ -688,13 +688,13 @@ Job make_submitter_job_1_7(std::string_view submission_id, int backoff_limit = 2
 
 TEST_CASE("the 1.7 script: address, id, entrypoint up to the ';', the status guard and logs --follow") {
   SubmitCommand command;
-  REQUIRE(parse_submit_command(make_submitter_job_1_7("demo-xyz").spec.template_.containers[0], command));
+  REQUIRE(parse_submit_command(make_submitter_job_1_7("demo-xyz").spec->template_.containers[0], command));
   CHECK(command.dashboard_url == kUrl);
   CHECK(command.submission_id == "demo-xyz");
   CHECK(command.entrypoint == "python main.py");
   CHECK(command.status_guard);
   CHECK(command.follows_logs);
-  REQUIRE(parse_submit_command(make_submitter_job("demo-xyz").spec.template_.containers[0], command));
+  REQUIRE(parse_submit_command(make_submitter_job("demo-xyz").spec->template_.containers[0], command));
   CHECK_FALSE(command.status_guard);
   CHECK_FALSE(command.follows_logs);
 }
@@ -732,14 +732,14 @@ RayCluster make_sidecar_cluster() {
   RayCluster cluster = make_cluster();
   Container head;
   head.name = "ray-head";
-  cluster.spec.head_group_spec.template_.containers.push_back(head);
+  cluster.spec.edit().head_group_spec.template_.containers.push_back(head);
   Container sidecar;
   sidecar.name = "ray-job-submitter";
   sidecar.command = {"/bin/bash", "-ce", "--"};
   sidecar.args = {"until python -c \"...\" >/dev/null 2>&1 ; do sleep 2 ; done ; ray job submit --address "
                   "http://127.0.0.1:8265 --submission-id demo-xyz -- python main.py ;"};
-  cluster.spec.head_group_spec.template_.containers.push_back(sidecar);
-  cluster.spec.head_group_spec.template_.restart_policy = "Never";
+  cluster.spec.edit().head_group_spec.template_.containers.push_back(sidecar);
+  cluster.spec.edit().head_group_spec.template_.restart_policy = "Never";
   return cluster;
 }
 
@@ -798,10 +798,10 @@ TEST_CASE("the user patches, restarts the head and deletes at the actions' times
   h.ready_cluster(0);
 
   h.run_until(4'999);
-  CHECK_FALSE(h.world().api.find<RayJob>(kNamespace, "demo")->spec.suspend);
+  CHECK_FALSE(h.world().api.find<RayJob>(kNamespace, "demo")->spec->suspend);
   CHECK(h.world().environment.actions_fired == 0);
   h.run_until(5'000);
-  CHECK(h.world().api.find<RayJob>(kNamespace, "demo")->spec.suspend);
+  CHECK(h.world().api.find<RayJob>(kNamespace, "demo")->spec->suspend);
   const auto patches = h.events("action.patch");
   REQUIRE(patches.size() == 1);
   CHECK(patches[0]->origin == events::Origin::input);

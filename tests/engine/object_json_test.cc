@@ -94,31 +94,31 @@ RayClusterStatus full_cluster_status() {
 RayJob full_rayjob() {
   RayJob rayjob;
   rayjob.metadata = full_meta("demo");
-  rayjob.spec.entrypoint = "python main.py";
-  rayjob.spec.metadata = {{"owner", "me"}};
-  rayjob.spec.runtime_env_yaml = "pip:\n  - requests\n";
-  rayjob.spec.job_id = "my-job";
-  rayjob.spec.shutdown_after_job_finishes = true;
-  rayjob.spec.ttl_seconds_after_finished = 10;
-  rayjob.spec.active_deadline_seconds = 120;
-  rayjob.spec.pre_running_deadline_seconds = 300;
-  rayjob.spec.backoff_limit = 2;
-  rayjob.spec.ray_cluster_spec = full_cluster_spec();
-  rayjob.spec.cluster_selector = {{"ray.io/cluster", "existing"}};
-  rayjob.spec.submission_mode = "HTTPMode";
-  rayjob.spec.suspend = true;
-  rayjob.spec.submitter_pod_template = full_template();
-  rayjob.spec.submitter_backoff_limit = 3;
-  rayjob.spec.managed_by = "kueue.x-k8s.io/multikueue";
+  rayjob.spec.edit().entrypoint = "python main.py";
+  rayjob.spec.edit().metadata = {{"owner", "me"}};
+  rayjob.spec.edit().runtime_env_yaml = "pip:\n  - requests\n";
+  rayjob.spec.edit().job_id = "my-job";
+  rayjob.spec.edit().shutdown_after_job_finishes = true;
+  rayjob.spec.edit().ttl_seconds_after_finished = 10;
+  rayjob.spec.edit().active_deadline_seconds = 120;
+  rayjob.spec.edit().pre_running_deadline_seconds = 300;
+  rayjob.spec.edit().backoff_limit = 2;
+  rayjob.spec.edit().ray_cluster_spec = full_cluster_spec();
+  rayjob.spec.edit().cluster_selector = {{"ray.io/cluster", "existing"}};
+  rayjob.spec.edit().submission_mode = "HTTPMode";
+  rayjob.spec.edit().suspend = true;
+  rayjob.spec.edit().submitter_pod_template = full_template();
+  rayjob.spec.edit().submitter_backoff_limit = 3;
+  rayjob.spec.edit().managed_by = "kueue.x-k8s.io/multikueue";
   DeletionStrategy strategy;
   strategy.on_success_policy = "DeleteCluster";
   strategy.on_failure_policy = "DeleteNone";
   strategy.deletion_rules = {DeletionRule{"DeleteWorkers", {"SUCCEEDED", std::nullopt, 30}},
                              DeletionRule{"DeleteSelf", {std::nullopt, "Failed", 0}}};
-  rayjob.spec.deletion_strategy = strategy;
-  rayjob.spec.entrypoint_num_cpus = 1.5;
-  rayjob.spec.entrypoint_num_gpus = 0.25;
-  rayjob.spec.entrypoint_resources = R"({"custom": 1})";
+  rayjob.spec.edit().deletion_strategy = strategy;
+  rayjob.spec.edit().entrypoint_num_cpus = 1.5;
+  rayjob.spec.edit().entrypoint_num_gpus = 0.25;
+  rayjob.spec.edit().entrypoint_resources = R"({"custom": 1})";
   rayjob.status.job_id = "demo-xk2p9";
   rayjob.status.ray_cluster_name = "demo-raycluster-b7q4m";
   rayjob.status.dashboard_url = "demo-raycluster-b7q4m-head-svc.team-a.svc.cluster.local:8265";
@@ -149,18 +149,18 @@ RayCluster full_raycluster() {
 Service full_service() {
   Service service;
   service.metadata = full_meta("demo-head-svc");
-  service.spec.selector = {{"ray.io/node-type", "head"}};
-  service.spec.ports = {ServicePort{"dashboard", 8265}, ServicePort{"", 6379}};
+  service.spec.edit().selector = {{"ray.io/node-type", "head"}};
+  service.spec.edit().ports = {ServicePort{"dashboard", 8265}, ServicePort{"", 6379}};
   return service;
 }
 
 Job full_job() {
   Job job;
   job.metadata = full_meta("demo");
-  job.spec.backoff_limit = 2;
-  job.spec.active_deadline_seconds = 600;
-  job.spec.suspend = false;
-  job.spec.template_ = full_template();
+  job.spec.edit().backoff_limit = 2;
+  job.spec.edit().active_deadline_seconds = 600;
+  job.spec.edit().suspend = false;
+  job.spec.edit().template_ = full_template();
   job.status.active = 1;
   job.status.succeeded = 0;
   job.status.failed = 2;
@@ -174,8 +174,8 @@ Job full_job() {
 Pod full_pod() {
   Pod pod;
   pod.metadata = full_meta("demo-abcde");
-  pod.spec.containers = full_template().containers;
-  pod.spec.restart_policy = "Never";
+  pod.spec.edit().containers = full_template().containers;
+  pod.spec.edit().restart_policy = "Never";
   pod.status.phase = "Failed";
   pod.status.ready = false;
   pod.status.container_statuses = {ContainerStatus{"ray-job-submitter", false, 2, "terminated", 1, 94'000},
@@ -285,7 +285,7 @@ TEST_CASE("to_json writes Kubernetes field names, apiVersion and kind, and a str
 TEST_CASE("to_json omits what is empty or unset, as Kubernetes' omitempty does") {
   RayJob rayjob;
   rayjob.metadata.name = "demo";
-  rayjob.spec.entrypoint = "python main.py";
+  rayjob.spec.edit().entrypoint = "python main.py";
   CHECK(to_json(rayjob) == json::parse(R"({"apiVersion":"ray.io/v1","kind":"RayJob",
         "metadata":{"name":"demo"},"spec":{"entrypoint":"python main.py"}})"));
 
@@ -296,7 +296,7 @@ TEST_CASE("to_json omits what is empty or unset, as Kubernetes' omitempty does")
   WorkerGroupSpec group;
   group.group_name = "g";
   RayCluster cluster;
-  cluster.spec.worker_group_specs = {group};
+  cluster.spec.edit().worker_group_specs = {group};
   const json out = to_json(cluster);
   CHECK(out["spec"]["workerGroupSpecs"][0] == json{{"groupName", "g"}});
   CHECK_FALSE(out.contains("status"));
@@ -312,7 +312,7 @@ TEST_CASE("fields rjsim does not model are ignored, and reported when asked") {
   std::vector<std::string> ignored;
   const RayJob rayjob = rayjob_from_json(manifest, &ignored);
   std::sort(ignored.begin(), ignored.end());
-  CHECK(rayjob.spec.ray_cluster_spec->head_group_spec.template_.containers.at(0).name == "ray-head");
+  CHECK(rayjob.spec->ray_cluster_spec->head_group_spec.template_.containers.at(0).name == "ray-head");
   CHECK(ignored == std::vector<std::string>{
                        "metadata.generateName",
                        "spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].resources",
@@ -372,10 +372,10 @@ TEST_CASE("a merge patch sets fields, null deletes them, and a bad patch leaves 
       "rayClusterSpec": {"workerGroupSpecs": [{"groupName": "g", "replicas": 3}]}},
       "metadata": {"labels": {"app": null, "new": "yes"}}})"));
   const RayJob& patched = std::get<RayJob>(object);
-  CHECK_FALSE(patched.spec.suspend);
-  CHECK_FALSE(patched.spec.backoff_limit.has_value());
+  CHECK_FALSE(patched.spec->suspend);
+  CHECK_FALSE(patched.spec->backoff_limit.has_value());
   // Lists are replaced whole (RFC 7386).
-  CHECK(patched.spec.ray_cluster_spec->worker_group_specs ==
+  CHECK(patched.spec->ray_cluster_spec->worker_group_specs ==
         std::vector<WorkerGroupSpec>{WorkerGroupSpec{"g", 3, std::nullopt, std::nullopt, 1, std::nullopt}});
   CHECK(patched.metadata.labels == rjsim::engine::StringMap{{"new", "yes"}, {"ray.io/cluster", "demo-abcde"}});
   CHECK(patched.status == full_rayjob().status);

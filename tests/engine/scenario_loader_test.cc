@@ -221,18 +221,18 @@ expect:
   CHECK(rayjob.metadata.name == "demo");
   CHECK(rayjob.metadata.namespace_ == "team-a");
   CHECK(rayjob.metadata.labels.at("app") == "x");
-  CHECK(rayjob.spec.entrypoint == "python main.py");
-  CHECK(rayjob.spec.shutdown_after_job_finishes);
-  CHECK(rayjob.spec.ttl_seconds_after_finished == 10);
-  CHECK(rayjob.spec.backoff_limit == 2);
-  REQUIRE(rayjob.spec.ray_cluster_spec.has_value());
-  CHECK(rayjob.spec.ray_cluster_spec->ray_version == "2.52.0");
-  CHECK(rayjob.spec.ray_cluster_spec->head_group_spec.template_.containers.at(0).image == "rayproject/ray:2.52.0");
-  CHECK(rayjob.spec.ray_cluster_spec->worker_group_specs.at(0).max_replicas == 5);
+  CHECK(rayjob.spec->entrypoint == "python main.py");
+  CHECK(rayjob.spec->shutdown_after_job_finishes);
+  CHECK(rayjob.spec->ttl_seconds_after_finished == 10);
+  CHECK(rayjob.spec->backoff_limit == 2);
+  REQUIRE(rayjob.spec->ray_cluster_spec.has_value());
+  CHECK(rayjob.spec->ray_cluster_spec->ray_version == "2.52.0");
+  CHECK(rayjob.spec->ray_cluster_spec->head_group_spec.template_.containers.at(0).image == "rayproject/ray:2.52.0");
+  CHECK(rayjob.spec->ray_cluster_spec->worker_group_specs.at(0).max_replicas == 5);
   REQUIRE(s.rayclusters.size() == 1);
   CHECK(s.rayclusters[0].metadata.name == "existing");
   CHECK(s.rayclusters[0].metadata.namespace_ == "default");
-  CHECK(s.rayclusters[0].spec.ray_version == "2.9.0");
+  CHECK(s.rayclusters[0].spec->ray_version == "2.9.0");
 
   CHECK(s.world.ray_cluster.ready_after_ms == 30'000);
   CHECK(s.world.ray_cluster.deletion_takes_ms == 5'000);
@@ -420,7 +420,7 @@ TEST_CASE("but unknown fields inside Kubernetes manifests are ignored") {
     someFutureField: {a: 1}
     rayClusterSpec: {headGroupSpec: {template: {spec: {volumes: [{name: v}]}}}}
 )");
-  CHECK(s.rayjobs.at(0).spec.entrypoint == "python main.py");
+  CHECK(s.rayjobs.at(0).spec->entrypoint == "python main.py");
 }
 
 TEST_CASE("wrong types are errors naming what was expected") {
@@ -501,7 +501,7 @@ TEST_CASE("RayJobs KubeRay would reject are errors at the offending line") {
   CHECK(parse(header + "rayjob:\n  apiVersion: ray.io/v1\n  kind: RayJob\n  metadata: {name: x}\n"
                        "  spec: {submissionMode: InteractiveMode}\n")
             .rayjobs.at(0)
-            .spec.submission_mode == "InteractiveMode");
+            .spec->submission_mode == "InteractiveMode");
 }
 
 TEST_CASE("a manifest field of the wrong type is reported at its own line with its full path") {
@@ -579,7 +579,7 @@ TEST_CASE("rayjobFile is resolved relative to the scenario file") {
   CHECK(s.file == file);
   REQUIRE(s.rayjobs.size() == 1);
   CHECK(s.rayjobs[0].metadata.name == "from-file");
-  CHECK(s.rayjobs[0].spec.entrypoint == "python x.py");
+  CHECK(s.rayjobs[0].spec->entrypoint == "python x.py");
 
   // parse_scenario resolves against the base directory it is given.
   const Scenario parsed = parse_scenario(std::string(kHeader) + "rayjobFile: manifests/demo.yaml\n", "inline.yaml",
@@ -688,37 +688,37 @@ TEST_CASE("every RayJob sample of KubeRay loads through rayjobFile") {
   // ray-job.sample.yaml: a RayJob and a ConfigMap in one file; the RayJob is taken.
   const RayJob sample = load_with_rayjob_file(dir, samples / "ray-job.sample.yaml").rayjobs.at(0);
   CHECK(sample.metadata.name == "rayjob-sample");
-  CHECK(sample.spec.entrypoint == "python /home/ray/samples/sample_code.py");
-  CHECK_FALSE(sample.spec.shutdown_after_job_finishes);
-  CHECK(sample.spec.runtime_env_yaml.find("pendulum==2.1.2") != std::string::npos);
-  REQUIRE(sample.spec.ray_cluster_spec.has_value());
-  CHECK(sample.spec.ray_cluster_spec->ray_version == "2.52.0");
-  CHECK(sample.spec.ray_cluster_spec->head_group_spec.template_.containers.at(0).name == "ray-head");
-  CHECK(sample.spec.ray_cluster_spec->head_group_spec.template_.containers.at(0).image == "rayproject/ray:2.52.0");
-  REQUIRE(sample.spec.ray_cluster_spec->worker_group_specs.size() == 1);
-  CHECK(sample.spec.ray_cluster_spec->worker_group_specs[0].group_name == "small-group");
-  CHECK(sample.spec.ray_cluster_spec->worker_group_specs[0].replicas == 1);
-  CHECK(sample.spec.ray_cluster_spec->worker_group_specs[0].min_replicas == 1);
-  CHECK(sample.spec.ray_cluster_spec->worker_group_specs[0].max_replicas == 5);
+  CHECK(sample.spec->entrypoint == "python /home/ray/samples/sample_code.py");
+  CHECK_FALSE(sample.spec->shutdown_after_job_finishes);
+  CHECK(sample.spec->runtime_env_yaml.find("pendulum==2.1.2") != std::string::npos);
+  REQUIRE(sample.spec->ray_cluster_spec.has_value());
+  CHECK(sample.spec->ray_cluster_spec->ray_version == "2.52.0");
+  CHECK(sample.spec->ray_cluster_spec->head_group_spec.template_.containers.at(0).name == "ray-head");
+  CHECK(sample.spec->ray_cluster_spec->head_group_spec.template_.containers.at(0).image == "rayproject/ray:2.52.0");
+  REQUIRE(sample.spec->ray_cluster_spec->worker_group_specs.size() == 1);
+  CHECK(sample.spec->ray_cluster_spec->worker_group_specs[0].group_name == "small-group");
+  CHECK(sample.spec->ray_cluster_spec->worker_group_specs[0].replicas == 1);
+  CHECK(sample.spec->ray_cluster_spec->worker_group_specs[0].min_replicas == 1);
+  CHECK(sample.spec->ray_cluster_spec->worker_group_specs[0].max_replicas == 5);
 
   const RayJob shutdown = load_with_rayjob_file(dir, samples / "ray-job.shutdown.yaml").rayjobs.at(0);
   CHECK(shutdown.metadata.name == "rayjob-sample-shutdown");
-  CHECK(shutdown.spec.shutdown_after_job_finishes);
-  CHECK(shutdown.spec.ttl_seconds_after_finished == 10);
-  CHECK(shutdown.spec.ray_cluster_spec->ray_version == "2.52.0");
+  CHECK(shutdown.spec->shutdown_after_job_finishes);
+  CHECK(shutdown.spec->ttl_seconds_after_finished == 10);
+  CHECK(shutdown.spec->ray_cluster_spec->ray_version == "2.52.0");
 
   const RayJob interactive = load_with_rayjob_file(dir, samples / "ray-job.interactive-mode.yaml").rayjobs.at(0);
-  CHECK(interactive.spec.submission_mode == "InteractiveMode");
-  CHECK(interactive.spec.entrypoint.empty());
-  CHECK(interactive.spec.job_id.empty());
-  CHECK(interactive.spec.ray_cluster_spec->ray_version == "2.52.0");
-  CHECK(interactive.spec.ray_cluster_spec->worker_group_specs.at(0).group_name == "default-group");
-  CHECK(interactive.spec.ray_cluster_spec->worker_group_specs.at(0).replicas == 1);
+  CHECK(interactive.spec->submission_mode == "InteractiveMode");
+  CHECK(interactive.spec->entrypoint.empty());
+  CHECK(interactive.spec->job_id.empty());
+  CHECK(interactive.spec->ray_cluster_spec->ray_version == "2.52.0");
+  CHECK(interactive.spec->ray_cluster_spec->worker_group_specs.at(0).group_name == "default-group");
+  CHECK(interactive.spec->ray_cluster_spec->worker_group_specs.at(0).replicas == 1);
 
   const RayJob existing = load_with_rayjob_file(dir, samples / "ray-job.use-existing-raycluster.yaml").rayjobs.at(0);
-  CHECK(existing.spec.entrypoint == R"x(python -c "import ray; ray.init(); print(ray.cluster_resources())")x");
-  CHECK(existing.spec.cluster_selector == rjsim::engine::StringMap{{"ray.io/cluster", "ray-cluster-kuberay"}});
-  CHECK_FALSE(existing.spec.ray_cluster_spec.has_value());
+  CHECK(existing.spec->entrypoint == R"x(python -c "import ray; ray.init(); print(ray.cluster_resources())")x");
+  CHECK(existing.spec->cluster_selector == rjsim::engine::StringMap{{"ray.io/cluster", "ray-cluster-kuberay"}});
+  CHECK_FALSE(existing.spec->ray_cluster_spec.has_value());
 }
 
 TEST_CASE("the ray.io/v1alpha1 sample is rejected: rjsim expects ray.io/v1") {
@@ -746,12 +746,12 @@ TEST_CASE("the RayCluster sample loads through rayclusters") {
   const auto& cluster = s.rayclusters[0];
   CHECK(cluster.metadata.name == "raycluster-kuberay");
   CHECK(cluster.metadata.namespace_ == "default");
-  CHECK(cluster.spec.ray_version == "2.52.0");
-  CHECK(cluster.spec.head_group_spec.template_.containers.at(0).image == "rayproject/ray:2.52.0");
-  REQUIRE(cluster.spec.worker_group_specs.size() == 1);
-  CHECK(cluster.spec.worker_group_specs[0].group_name == "workergroup");
-  CHECK(cluster.spec.worker_group_specs[0].replicas == 1);
-  CHECK(cluster.spec.worker_group_specs[0].max_replicas == 5);
+  CHECK(cluster.spec->ray_version == "2.52.0");
+  CHECK(cluster.spec->head_group_spec.template_.containers.at(0).image == "rayproject/ray:2.52.0");
+  REQUIRE(cluster.spec->worker_group_specs.size() == 1);
+  CHECK(cluster.spec->worker_group_specs[0].group_name == "workergroup");
+  CHECK(cluster.spec->worker_group_specs[0].replicas == 1);
+  CHECK(cluster.spec->worker_group_specs[0].max_replicas == 5);
 
   // A RayJob file given where a RayCluster belongs says so.
   const std::string wrong = dir.write("w.yaml", std::string(kHeader) + std::string(kRayJob) + "rayclusters:\n  - file: " +

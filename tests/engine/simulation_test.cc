@@ -62,7 +62,7 @@ class TimedAction final : public Actor {
 
 void patch_message(StepContext& context, const std::string& message) {
   LoggedApi(context, "user").patch(Kind::RayJob, "default", "demo", [&](Object& object) {
-    std::get<RayJob>(object).spec.entrypoint = message;
+    std::get<RayJob>(object).spec.edit().entrypoint = message;
   });
 }
 

@@ -192,8 +192,8 @@ TEST_CASE("kuberay-1.0: the cluster name comes from the selector, the job id fro
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = sample_rayjob();
-  rayjob.spec.job_id = "my-id";
-  rayjob.spec.cluster_selector = {{"ray.io/cluster", "shared"}};
+  rayjob.spec.edit().job_id = "my-id";
+  rayjob.spec.edit().cluster_selector = {{"ray.io/cluster", "shared"}};
   harness.put(rayjob);
   harness.reconcile("demo");
   CHECK(persisted(harness).job_id == "my-id");
@@ -205,7 +205,7 @@ TEST_CASE("kuberay-1.0: a selector without ray.io/cluster returns an error and w
   ModelHarness harness(model);
   RayJob rayjob = sample_rayjob();
   rayjob.metadata.finalizers = {"ray.io/rayjob-finalizer"};
-  rayjob.spec.cluster_selector = {{"other", "x"}};
+  rayjob.spec.edit().cluster_selector = {{"other", "x"}};
   harness.put(rayjob);
   CHECK(harness.reconcile("demo").err);
   CHECK(harness.writes().empty());
@@ -217,7 +217,7 @@ TEST_CASE("kuberay-1.0: a selected cluster that is missing persists FailedToGetO
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = initialized_rayjob();
-  rayjob.spec.cluster_selector = {{"ray.io/cluster", "demo-raycluster-abcde"}};
+  rayjob.spec.edit().cluster_selector = {{"ray.io/cluster", "demo-raycluster-abcde"}};
   harness.put(rayjob);
   CHECK(harness.reconcile("demo").err);
   CHECK(persisted(harness).job_deployment_status == "FailedToGetOrCreateRayCluster");
@@ -227,7 +227,7 @@ TEST_CASE("kuberay-1.0: suspend before any cluster exists persists Suspended and
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = initialized_rayjob();
-  rayjob.spec.suspend = true;
+  rayjob.spec.edit().suspend = true;
   harness.put(rayjob);
   CHECK(is_requeue_without_error(harness.reconcile("demo")));
   CHECK(persisted(harness).job_deployment_status == "Suspended");
@@ -238,7 +238,7 @@ TEST_CASE("kuberay-1.0: Suspended with no cluster polls every 3 s without a writ
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = initialized_rayjob("Suspended");
-  rayjob.spec.suspend = true;
+  rayjob.spec.edit().suspend = true;
   harness.put(rayjob);
   CHECK(is_requeue_without_error(harness.reconcile("demo")));
   CHECK(harness.writes().empty());
@@ -251,16 +251,16 @@ TEST_CASE("kuberay-1.0: a replica edit on the RayJob is pushed into the RayClust
   WorkerGroupSpec group;
   group.group_name = "small";
   group.replicas = 1;
-  rayjob.spec.ray_cluster_spec->worker_group_specs.push_back(group);
+  rayjob.spec.edit().ray_cluster_spec->worker_group_specs.push_back(group);
   harness.put(rayjob);
   harness.put(cluster_for(rayjob, "ready"));
   harness.world.api.patch(Kind::RayJob, "default", "demo", [](Object& object) {
-    std::get<RayJob>(object).spec.ray_cluster_spec->worker_group_specs[0].replicas = 3;
+    std::get<RayJob>(object).spec.edit().ray_cluster_spec->worker_group_specs[0].replicas = 3;
   }, 0);
   harness.sync();
   harness.reconcile("demo");
   CHECK(harness.writes().front() == "update RayCluster/default/demo-raycluster-abcde");
-  CHECK(harness.truth<RayCluster>("demo-raycluster-abcde")->spec.worker_group_specs[0].replicas == 3);
+  CHECK(harness.truth<RayCluster>("demo-raycluster-abcde")->spec->worker_group_specs[0].replicas == 3);
 }
 
 TEST_CASE("kuberay-1.0: a replica Update answered NotFound persists Suspended although suspend is false") {
@@ -270,10 +270,10 @@ TEST_CASE("kuberay-1.0: a replica Update answered NotFound persists Suspended al
   WorkerGroupSpec group;
   group.group_name = "small";
   group.replicas = 1;
-  rayjob.spec.ray_cluster_spec->worker_group_specs.push_back(group);
+  rayjob.spec.edit().ray_cluster_spec->worker_group_specs.push_back(group);
   harness.put(rayjob);
   RayCluster cluster = cluster_for(rayjob, "ready");
-  cluster.spec.worker_group_specs[0].replicas = 2;
+  cluster.spec.edit().worker_group_specs[0].replicas = 2;
   harness.put(cluster);
   // Gone from the API server, still in the cache: the DELETED event is held back.
   harness.world.api.remove(Kind::RayCluster, "default", "demo-raycluster-abcde", Propagation::background, 0);
@@ -282,7 +282,7 @@ TEST_CASE("kuberay-1.0: a replica Update answered NotFound persists Suspended al
   CHECK(harness.writes() == std::vector<std::string>{"update RayCluster/default/demo-raycluster-abcde (failed)",
                                                      "update_status RayJob/default/demo"});
   CHECK(persisted(harness).job_deployment_status == "Suspended");
-  CHECK_FALSE(harness.truth<RayJob>("demo")->spec.suspend);
+  CHECK_FALSE(harness.truth<RayJob>("demo")->spec->suspend);
 }
 
 TEST_CASE("kuberay-1.0: a RayCluster with fewer worker groups than the RayJob panics the replica push") {
@@ -291,7 +291,7 @@ TEST_CASE("kuberay-1.0: a RayCluster with fewer worker groups than the RayJob pa
   RayJob rayjob = running_rayjob();
   harness.put(rayjob);
   harness.put(cluster_for(rayjob, "ready"));   // no worker group
-  rayjob.spec.ray_cluster_spec->worker_group_specs.push_back(WorkerGroupSpec{"small", 1, {}, {}, 1, {}});
+  rayjob.spec.edit().ray_cluster_spec->worker_group_specs.push_back(WorkerGroupSpec{"small", 1, {}, {}, 1, {}});
   harness.put(rayjob);
   CHECK_THROWS_AS(harness.reconcile("demo"), ModelPanic);
 }
@@ -368,8 +368,8 @@ TEST_CASE("kuberay-1.0: a ready cluster creates the submitter Job; with no label
   const Job* job = harness.truth<Job>("demo");
   REQUIRE(job != nullptr);
   CHECK(job->metadata.labels == StringMap{{"app.kubernetes.io/created-by", "kuberay-operator"}});
-  CHECK(job->spec.backoff_limit == 2);
-  const Container& container = job->spec.template_.containers.front();
+  CHECK(job->spec->backoff_limit == 2);
+  const Container& container = job->spec->template_.containers.front();
   CHECK(container.env == StringMap{{"PYTHONUNBUFFERED", "1"}});
   const std::vector<std::string>& command = container.command;
   CHECK(std::find(command.begin(), command.end(), "--submission-id") != command.end());
@@ -406,8 +406,8 @@ TEST_CASE("kuberay-1.0: a submitter command that cannot be built persists Failed
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob wanted = running_rayjob("PENDING", "Initializing");
-  wanted.spec.metadata = {{"owner", "me"}};
-  wanted.spec.ray_cluster_spec->ray_version = "2.5.0";
+  wanted.spec.edit().metadata = {{"owner", "me"}};
+  wanted.spec.edit().ray_cluster_spec->ray_version = "2.5.0";
   const RayJob& rayjob = harness.put(wanted);
   put_cluster_and_head(harness, rayjob, "ready", "");
   CHECK(harness.reconcile("demo").err);
@@ -420,12 +420,12 @@ TEST_CASE("kuberay-1.0: an existing submitter Job is used whatever attempt creat
   ModelHarness harness(model);
   const RayJob& rayjob = harness.put(running_rayjob("PENDING", "WaitForK8sJob"));
   Job old = submitter_job();
-  old.spec.template_.containers.push_back(Container{"old", "img", {"ray", "job", "submit", "--submission-id", "old-id"}, {}, {}});
+  old.spec.edit().template_.containers.push_back(Container{"old", "img", {"ray", "job", "submit", "--submission-id", "old-id"}, {}, {}});
   harness.put(old);
   put_cluster_and_head(harness, rayjob, "ready", "");
   harness.reconcile("demo");
   CHECK(harness.events_of("api.create").empty());
-  CHECK(harness.truth<Job>("demo")->spec.template_.containers.front().name == "old");
+  CHECK(harness.truth<Job>("demo")->spec->template_.containers.front().name == "old");
 }
 
 // ---- step 14-15: GetJobInfo and shouldUpdateJobStatus (RJC:L248-262, L527-536) ----
@@ -503,7 +503,7 @@ TEST_CASE("kuberay-1.0: suspend in Running stops the Ray job before deleting the
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob wanted = running_rayjob("RUNNING");
-  wanted.spec.suspend = true;
+  wanted.spec.edit().suspend = true;
   const RayJob& rayjob = harness.put(wanted);
   harness.put(submitter_job());
   put_cluster_and_head(harness, rayjob, "ready", "RUNNING");
@@ -517,7 +517,7 @@ TEST_CASE("kuberay-1.0: suspend in Running with Ray STOPPED deletes the cluster,
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob wanted = running_rayjob("STOPPED");
-  wanted.spec.suspend = true;
+  wanted.spec.edit().suspend = true;
   const RayJob& rayjob = harness.put(wanted);
   harness.put(submitter_job());
   put_cluster_and_head(harness, rayjob, "ready", "STOPPED");
@@ -538,7 +538,7 @@ TEST_CASE("kuberay-1.0: suspend after Ray SUCCEEDED never sees STOPPED and loops
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob wanted = running_rayjob("SUCCEEDED");
-  wanted.spec.suspend = true;
+  wanted.spec.edit().suspend = true;
   const RayJob& rayjob = harness.put(wanted);
   RayCluster cluster = cluster_for(rayjob, "ready");
   harness.put(submitter_job());
@@ -560,7 +560,7 @@ TEST_CASE("kuberay-1.0: suspend in Running panics when the second GetJobInfo ans
   CHECK(is_requeue_without_error(harness.reconcile("demo")));
   RayJob running = *harness.truth<RayJob>("demo");
   running.status.job_deployment_status = "Running";
-  running.spec.suspend = true;
+  running.spec.edit().suspend = true;
   harness.put(running);
   CHECK_THROWS_AS(harness.reconcile("demo"), ModelPanic);
 }
@@ -569,7 +569,7 @@ TEST_CASE("kuberay-1.0: the TTL wait with a nil EndTime panics") {
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob wanted = running_rayjob("SUCCEEDED");
-  wanted.spec.ttl_seconds_after_finished = 10;   // EndTime stays nil: Ray's end was not after start
+  wanted.spec.edit().ttl_seconds_after_finished = 10;   // EndTime stays nil: Ray's end was not after start
   const RayJob& rayjob = harness.put(wanted);
   harness.put(submitter_job());
   put_cluster_and_head(harness, rayjob, "ready", "SUCCEEDED");
@@ -593,7 +593,7 @@ TEST_CASE("kuberay-1.0: before EndTime+TTL the pass requeues for the whole secon
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob wanted = running_rayjob("SUCCEEDED");
-  wanted.spec.ttl_seconds_after_finished = 10;
+  wanted.spec.edit().ttl_seconds_after_finished = 10;
   wanted.status.end_time_ms = 9'000;
   const RayJob& rayjob = harness.put(wanted);
   harness.put(submitter_job());
@@ -609,7 +609,7 @@ TEST_CASE("kuberay-1.0: a finished job whose cluster is kept ends the pass Done 
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob wanted = running_rayjob("FAILED");
-  wanted.spec.shutdown_after_job_finishes = false;
+  wanted.spec.edit().shutdown_after_job_finishes = false;
   const RayJob& rayjob = harness.put(wanted);
   harness.put(submitter_job());
   put_cluster_and_head(harness, rayjob, "ready", "FAILED");
@@ -625,7 +625,7 @@ TEST_CASE("kuberay-1.0: the pass after Suspended writes Initializing and Suspend
   ModelHarness harness(model);
   RayJob rayjob = sample_rayjob();
   rayjob.metadata.finalizers = {"ray.io/rayjob-finalizer"};
-  rayjob.spec.suspend = true;
+  rayjob.spec.edit().suspend = true;
   rayjob.status.job_status = "STOPPED";
   rayjob.status.job_deployment_status = "Suspended";
   harness.put(rayjob);

@@ -103,15 +103,15 @@ TEST_CASE("kuberay-1.1: an invalid spec returns an error and leaves the status u
     CHECK(harness.truth<RayJob>("demo")->metadata.resource_version == rv);
     return result.err.message();
   };
-  CHECK(invalid([](RayJob& r) { r.spec.suspend = true; r.spec.shutdown_after_job_finishes = false; })
+  CHECK(invalid([](RayJob& r) { r.spec.edit().suspend = true; r.spec.edit().shutdown_after_job_finishes = false; })
             .find("shutdownAfterJobFinishes") != std::string::npos);
-  CHECK(invalid([](RayJob& r) { r.spec.suspend = true; r.spec.cluster_selector["ray.io/cluster"] = "c"; })
+  CHECK(invalid([](RayJob& r) { r.spec.edit().suspend = true; r.spec.edit().cluster_selector["ray.io/cluster"] = "c"; })
             .find("ClusterSelector") != std::string::npos);
-  CHECK(invalid([](RayJob& r) { r.spec.ray_cluster_spec.reset(); })
+  CHECK(invalid([](RayJob& r) { r.spec.edit().ray_cluster_spec.reset(); })
             .find("one of RayClusterSpec or ClusterSelector") != std::string::npos);
-  CHECK(invalid([](RayJob& r) { r.spec.runtime_env_yaml = "- not\n- a map"; })
+  CHECK(invalid([](RayJob& r) { r.spec.edit().runtime_env_yaml = "- not\n- a map"; })
             .find("RuntimeEnvYAML") != std::string::npos);
-  CHECK(invalid([](RayJob& r) { r.spec.active_deadline_seconds = 0; })
+  CHECK(invalid([](RayJob& r) { r.spec.edit().active_deadline_seconds = 0; })
             .find("activeDeadlineSeconds") != std::string::npos);
 }
 
@@ -139,9 +139,9 @@ TEST_CASE("kuberay-1.1: New takes Status.JobId from spec.jobId and the cluster n
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = sample_rayjob();
-  rayjob.spec.job_id = "my-job";
-  rayjob.spec.ray_cluster_spec.reset();
-  rayjob.spec.cluster_selector["ray.io/cluster"] = "shared";
+  rayjob.spec.edit().job_id = "my-job";
+  rayjob.spec.edit().ray_cluster_spec.reset();
+  rayjob.spec.edit().cluster_selector["ray.io/cluster"] = "shared";
   harness.put(rayjob);
   harness.reconcile("demo");
   const RayJob& stored = *harness.truth<RayJob>("demo");
@@ -153,8 +153,8 @@ TEST_CASE("kuberay-1.1: New with a selector that lacks ray.io/cluster returns an
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = sample_rayjob();
-  rayjob.spec.ray_cluster_spec.reset();
-  rayjob.spec.cluster_selector["team"] = "a";
+  rayjob.spec.edit().ray_cluster_spec.reset();
+  rayjob.spec.edit().cluster_selector["team"] = "a";
   harness.put(rayjob);
   const ReconcileResult result = harness.reconcile("demo");
   CHECK(result.err);
@@ -180,7 +180,7 @@ TEST_CASE("kuberay-1.1: Initializing with suspend persists Suspending and create
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = initializing_rayjob();
-  rayjob.spec.suspend = true;
+  rayjob.spec.edit().suspend = true;
   harness.put(rayjob);
   CHECK(is_requeue_without_error(harness.reconcile("demo")));
   CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Suspending");
@@ -191,7 +191,7 @@ TEST_CASE("kuberay-1.1: Initializing past activeDeadlineSeconds persists Failed 
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = initializing_rayjob(1'000);
-  rayjob.spec.active_deadline_seconds = 5;
+  rayjob.spec.edit().active_deadline_seconds = 5;
   harness.put(rayjob);
   harness.world.now_ms = 6'000;
   harness.reconcile("demo");
@@ -205,7 +205,7 @@ TEST_CASE("kuberay-1.1: Initializing before activeDeadlineSeconds does not fail"
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = initializing_rayjob(1'000);
-  rayjob.spec.active_deadline_seconds = 5;
+  rayjob.spec.edit().active_deadline_seconds = 5;
   harness.put(rayjob);
   harness.world.now_ms = 5'999;
   harness.reconcile("demo");
@@ -217,7 +217,7 @@ TEST_CASE("kuberay-1.1: Initializing with a nil StartTime and activeDeadlineSeco
   ModelHarness harness(model);
   RayJob rayjob = initializing_rayjob();
   rayjob.status.start_time_ms.reset();
-  rayjob.spec.active_deadline_seconds = 5;
+  rayjob.spec.edit().active_deadline_seconds = 5;
   harness.put(rayjob);
   CHECK_THROWS_AS(harness.reconcile("demo"), ModelPanic);
 }
@@ -267,23 +267,23 @@ TEST_CASE("kuberay-1.1: Initializing with a ready cluster creates the submitter 
   CHECK(stored.status.dashboard_url == "demo-raycluster-abcde-head-svc.default.svc.cluster.local:8265");
   const Job* job = harness.truth<Job>("demo");
   REQUIRE(job != nullptr);
-  CHECK(job->spec.backoff_limit == 2);
+  CHECK(job->spec->backoff_limit == 2);
   CHECK(job->metadata.labels.at("app.kubernetes.io/created-by") == "kuberay-operator");
   const std::vector<std::string> expected_command = {
       "ray", "job", "submit", "--address",
       "http://demo-raycluster-abcde-head-svc.default.svc.cluster.local:8265", "--submission-id",
       "demo-abcde", "--", "python", "/home/ray/samples/sample_code.py"};
-  CHECK(job->spec.template_.containers.at(0).command == expected_command);
-  CHECK(job->spec.template_.containers.at(0).image == "rayproject/ray:2.9.0");
-  CHECK(job->spec.template_.containers.at(0).env.at("RAY_JOB_SUBMISSION_ID") == "demo-abcde");
-  CHECK(job->spec.template_.restart_policy == "Never");
+  CHECK(job->spec->template_.containers.at(0).command == expected_command);
+  CHECK(job->spec->template_.containers.at(0).image == "rayproject/ray:2.9.0");
+  CHECK(job->spec->template_.containers.at(0).env.at("RAY_JOB_SUBMISSION_ID") == "demo-abcde");
+  CHECK(job->spec->template_.restart_policy == "Never");
 }
 
 TEST_CASE("kuberay-1.1: Initializing in HTTPMode persists Running without a submitter Job") {
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob wanted = initializing_rayjob();
-  wanted.spec.submission_mode = "HTTPMode";
+  wanted.spec.edit().submission_mode = "HTTPMode";
   const RayJob& rayjob = harness.put(wanted);
   const RayCluster& cluster = harness.put(cluster_for(rayjob, "ready"));
   harness.put(head_service_for(cluster));
@@ -296,8 +296,8 @@ TEST_CASE("kuberay-1.1: Initializing with Metadata and a Ray version below 2.6.0
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob wanted = initializing_rayjob();
-  wanted.spec.metadata["owner"] = "team-a";
-  wanted.spec.ray_cluster_spec->ray_version = "2.5.0";
+  wanted.spec.edit().metadata["owner"] = "team-a";
+  wanted.spec.edit().ray_cluster_spec->ray_version = "2.5.0";
   const RayJob& rayjob = harness.put(wanted);
   const RayCluster& cluster = harness.put(cluster_for(rayjob, "ready"));
   harness.put(head_service_for(cluster));
@@ -311,8 +311,8 @@ TEST_CASE("kuberay-1.1: Initializing with a selector whose cluster is missing re
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = initializing_rayjob();
-  rayjob.spec.ray_cluster_spec.reset();
-  rayjob.spec.cluster_selector["ray.io/cluster"] = "shared";
+  rayjob.spec.edit().ray_cluster_spec.reset();
+  rayjob.spec.edit().cluster_selector["ray.io/cluster"] = "shared";
   rayjob.status.ray_cluster_name = "shared";
   harness.put(rayjob);
   const ReconcileResult result = harness.reconcile("demo");
@@ -361,7 +361,7 @@ TEST_CASE("kuberay-1.1: Running with suspend persists Suspending before looking 
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = running_rayjob();
-  rayjob.spec.suspend = true;
+  rayjob.spec.edit().suspend = true;
   harness.put(rayjob);
   harness.reconcile("demo");
   CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Suspending");
@@ -427,7 +427,7 @@ TEST_CASE("kuberay-1.1: Running in HTTPMode with Ray FAILED persists Failed with
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob wanted = running_rayjob();
-  wanted.spec.submission_mode = "HTTPMode";
+  wanted.spec.edit().submission_mode = "HTTPMode";
   const RayJob& rayjob = harness.put(wanted);
   put_live_ray_head(harness, rayjob, "FAILED");
   harness.reconcile("demo");
@@ -441,7 +441,7 @@ TEST_CASE("kuberay-1.1: Running in HTTPMode submits the Ray job on a 404 and req
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob wanted = running_rayjob();
-  wanted.spec.submission_mode = "HTTPMode";
+  wanted.spec.edit().submission_mode = "HTTPMode";
   const RayJob& rayjob = harness.put(wanted);
   put_live_ray_head(harness, rayjob, "");
   CHECK(is_requeue_without_error(harness.reconcile("demo")));
@@ -521,7 +521,7 @@ TEST_CASE("kuberay-1.1: Suspended with suspend still set polls every 3 s without
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = sample_rayjob();
-  rayjob.spec.suspend = true;
+  rayjob.spec.edit().suspend = true;
   rayjob.status.job_deployment_status = "Suspended";
   harness.put(rayjob);
   CHECK(is_requeue_without_error(harness.reconcile("demo")));
@@ -546,7 +546,7 @@ RayJob finished_rayjob(std::int64_t end_ms, int ttl_seconds) {
   rayjob.status.job_deployment_status = "Complete";
   rayjob.status.job_status = "SUCCEEDED";
   rayjob.status.end_time_ms = end_ms;
-  rayjob.spec.ttl_seconds_after_finished = ttl_seconds;
+  rayjob.spec.edit().ttl_seconds_after_finished = ttl_seconds;
   return rayjob;
 }
 
@@ -580,9 +580,9 @@ TEST_CASE("kuberay-1.1: Complete without shutdownAfterJobFinishes, or with a sel
     ModelHarness harness(model);
     RayJob rayjob = finished_rayjob(0, 0);
     if (selector) {
-      rayjob.spec.cluster_selector["ray.io/cluster"] = "demo-raycluster-abcde";
+      rayjob.spec.edit().cluster_selector["ray.io/cluster"] = "demo-raycluster-abcde";
     } else {
-      rayjob.spec.shutdown_after_job_finishes = false;
+      rayjob.spec.edit().shutdown_after_job_finishes = false;
     }
     harness.put(cluster_for(harness.put(rayjob), "ready"));
     harness.world.now_ms = 60'000;

@@ -22,8 +22,8 @@ RayJob sample_rayjob(const std::string& name = "demo") {
   RayJob rayjob;
   rayjob.metadata.name = name;
   rayjob.metadata.namespace_ = "default";
-  rayjob.spec.entrypoint = "python /home/ray/samples/sample_code.py";
-  rayjob.spec.shutdown_after_job_finishes = true;
+  rayjob.spec.edit().entrypoint = "python /home/ray/samples/sample_code.py";
+  rayjob.spec.edit().shutdown_after_job_finishes = true;
   RayClusterSpec cluster;
   cluster.ray_version = "2.46.0";
   Container head;
@@ -31,7 +31,7 @@ RayJob sample_rayjob(const std::string& name = "demo") {
   head.image = "rayproject/ray:2.46.0";
   cluster.head_group_spec.template_.containers.push_back(head);
   cluster.worker_group_specs.push_back(WorkerGroupSpec{"small-group", 1, 1, 5, 1, std::nullopt});
-  rayjob.spec.ray_cluster_spec = cluster;
+  rayjob.spec.edit().ray_cluster_spec = cluster;
   return rayjob;
 }
 
@@ -47,7 +47,7 @@ RayJob initializing_rayjob(std::int64_t start_ms = 0) {
 
 RayJob running_rayjob(const std::string& mode = "K8sJobMode") {
   RayJob rayjob = initializing_rayjob();
-  rayjob.spec.submission_mode = mode;
+  rayjob.spec.edit().submission_mode = mode;
   rayjob.status.job_deployment_status = "Running";
   rayjob.status.dashboard_url = "demo-abcde-head-svc.default.svc.cluster.local:8265";
   return rayjob;
@@ -65,7 +65,7 @@ RayCluster cluster_for(const RayJob& rayjob, const std::string& state) {
   RayCluster cluster;
   cluster.metadata.name = rayjob.status.ray_cluster_name;
   cluster.metadata.namespace_ = "default";
-  cluster.spec = *rayjob.spec.ray_cluster_spec;
+  cluster.spec = *rayjob.spec->ray_cluster_spec;
   cluster.status.state = state;
   return cluster;
 }
@@ -74,7 +74,7 @@ Service head_service_for(const RayCluster& cluster) {
   Service service;
   service.metadata.name = cluster.metadata.name + "-head-svc";
   service.metadata.namespace_ = "default";
-  service.spec.ports.push_back({"dashboard", 8265});
+  service.spec.edit().ports.push_back({"dashboard", 8265});
   return service;
 }
 
@@ -141,7 +141,7 @@ TEST_CASE("kuberay-1.7: a RayJob managed by another controller is skipped withou
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = sample_rayjob();
-  rayjob.spec.managed_by = "kueue.x-k8s.io/multikueue";
+  rayjob.spec.edit().managed_by = "kueue.x-k8s.io/multikueue";
   harness.put(rayjob);
   CHECK(is_done(harness.reconcile("demo")));
   CHECK(harness.writes().empty());
@@ -151,7 +151,7 @@ TEST_CASE("kuberay-1.7: a RayJob managed by ray.io/kuberay-operator is reconcile
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = sample_rayjob();
-  rayjob.spec.managed_by = "ray.io/kuberay-operator";
+  rayjob.spec.edit().managed_by = "ray.io/kuberay-operator";
   harness.put(rayjob);
   harness.reconcile("demo");
   CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Initializing");
@@ -199,8 +199,8 @@ std::pair<RayJobStatus, ReconcileResult> validate_once(const std::function<void(
 
 TEST_CASE("kuberay-1.7: a failed validation persists ValidationFailed with the message and does not requeue") {
   const auto [status, result] = validate_once([](RayJob& r) {
-    r.spec.suspend = true;
-    r.spec.shutdown_after_job_finishes = false;
+    r.spec.edit().suspend = true;
+    r.spec.edit().shutdown_after_job_finishes = false;
   });
   CHECK(is_done(result));
   CHECK(status.job_deployment_status == "ValidationFailed");
@@ -218,33 +218,33 @@ TEST_CASE("kuberay-1.7: validation rules of metadata, spec and status, first fai
   auto has = [](const std::string& text, const char* part) { return text.find(part) != std::string::npos; };
   CHECK(has(message([](RayJob& r) { r.metadata.name = std::string(48, 'a'); }), "no more than 47 characters"));
   CHECK(has(message([](RayJob& r) { r.metadata.name = "1demo"; }), "DNS1035"));
-  CHECK(has(message([](RayJob& r) { r.spec.ttl_seconds_after_finished = -1; }), "TTLSecondsAfterFinished must be"));
+  CHECK(has(message([](RayJob& r) { r.spec.edit().ttl_seconds_after_finished = -1; }), "TTLSecondsAfterFinished must be"));
   CHECK(has(message([](RayJob& r) {
-              r.spec.shutdown_after_job_finishes = false;
-              r.spec.ttl_seconds_after_finished = 5;
+              r.spec.edit().shutdown_after_job_finishes = false;
+              r.spec.edit().ttl_seconds_after_finished = 5;
             }),
             "cannot have TTLSecondsAfterFinished"));
-  CHECK(has(message([](RayJob& r) { r.spec.suspend = true; r.spec.cluster_selector["ray.io/cluster"] = "c"; }),
+  CHECK(has(message([](RayJob& r) { r.spec.edit().suspend = true; r.spec.edit().cluster_selector["ray.io/cluster"] = "c"; }),
             "doesn't support the suspend operation"));
-  CHECK(has(message([](RayJob& r) { r.spec.ray_cluster_spec.reset(); }), "one of RayClusterSpec or ClusterSelector"));
-  CHECK(has(message([](RayJob& r) { r.spec.ray_cluster_spec.reset(); r.spec.cluster_selector["team"] = "a"; }),
+  CHECK(has(message([](RayJob& r) { r.spec.edit().ray_cluster_spec.reset(); }), "one of RayClusterSpec or ClusterSelector"));
+  CHECK(has(message([](RayJob& r) { r.spec.edit().ray_cluster_spec.reset(); r.spec.edit().cluster_selector["team"] = "a"; }),
             "cluster name in ClusterSelector should not be empty"));
-  CHECK(has(message([](RayJob& r) { r.spec.cluster_selector["ray.io/cluster"] = "c"; r.spec.backoff_limit = 1; }),
+  CHECK(has(message([](RayJob& r) { r.spec.edit().cluster_selector["ray.io/cluster"] = "c"; r.spec.edit().backoff_limit = 1; }),
             "BackoffLimit is incompatible with ClusterSelector"));
-  CHECK(has(message([](RayJob& r) { r.spec.submission_mode = "InteractiveMode"; r.spec.backoff_limit = 1; }),
+  CHECK(has(message([](RayJob& r) { r.spec.edit().submission_mode = "InteractiveMode"; r.spec.edit().backoff_limit = 1; }),
             "BackoffLimit is incompatible with InteractiveMode"));
-  CHECK(has(message([](RayJob& r) { r.spec.submission_mode = "SidecarMode"; r.spec.submitter_backoff_limit = 1; }),
+  CHECK(has(message([](RayJob& r) { r.spec.edit().submission_mode = "SidecarMode"; r.spec.edit().submitter_backoff_limit = 1; }),
             "SidecarMode doesn't support SubmitterConfig"));
   CHECK(has(message([](RayJob& r) {
-              r.spec.submission_mode = "SidecarMode";
-              r.spec.ray_cluster_spec->head_group_spec.template_.restart_policy = "Always";
+              r.spec.edit().submission_mode = "SidecarMode";
+              r.spec.edit().ray_cluster_spec->head_group_spec.template_.restart_policy = "Always";
             }),
             "restartPolicy for head Pod"));
-  CHECK(has(message([](RayJob& r) { r.spec.runtime_env_yaml = "- not\n- a map"; }), "RuntimeEnvYAML"));
-  CHECK(has(message([](RayJob& r) { r.spec.active_deadline_seconds = 0; }), "activeDeadlineSeconds"));
-  CHECK(has(message([](RayJob& r) { r.spec.pre_running_deadline_seconds = 0; }), "preRunningDeadlineSeconds"));
-  CHECK(has(message([](RayJob& r) { r.spec.backoff_limit = -1; }), "backoffLimit must be"));
-  CHECK(has(message([](RayJob& r) { r.spec.submission_mode = "HTTPMode"; r.status.job_deployment_status = "Waiting"; }),
+  CHECK(has(message([](RayJob& r) { r.spec.edit().runtime_env_yaml = "- not\n- a map"; }), "RuntimeEnvYAML"));
+  CHECK(has(message([](RayJob& r) { r.spec.edit().active_deadline_seconds = 0; }), "activeDeadlineSeconds"));
+  CHECK(has(message([](RayJob& r) { r.spec.edit().pre_running_deadline_seconds = 0; }), "preRunningDeadlineSeconds"));
+  CHECK(has(message([](RayJob& r) { r.spec.edit().backoff_limit = -1; }), "backoffLimit must be"));
+  CHECK(has(message([](RayJob& r) { r.spec.edit().submission_mode = "HTTPMode"; r.status.job_deployment_status = "Waiting"; }),
             "cannot be `Waiting`"));
 }
 
@@ -255,11 +255,11 @@ TEST_CASE("kuberay-1.7: validation of the RayJob's cluster spec (ValidateRayClus
     return status.message;
   };
   auto workers = [](RayJob& r) -> WorkerGroupSpec& {
-    r.spec.ray_cluster_spec->worker_group_specs = {WorkerGroupSpec{}};
-    r.spec.ray_cluster_spec->worker_group_specs[0].group_name = "small";
-    return r.spec.ray_cluster_spec->worker_group_specs[0];
+    r.spec.edit().ray_cluster_spec->worker_group_specs = {WorkerGroupSpec{}};
+    r.spec.edit().ray_cluster_spec->worker_group_specs[0].group_name = "small";
+    return r.spec.edit().ray_cluster_spec->worker_group_specs[0];
   };
-  CHECK(message([](RayJob& r) { r.spec.ray_cluster_spec->head_group_spec.template_.containers.clear(); }) ==
+  CHECK(message([](RayJob& r) { r.spec.edit().ray_cluster_spec->head_group_spec.template_.containers.clear(); }) ==
         "The RayJob spec is invalid: headGroupSpec should have at least one container");
   CHECK(message([&](RayJob& r) { workers(r).min_replicas = -1; }) ==
         "The RayJob spec is invalid: worker group small has negative minReplicas -1");
@@ -286,29 +286,29 @@ TEST_CASE("kuberay-1.7: validation of the deletion strategy: gate, exclusivity, 
   auto has = [](const std::string& text, const char* part) { return text.find(part) != std::string::npos; };
   auto rules = [](std::vector<DeletionRule> list) {
     return [list](RayJob& r) {
-      r.spec.shutdown_after_job_finishes = false;
-      r.spec.deletion_strategy = DeletionStrategy{};
-      r.spec.deletion_strategy->deletion_rules = list;
+      r.spec.edit().shutdown_after_job_finishes = false;
+      r.spec.edit().deletion_strategy = DeletionStrategy{};
+      r.spec.edit().deletion_strategy->deletion_rules = list;
     };
   };
   const DeletionCondition on_succeeded{"SUCCEEDED", std::nullopt, 0};
   OperatorSettings gate_off;
   gate_off.feature_gates["RayJobDeletionPolicy"] = false;
   CHECK(has(message(rules({{"DeleteCluster", on_succeeded}}), gate_off), "feature gate must be enabled"));
-  CHECK(has(message([](RayJob& r) { r.spec.deletion_strategy = DeletionStrategy{}; }), "cannot be empty"));
+  CHECK(has(message([](RayJob& r) { r.spec.edit().deletion_strategy = DeletionStrategy{}; }), "cannot be empty"));
   CHECK(has(message([&](RayJob& r) {
               rules({{"DeleteCluster", on_succeeded}})(r);
-              r.spec.shutdown_after_job_finishes = true;
+              r.spec.edit().shutdown_after_job_finishes = true;
             }),
             "mutually exclusive"));
   CHECK(has(message([&](RayJob& r) {
               rules({{"DeleteCluster", on_succeeded}})(r);
-              r.spec.deletion_strategy->on_success_policy = "DeleteCluster";
+              r.spec.edit().deletion_strategy->on_success_policy = "DeleteCluster";
             }),
             "Cannot use both"));
-  CHECK(has(message([](RayJob& r) { r.spec.deletion_strategy = DeletionStrategy{"DeleteCluster", std::nullopt, {}}; }),
+  CHECK(has(message([](RayJob& r) { r.spec.edit().deletion_strategy = DeletionStrategy{"DeleteCluster", std::nullopt, {}}; }),
             "both DeletionStrategy.OnSuccess and DeletionStrategy.OnFailure"));
-  CHECK(has(message([](RayJob& r) { r.spec.deletion_strategy = DeletionStrategy{"DeleteNone", "DeleteCluster", {}}; }),
+  CHECK(has(message([](RayJob& r) { r.spec.edit().deletion_strategy = DeletionStrategy{"DeleteNone", "DeleteCluster", {}}; }),
             "'DeleteNone'"));
   CHECK(has(message(rules({{"DeleteCluster", DeletionCondition{"SUCCEEDED", "Failed", 0}}})), "cannot set both"));
   CHECK(has(message(rules({{"DeleteCluster", DeletionCondition{std::nullopt, std::nullopt, 0}}})), "exactly one"));
@@ -323,12 +323,12 @@ TEST_CASE("kuberay-1.7: ValidationFailed overrides Complete, and a valid spec ag
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = terminal_rayjob("Complete", "SUCCEEDED", 0);
-  rayjob.spec.runtime_env_yaml = "- bad";
+  rayjob.spec.edit().runtime_env_yaml = "- bad";
   harness.put(rayjob);
   harness.reconcile("demo");
   CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "ValidationFailed");
   RayJob fixed = *harness.truth<RayJob>("demo");
-  fixed.spec.runtime_env_yaml.clear();
+  fixed.spec.edit().runtime_env_yaml.clear();
   harness.put(fixed);
   CHECK(is_requeue_without_error(harness.reconcile("demo")));
   CHECK(harness.writes().empty());
@@ -360,7 +360,7 @@ TEST_CASE("kuberay-1.7: New in InteractiveMode leaves Status.JobId empty") {
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = sample_rayjob();
-  rayjob.spec.submission_mode = "InteractiveMode";
+  rayjob.spec.edit().submission_mode = "InteractiveMode";
   harness.put(rayjob);
   harness.reconcile("demo");
   CHECK(harness.truth<RayJob>("demo")->status.job_id.empty());
@@ -392,7 +392,7 @@ TEST_CASE("kuberay-1.7: Initializing with a ready cluster creates the submitter 
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = initializing_rayjob();
-  rayjob.spec.submitter_backoff_limit = 4;
+  rayjob.spec.edit().submitter_backoff_limit = 4;
   harness.put(rayjob);
   const RayCluster& cluster = harness.put(cluster_for(rayjob, "ready"));
   harness.put(head_service_for(cluster));
@@ -400,8 +400,8 @@ TEST_CASE("kuberay-1.7: Initializing with a ready cluster creates the submitter 
   CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Running");
   const Job* job = harness.truth<Job>("demo");
   REQUIRE(job);
-  CHECK(job->spec.backoff_limit == 4);
-  const Container& container = job->spec.template_.containers.at(0);
+  CHECK(job->spec->backoff_limit == 4);
+  const Container& container = job->spec->template_.containers.at(0);
   CHECK(container.command == std::vector<std::string>{"/bin/bash", "-ce", "--"});
   REQUIRE(container.args.size() == 1);
   const std::string& script = container.args[0];
@@ -418,7 +418,7 @@ TEST_CASE("kuberay-1.7: Initializing in InteractiveMode persists Waiting with th
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = initializing_rayjob();
-  rayjob.spec.submission_mode = "InteractiveMode";
+  rayjob.spec.edit().submission_mode = "InteractiveMode";
   harness.put(rayjob);
   const RayCluster& cluster = harness.put(cluster_for(rayjob, "ready"));
   harness.put(head_service_for(cluster));
@@ -433,7 +433,7 @@ TEST_CASE("kuberay-1.7: Initializing in HTTPMode persists Running without a subm
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = initializing_rayjob();
-  rayjob.spec.submission_mode = "HTTPMode";
+  rayjob.spec.edit().submission_mode = "HTTPMode";
   harness.put(rayjob);
   const RayCluster& cluster = harness.put(cluster_for(rayjob, "ready"));
   harness.put(head_service_for(cluster));
@@ -446,12 +446,12 @@ TEST_CASE("kuberay-1.7: Initializing in SidecarMode injects the submitter contai
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = initializing_rayjob();
-  rayjob.spec.submission_mode = "SidecarMode";
+  rayjob.spec.edit().submission_mode = "SidecarMode";
   harness.put(rayjob);
   harness.reconcile("demo");
   const RayCluster* cluster = harness.truth<RayCluster>("demo-abcde");
   REQUIRE(cluster);
-  const PodTemplate& head = cluster->spec.head_group_spec.template_;
+  const PodTemplate& head = cluster->spec->head_group_spec.template_;
   REQUIRE(head.containers.size() == 2);
   CHECK(head.containers[1].name == "ray-job-submitter");
   CHECK(head.containers[1].args.at(0).find("ray job submit --address http://127.0.0.1:8265 --submission-id") !=
@@ -465,8 +465,8 @@ TEST_CASE("kuberay-1.7: Initializing past activeDeadlineSeconds persists Failed/
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = initializing_rayjob(0);
-  rayjob.spec.active_deadline_seconds = 10;
-  rayjob.spec.backoff_limit = 3;
+  rayjob.spec.edit().active_deadline_seconds = 10;
+  rayjob.spec.edit().backoff_limit = 3;
   harness.put(rayjob);
   harness.world.now_ms = 10'000;
   harness.reconcile("demo");
@@ -481,8 +481,8 @@ TEST_CASE("kuberay-1.7: Initializing past preRunningDeadlineSeconds retries whil
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = initializing_rayjob(0);
-  rayjob.spec.pre_running_deadline_seconds = 5;
-  rayjob.spec.backoff_limit = 1;
+  rayjob.spec.edit().pre_running_deadline_seconds = 5;
+  rayjob.spec.edit().backoff_limit = 1;
   harness.put(rayjob);
   harness.world.now_ms = 5'000;
   harness.reconcile("demo");
@@ -500,8 +500,8 @@ TEST_CASE("kuberay-1.7: Initializing with suspend persists Suspending before the
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = initializing_rayjob(0);
-  rayjob.spec.suspend = true;
-  rayjob.spec.active_deadline_seconds = 1;
+  rayjob.spec.edit().suspend = true;
+  rayjob.spec.edit().active_deadline_seconds = 1;
   harness.put(rayjob);
   harness.world.now_ms = 5'000;
   harness.reconcile("demo");
@@ -527,7 +527,7 @@ TEST_CASE("kuberay-1.7: Initializing with a ready cluster but no dashboard port 
   const RayJob& rayjob = harness.put(initializing_rayjob());
   const RayCluster& cluster = harness.put(cluster_for(rayjob, "ready"));
   Service service = head_service_for(cluster);
-  service.spec.ports.clear();
+  service.spec.edit().ports.clear();
   harness.put(service);
   CHECK(harness.reconcile("demo").err);
   CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Initializing");
@@ -537,8 +537,8 @@ TEST_CASE("kuberay-1.7: Initializing with a selector whose cluster is missing re
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = initializing_rayjob();
-  rayjob.spec.ray_cluster_spec.reset();
-  rayjob.spec.cluster_selector["ray.io/cluster"] = "demo-abcde";
+  rayjob.spec.edit().ray_cluster_spec.reset();
+  rayjob.spec.edit().cluster_selector["ray.io/cluster"] = "demo-abcde";
   harness.put(rayjob);
   const ReconcileResult result = harness.reconcile("demo");
   CHECK(result.err.message().find("clusterSelector mode is enabled") != std::string::npos);
@@ -549,8 +549,8 @@ TEST_CASE("kuberay-1.7: Initializing with Metadata and rayVersion below 2.6.0 ca
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = initializing_rayjob();
-  rayjob.spec.metadata["owner"] = "team-a";
-  rayjob.spec.ray_cluster_spec->ray_version = "2.5.0";
+  rayjob.spec.edit().metadata["owner"] = "team-a";
+  rayjob.spec.edit().ray_cluster_spec->ray_version = "2.5.0";
   harness.put(rayjob);
   const RayCluster& cluster = harness.put(cluster_for(rayjob, "ready"));
   harness.put(head_service_for(cluster));
@@ -560,8 +560,8 @@ TEST_CASE("kuberay-1.7: Initializing with Metadata and rayVersion below 2.6.0 ca
 
 TEST_CASE("kuberay-1.7: the submitter command takes Metadata without a Ray version (no nil dereference)") {
   RayJob rayjob = running_rayjob();
-  rayjob.spec.metadata["owner"] = "team-a";
-  rayjob.spec.ray_cluster_spec.reset();
+  rayjob.spec.edit().metadata["owner"] = "team-a";
+  rayjob.spec.edit().ray_cluster_spec.reset();
   std::vector<std::string> command;
   CHECK_FALSE(build_job_submit_command(rayjob, "K8sJobMode", false, command));
   CHECK(std::find(command.begin(), command.end(), "--metadata-json") != command.end());
@@ -572,7 +572,7 @@ TEST_CASE("kuberay-1.7: a deadline with a nil StartTime panics, which this relea
   ModelHarness harness(model);
   RayJob rayjob = initializing_rayjob();
   rayjob.status.start_time_ms.reset();
-  rayjob.spec.active_deadline_seconds = 10;
+  rayjob.spec.edit().active_deadline_seconds = 10;
   harness.put(rayjob);
   CHECK_THROWS_AS(harness.reconcile("demo"), ModelPanic);
 }
@@ -589,7 +589,7 @@ TEST_CASE("kuberay-1.7: Waiting without spec.jobId requeues without a write; wit
   CHECK(is_requeue_without_error(harness.reconcile("demo")));
   CHECK(harness.writes().empty());
   rayjob = *harness.truth<RayJob>("demo");
-  rayjob.spec.job_id = "user-job";
+  rayjob.spec.edit().job_id = "user-job";
   harness.put(rayjob);
   harness.reconcile("demo");
   CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Running");
@@ -601,7 +601,7 @@ TEST_CASE("kuberay-1.7: Waiting past preRunningDeadlineSeconds persists Failed")
   ModelHarness harness(model);
   RayJob rayjob = running_rayjob("InteractiveMode");
   rayjob.status.job_deployment_status = "Waiting";
-  rayjob.spec.pre_running_deadline_seconds = 30;
+  rayjob.spec.edit().pre_running_deadline_seconds = 30;
   harness.put(rayjob);
   harness.world.now_ms = 30'000;
   harness.reconcile("demo");
@@ -620,7 +620,7 @@ TEST_CASE("kuberay-1.7: Running creates the RayJob head Service <job>-head-svc s
   harness.reconcile("demo");
   const Service* service = harness.truth<Service>("demo-head-svc");
   REQUIRE(service);
-  CHECK(service->spec.selector.at("ray.io/cluster") == "demo-abcde");
+  CHECK(service->spec->selector.at("ray.io/cluster") == "demo-abcde");
   CHECK(controller_owner(service->metadata)->kind == Kind::RayJob);
 }
 
@@ -633,10 +633,10 @@ TEST_CASE("kuberay-1.7: Running points an existing head Service at a new cluster
   Service old_service;
   old_service.metadata.name = "demo-head-svc";
   old_service.metadata.namespace_ = "default";
-  old_service.spec.selector = {{"ray.io/cluster", "demo-old"}, {"ray.io/node-type", "head"}};
+  old_service.spec.edit().selector = {{"ray.io/cluster", "demo-old"}, {"ray.io/node-type", "head"}};
   harness.put(old_service);
   harness.reconcile("demo");
-  CHECK(harness.truth<Service>("demo-head-svc")->spec.selector.at("ray.io/cluster") == "demo-abcde");
+  CHECK(harness.truth<Service>("demo-head-svc")->spec->selector.at("ray.io/cluster") == "demo-abcde");
   CHECK(harness.events_of("api.update", "Service/default/demo-head-svc").size() == 1);
 }
 
@@ -761,7 +761,7 @@ TEST_CASE("kuberay-1.7: Running with Ray FAILED retries through Retrying while b
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob wanted = running_rayjob("HTTPMode");
-  wanted.spec.backoff_limit = 2;
+  wanted.spec.edit().backoff_limit = 2;
   wanted.status.failed = 1;
   const RayJob& rayjob = harness.put(wanted);
   put_live_ray_head(harness, rayjob, "FAILED");
@@ -776,7 +776,7 @@ TEST_CASE("kuberay-1.7: Running with Ray FAILED at the backoffLimit persists Fai
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob wanted = running_rayjob("HTTPMode");
-  wanted.spec.backoff_limit = 1;
+  wanted.spec.edit().backoff_limit = 1;
   wanted.status.failed = 1;
   const RayJob& rayjob = harness.put(wanted);
   put_live_ray_head(harness, rayjob, "FAILED");
@@ -815,7 +815,7 @@ TEST_CASE("kuberay-1.7: Running past the status-check timeout persists Failed, n
   ModelHarness harness(model);
   harness.operator_settings.env["RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS"] = "60";
   RayJob rayjob = running_rayjob("HTTPMode");
-  rayjob.spec.backoff_limit = 3;
+  rayjob.spec.edit().backoff_limit = 3;
   rayjob.status.job_status_check_failure_start_time_ms = 1'000;
   harness.put(rayjob);
   harness.world.now_ms = 61'000;
@@ -873,7 +873,7 @@ TEST_CASE("kuberay-1.7: Running with suspend persists Suspending") {
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = running_rayjob();
-  rayjob.spec.suspend = true;
+  rayjob.spec.edit().suspend = true;
   harness.put(rayjob);
   harness.reconcile("demo");
   CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Suspending");
@@ -891,7 +891,7 @@ TEST_CASE("kuberay-1.7: Running in HTTPMode with a failing submit arms the statu
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob wanted = running_rayjob("HTTPMode");
-  wanted.spec.entrypoint_resources = "{not json";   // ConvertRayJobToReq fails
+  wanted.spec.edit().entrypoint_resources = "{not json";   // ConvertRayJobToReq fails
   const RayJob& rayjob = harness.put(wanted);
   put_live_ray_head(harness, rayjob, "");
   harness.world.now_ms = 4'000;
@@ -964,12 +964,12 @@ TEST_CASE("kuberay-1.7: Suspended with suspend set is done without requeue; clea
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = sample_rayjob();
-  rayjob.spec.suspend = true;
+  rayjob.spec.edit().suspend = true;
   rayjob.status.job_deployment_status = "Suspended";
   harness.put(rayjob);
   CHECK(is_done(harness.reconcile("demo")));
   rayjob = *harness.truth<RayJob>("demo");
-  rayjob.spec.suspend = false;
+  rayjob.spec.edit().suspend = false;
   harness.put(rayjob);
   harness.reconcile("demo");
   CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "");
@@ -981,7 +981,7 @@ TEST_CASE("kuberay-1.7: Complete before its TTL requeues until EndTime+TTL+2s") 
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = terminal_rayjob("Complete", "SUCCEEDED", 10'000);
-  rayjob.spec.ttl_seconds_after_finished = 60;
+  rayjob.spec.edit().ttl_seconds_after_finished = 60;
   harness.put(rayjob);
   harness.world.now_ms = 20'000;
   CHECK(harness.reconcile("demo").requeue_after_ms == 52'000);
@@ -1011,17 +1011,17 @@ TEST_CASE("kuberay-1.7: Complete with a ClusterSelector is done at once") {
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = terminal_rayjob("Complete", "SUCCEEDED", 0);
-  rayjob.spec.ray_cluster_spec.reset();
-  rayjob.spec.cluster_selector["ray.io/cluster"] = "demo-abcde";
+  rayjob.spec.edit().ray_cluster_spec.reset();
+  rayjob.spec.edit().cluster_selector["ray.io/cluster"] = "demo-abcde";
   harness.put(rayjob);
   CHECK(is_done(harness.reconcile("demo")));
   CHECK(harness.writes().empty());
 }
 
 RayJob with_rules(RayJob rayjob, std::vector<DeletionRule> rules) {
-  rayjob.spec.shutdown_after_job_finishes = false;
-  rayjob.spec.deletion_strategy = DeletionStrategy{};
-  rayjob.spec.deletion_strategy->deletion_rules = std::move(rules);
+  rayjob.spec.edit().shutdown_after_job_finishes = false;
+  rayjob.spec.edit().deletion_strategy = DeletionStrategy{};
+  rayjob.spec.edit().deletion_strategy->deletion_rules = std::move(rules);
   return rayjob;
 }
 
@@ -1047,7 +1047,7 @@ TEST_CASE("kuberay-1.7: DeleteWorkers suspends every worker group with an Update
                                                 {{"DeleteWorkers", DeletionCondition{std::nullopt, "Failed", 0}}}));
   harness.put(cluster_for(rayjob, "ready"));
   CHECK(is_done(harness.reconcile("demo")));
-  CHECK(harness.truth<RayCluster>("demo-abcde")->spec.worker_group_specs.at(0).suspend == true);
+  CHECK(harness.truth<RayCluster>("demo-abcde")->spec->worker_group_specs.at(0).suspend == true);
   harness.reconcile("demo");   // completed now: nothing more
   CHECK(harness.writes().empty());
 }
@@ -1072,8 +1072,8 @@ TEST_CASE("kuberay-1.7: a DeleteSelf rule never runs with a ClusterSelector (Don
   ModelHarness harness(model);
   RayJob rayjob = with_rules(terminal_rayjob("Complete", "SUCCEEDED", 0),
                              {{"DeleteSelf", DeletionCondition{"SUCCEEDED", std::nullopt, 0}}});
-  rayjob.spec.ray_cluster_spec.reset();
-  rayjob.spec.cluster_selector["ray.io/cluster"] = "demo-abcde";
+  rayjob.spec.edit().ray_cluster_spec.reset();
+  rayjob.spec.edit().cluster_selector["ray.io/cluster"] = "demo-abcde";
   harness.put(rayjob);
   CHECK(is_done(harness.reconcile("demo")));
   CHECK(harness.writes().empty());   // reference §1.16 item 9
@@ -1083,8 +1083,8 @@ TEST_CASE("kuberay-1.7: the legacy policy picks OnSuccess or OnFailure by JobSta
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = terminal_rayjob("Complete", "STOPPED", 0);
-  rayjob.spec.shutdown_after_job_finishes = false;
-  rayjob.spec.deletion_strategy = DeletionStrategy{"DeleteCluster", "DeleteSelf", {}};
+  rayjob.spec.edit().shutdown_after_job_finishes = false;
+  rayjob.spec.edit().deletion_strategy = DeletionStrategy{"DeleteCluster", "DeleteSelf", {}};
   harness.put(rayjob);
   harness.put(cluster_for(rayjob, "ready"));
   CHECK(is_done(harness.reconcile("demo")));

@@ -15,15 +15,15 @@ inline engine::RayJob sample_rayjob(const std::string& name = "demo") {
   engine::RayJob rayjob;
   rayjob.metadata.name = name;
   rayjob.metadata.namespace_ = "default";
-  rayjob.spec.entrypoint = "python /home/ray/samples/sample_code.py";
-  rayjob.spec.shutdown_after_job_finishes = true;
+  rayjob.spec.edit().entrypoint = "python /home/ray/samples/sample_code.py";
+  rayjob.spec.edit().shutdown_after_job_finishes = true;
   engine::RayClusterSpec cluster;
   cluster.ray_version = "2.9.0";
   engine::Container head;
   head.name = "ray-head";
   head.image = "rayproject/ray:2.9.0";
   cluster.head_group_spec.template_.containers.push_back(head);
-  rayjob.spec.ray_cluster_spec = cluster;
+  rayjob.spec.edit().ray_cluster_spec = cluster;
   return rayjob;
 }
 
@@ -32,7 +32,7 @@ inline engine::RayCluster cluster_for(const engine::RayJob& rayjob, const std::s
   engine::RayCluster cluster;
   cluster.metadata.name = rayjob.status.ray_cluster_name;
   cluster.metadata.namespace_ = "default";
-  cluster.spec = *rayjob.spec.ray_cluster_spec;
+  cluster.spec = *rayjob.spec->ray_cluster_spec;
   cluster.status.state = state;
   return cluster;
 }
@@ -41,8 +41,8 @@ inline engine::Service head_service_for(const engine::RayCluster& cluster, bool 
   engine::Service service;
   service.metadata.name = cluster.metadata.name + "-head-svc";
   service.metadata.namespace_ = "default";
-  service.spec.ports.push_back({"gcs", 6379});
-  if (with_dashboard_port) service.spec.ports.push_back({"dashboard", 8265});
+  service.spec.edit().ports.push_back({"gcs", 6379});
+  if (with_dashboard_port) service.spec.edit().ports.push_back({"dashboard", 8265});
   return service;
 }
 

@@ -5,7 +5,7 @@
 // The worlds are taken through a StepObserver from the fault-free run of a bundled scenario: the
 // one halfway through the run, and the last one (the largest: watch logs only grow). For each it
 // prints its size (sizeof(World), the heap of its containers and of its object versions, each
-// version counted once; target < 64 KiB), what a copy costs (it shares the versions), how fast it
+// version and each spec counted once; target < 64 KiB), what a copy costs (it shares the versions), how fast it
 // copies (exploration forks worlds), and fingerprints/s at 64 and 128 bits.
 //
 //   fingerprint_bench [SCENARIO_FILE] [SECONDS_PER_FIGURE]
@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <memory>
 #include <set>
+#include <variant>
 #include <span>
 #include <string>
 #include <vector>
@@ -75,13 +76,18 @@ std::size_t heap_in_use() {
 }
 
 // The heap the world's object versions take, each counted once however many places share it
-// (the store, watch events, caches): measured by copying each distinct version once. Only the
-// copies are counted: the list of distinct versions is made before.
+// (the store, watch events, caches), and each spec counted once however many versions share it:
+// measured by copying each distinct version once (the copy shares its spec) and each distinct spec
+// once. Only the copies are counted: the lists of distinct versions and specs are made before.
 std::size_t heap_of_versions(const World& world) {
-  std::set<const rjsim::engine::Object*> seen;
+  std::set<const void*> seen;
   std::vector<const rjsim::engine::Object*> distinct;
+  std::vector<const rjsim::engine::Object*> spec_owners;   // one version per distinct spec
   auto note = [&](const rjsim::engine::ObjectVersion& version) {
-    if (seen.insert(&*version).second) distinct.push_back(&*version);
+    if (!seen.insert(&*version).second) return;
+    distinct.push_back(&*version);
+    const void* spec = std::visit([](const auto& typed) -> const void* { return &*typed.spec; }, *version);
+    if (seen.insert(spec).second) spec_owners.push_back(&*version);
   };
   for (rjsim::engine::Kind kind : rjsim::engine::kAllKinds) {
     for (const rjsim::engine::ObjectVersion& version : world.api.objects(kind)) note(version);
@@ -91,9 +97,18 @@ std::size_t heap_of_versions(const World& world) {
     for (const rjsim::engine::ObjectVersion& version : informer.cached()) note(version);
   }
   std::vector<std::shared_ptr<const rjsim::engine::Object>> copies;
+  std::vector<std::shared_ptr<const void>> spec_copies;
   copies.reserve(distinct.size());
+  spec_copies.reserve(spec_owners.size());
   const std::size_t heap_before = heap_in_use();
   for (const rjsim::engine::Object* object : distinct) copies.push_back(std::make_shared<const rjsim::engine::Object>(*object));
+  for (const rjsim::engine::Object* object : spec_owners) {
+    spec_copies.push_back(std::visit(
+        [](const auto& typed) -> std::shared_ptr<const void> {
+          return std::make_shared<const std::decay_t<decltype(*typed.spec)>>(*typed.spec);
+        },
+        *object));
+  }
   return heap_in_use() - heap_before;
 }
 

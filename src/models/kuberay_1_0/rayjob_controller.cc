@@ -95,14 +95,14 @@ Error init_rayjob_status_if_need(Clients& clients, RayJob& rayjob) {
   bool should_update_status = false;
   if (status.job_id.empty()) {                                                      // :491-498
     should_update_status = true;
-    status.job_id = !rayjob.spec.job_id.empty() ? rayjob.spec.job_id
+    status.job_id = !rayjob.spec->job_id.empty() ? rayjob.spec->job_id
                                                 : generate_rayjob_id(clients, rayjob.metadata.name);
   }
   if (status.ray_cluster_name.empty()) {                                            // :500-514
     should_update_status = true;
-    if (!rayjob.spec.cluster_selector.empty()) {
-      auto it = rayjob.spec.cluster_selector.find(kRayJobDefaultClusterSelectorKey);
-      if (it == rayjob.spec.cluster_selector.end()) {
+    if (!rayjob.spec->cluster_selector.empty()) {
+      auto it = rayjob.spec->cluster_selector.find(kRayJobDefaultClusterSelectorKey);
+      if (it == rayjob.spec->cluster_selector.end()) {
         return go_error(fmt::format("failed to get cluster name in ClusterSelector map, the default key is {}",
                                     kRayJobDefaultClusterSelectorKey));
       }
@@ -135,7 +135,7 @@ RayCluster construct_raycluster_for_rayjob(const RayJob& rayjob, const std::stri
   cluster.metadata.annotations = rayjob.metadata.annotations;
   cluster.metadata.name = cluster_name;
   cluster.metadata.namespace_ = rayjob.metadata.namespace_;
-  cluster.spec = *rayjob.spec.ray_cluster_spec;
+  cluster.spec = *rayjob.spec->ray_cluster_spec;
   cluster.metadata.owner_references.push_back(OwnerReference{
       "ray.io/v1", Kind::RayJob, rayjob.metadata.name, rayjob.metadata.uid, true, true});
   return cluster;
@@ -148,26 +148,25 @@ Error get_or_create_raycluster_instance(Clients& clients, const RayJob& rayjob, 
   const std::string& name = rayjob.status.ray_cluster_name;
   Error err = clients.kube.get(rayjob.metadata.namespace_, name, cluster);
   if (!err) {
-    if (!rayjob.spec.cluster_selector.empty()) {                                   // :587-590 Case1
+    if (!rayjob.spec->cluster_selector.empty()) {                                   // :587-590 Case1
       found = true;
       return {};
     }
-    if (!rayjob.spec.ray_cluster_spec) throw nil_dereference("Spec.RayClusterSpec; rayjob_controller.go:601");
+    if (!rayjob.spec->ray_cluster_spec) throw nil_dereference("Spec.RayClusterSpec; rayjob_controller.go:601");
     // :601-607 Case2, in-tree autoscaling, is not modelled (the engine's spec has no such field).
     bool are_replicas_identical = true;                                            // :611-617 Case3
-    const auto& wanted_groups = rayjob.spec.ray_cluster_spec->worker_group_specs;
+    const auto& wanted_groups = rayjob.spec->ray_cluster_spec->worker_group_specs;
     for (std::size_t i = 0; i < wanted_groups.size(); ++i) {
-      if (i >= cluster.spec.worker_group_specs.size()) {
+      if (i >= cluster.spec->worker_group_specs.size()) {
         throw ModelPanic(fmt::format("runtime error: index out of range [{}] with length {} "
                                      "(RayCluster WorkerGroupSpecs; rayjob_controller.go:613)",
-                                     i, cluster.spec.worker_group_specs.size()));
+                                     i, cluster.spec->worker_group_specs.size()));
       }
       // Replicas defaults to 0 in the CRD (raycluster_types.go:L48-50).
-      std::optional<int>& replicas = cluster.spec.worker_group_specs[i].replicas;
       const int wanted = wanted_groups[i].replicas.value_or(0);
-      if (replicas.value_or(0) != wanted) {
+      if (cluster.spec->worker_group_specs[i].replicas.value_or(0) != wanted) {
         are_replicas_identical = false;
-        replicas = wanted;
+        cluster.spec.edit().worker_group_specs[i].replicas = wanted;
       }
     }
     if (are_replicas_identical) {                                                  // :625-627
@@ -181,10 +180,10 @@ Error get_or_create_raycluster_instance(Clients& clients, const RayJob& rayjob, 
     return {};
   }
   if (!is_not_found(err)) return err;                                              // :675-679
-  if (rayjob.spec.cluster_selector.empty() && !rayjob.spec.ray_cluster_spec) {      // :639-643
+  if (rayjob.spec->cluster_selector.empty() && !rayjob.spec->ray_cluster_spec) {      // :639-643
     return go_error("Both ClusterSelector and RayClusterSpec are undefined");
   }
-  if (!rayjob.spec.cluster_selector.empty()) {                                     // :645-649
+  if (!rayjob.spec->cluster_selector.empty()) {                                     // :645-649
     return go_error(fmt::format("we have choosed the cluster selector mode, failed to find the cluster "
                                 "named {}, err: {}", name, err.message()));
   }
@@ -192,7 +191,7 @@ Error get_or_create_raycluster_instance(Clients& clients, const RayJob& rayjob, 
       rayjob.status.job_deployment_status == kComplete) {
     return err;
   }
-  if (rayjob.spec.suspend) return {};                                              // :657-659
+  if (rayjob.spec->suspend) return {};                                              // :657-659
   cluster = construct_raycluster_for_rayjob(rayjob, name);                         // :662
   if (Error create_err = clients.kube.create(cluster)) return create_err;          // :668-672
   found = true;
@@ -204,7 +203,7 @@ Error get_or_create_raycluster_instance(Clients& clients, const RayJob& rayjob, 
 // (common/job.go) are the v1.1.0 Go for every field the engine's RayJob has: v1.0.0 differs only
 // by the deprecated base64 `runtimeEnv`, which the engine does not model.
 Error get_submitter_template(const RayJob& rayjob, const RayCluster& cluster, PodTemplate& submitter) {
-  submitter = rayjob.spec.submitter_pod_template ? *rayjob.spec.submitter_pod_template
+  submitter = rayjob.spec->submitter_pod_template ? *rayjob.spec->submitter_pod_template
                                                  : kuberay_1_1::get_default_submitter_template(cluster);
   if (submitter.containers.empty()) {   // Containers[common.RayContainerIndex] (RJC:L381)
     throw ModelPanic("runtime error: index out of range [0] with length 0 (SubmitterPodTemplate "
@@ -224,8 +223,8 @@ Error create_new_k8s_job(Clients& clients, const RayJob& rayjob, PodTemplate sub
   job.metadata.name = rayjob.metadata.name;
   job.metadata.namespace_ = rayjob.metadata.namespace_;
   job.metadata.labels = {{kKubernetesCreatedByLabelKey, kComponentName}};
-  job.spec.backoff_limit = 2;
-  job.spec.template_ = std::move(submitter);
+  job.spec.edit().backoff_limit = 2;
+  job.spec.edit().template_ = std::move(submitter);
   job.metadata.owner_references.push_back(OwnerReference{
       "ray.io/v1", Kind::RayJob, rayjob.metadata.name, rayjob.metadata.uid, true, true});
   return clients.kube.create(job);
@@ -402,7 +401,7 @@ ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& cli
   }
 
   if (status.job_deployment_status == kRunning) {                                   // :264-306
-    if (rayjob.spec.suspend && rayjob.spec.cluster_selector.empty()) {
+    if (rayjob.spec->suspend && rayjob.spec->cluster_selector.empty()) {
       return suspend_running_job(clients, rayjob, dashboard, job_info);
     }
     if (!job_info) throw nil_dereference("jobInfo.JobStatus after a 404 in Running; rayjob_controller.go:303");
@@ -410,10 +409,10 @@ ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& cli
   }
 
   if (is_job_succeed_or_failed(status.job_status) && status.job_deployment_status == kRunning) {   // :309-330
-    if (rayjob.spec.shutdown_after_job_finishes && rayjob.spec.cluster_selector.empty()) {
+    if (rayjob.spec->shutdown_after_job_finishes && rayjob.spec->cluster_selector.empty()) {
       // TTLSecondsAfterFinished is a *int32 in v1.0.0 (nil: no wait); the engine's spec has an
       // int, so 0 stands for nil here.
-      if (const int ttl_seconds = rayjob.spec.ttl_seconds_after_finished; ttl_seconds > 0) {   // :313-322
+      if (const int ttl_seconds = rayjob.spec->ttl_seconds_after_finished; ttl_seconds > 0) {   // :313-322
         if (!status.end_time_ms) throw nil_dereference("Status.EndTime in the TTL wait; rayjob_controller.go:316");
         const std::int64_t now_ms = clients.runtime.now_ms();
         const std::int64_t shutdown_ms = *status.end_time_ms + std::int64_t{ttl_seconds} * 1000;

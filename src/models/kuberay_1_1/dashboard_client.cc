@@ -54,16 +54,16 @@ Error RayDashboardClient::stop_job(std::string_view job_id) {
 }
 
 Error convert_rayjob_to_request(const engine::RayJob& rayjob, engine::SubmitJobRequest& out) {
-  out.entrypoint = rayjob.spec.entrypoint;
+  out.entrypoint = rayjob.spec->entrypoint;
   out.submission_id = rayjob.status.job_id;
-  out.metadata = rayjob.spec.metadata;
-  if (!rayjob.spec.runtime_env_yaml.empty()) {
-    if (Error err = runtime_env_yaml_to_json(rayjob.spec.runtime_env_yaml, out.runtime_env_json)) return err;
+  out.metadata = rayjob.spec->metadata;
+  if (!rayjob.spec->runtime_env_yaml.empty()) {
+    if (Error err = runtime_env_yaml_to_json(rayjob.spec->runtime_env_yaml, out.runtime_env_json)) return err;
   }
-  if (!rayjob.spec.entrypoint_resources.empty() &&
-      !nlohmann::json::accept(rayjob.spec.entrypoint_resources)) {
+  if (!rayjob.spec->entrypoint_resources.empty() &&
+      !nlohmann::json::accept(rayjob.spec->entrypoint_resources)) {
     return Error(ErrorCode::other, fmt::format("invalid entrypointResources: {}",
-                                               rayjob.spec.entrypoint_resources));
+                                               rayjob.spec->entrypoint_resources));
   }
   return {};
 }

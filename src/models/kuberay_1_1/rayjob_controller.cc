@@ -74,13 +74,13 @@ Error init_rayjob_status_if_need(Clients& clients, RayJob& rayjob) {
                                     status.job_status.empty();
   if (!should_update_status) return {};
   if (status.job_id.empty()) {
-    status.job_id = !rayjob.spec.job_id.empty() ? rayjob.spec.job_id
+    status.job_id = !rayjob.spec->job_id.empty() ? rayjob.spec->job_id
                                                 : generate_rayjob_id(clients, rayjob.metadata.name);
   }
   if (status.ray_cluster_name.empty()) {
-    if (!rayjob.spec.cluster_selector.empty()) {
-      auto it = rayjob.spec.cluster_selector.find(kRayJobDefaultClusterSelectorKey);
-      if (it == rayjob.spec.cluster_selector.end()) {
+    if (!rayjob.spec->cluster_selector.empty()) {
+      auto it = rayjob.spec->cluster_selector.find(kRayJobDefaultClusterSelectorKey);
+      if (it == rayjob.spec->cluster_selector.end()) {
         return go_error(fmt::format("failed to get cluster name in ClusterSelector map, the default key is {}",
                                     kRayJobDefaultClusterSelectorKey));
       }
@@ -118,7 +118,7 @@ RayCluster construct_raycluster_for_rayjob(const RayJob& rayjob, const std::stri
   cluster.metadata.annotations = rayjob.metadata.annotations;
   cluster.metadata.name = cluster_name;
   cluster.metadata.namespace_ = rayjob.metadata.namespace_;
-  cluster.spec = *rayjob.spec.ray_cluster_spec;
+  cluster.spec = *rayjob.spec->ray_cluster_spec;
   cluster.metadata.owner_references.push_back(OwnerReference{
       "ray.io/v1", Kind::RayJob, rayjob.metadata.name, rayjob.metadata.uid, true, true});
   return cluster;
@@ -131,7 +131,7 @@ Error get_or_create_raycluster_instance(Clients& clients, const RayJob& rayjob, 
   Error err = clients.kube.get(rayjob.metadata.namespace_, name, cluster);
   if (!err) return {};   // spec drift is only logged (RJC:L636-638)
   if (!is_not_found(err)) return err;
-  if (!rayjob.spec.cluster_selector.empty()) {                              // RJC:L614-617
+  if (!rayjob.spec->cluster_selector.empty()) {                              // RJC:L614-617
     return go_error(fmt::format("we have choosed the cluster selector mode, failed to find the cluster "
                                 "named {}, err: {}", name, err.message()));
   }
@@ -141,7 +141,7 @@ Error get_or_create_raycluster_instance(Clients& clients, const RayJob& rayjob, 
 
 // getSubmitterTemplate (RJC:L363-407).
 Error get_submitter_template(const RayJob& rayjob, const RayCluster& cluster, PodTemplate& submitter) {
-  submitter = rayjob.spec.submitter_pod_template ? *rayjob.spec.submitter_pod_template
+  submitter = rayjob.spec->submitter_pod_template ? *rayjob.spec->submitter_pod_template
                                                  : get_default_submitter_template(cluster);
   if (submitter.containers.empty()) {   // Containers[utils.RayContainerIndex] (RJC:L377)
     throw ModelPanic("runtime error: index out of range [0] with length 0 (SubmitterPodTemplate "
@@ -166,8 +166,8 @@ Error create_new_k8s_job(Clients& clients, const RayJob& rayjob, PodTemplate sub
   job.metadata.labels = {{kRayOriginatedFromCRNameLabelKey, rayjob.metadata.name},
                          {kRayOriginatedFromCRDLabelKey, "RayJob"},
                          {kKubernetesCreatedByLabelKey, kComponentName}};
-  job.spec.backoff_limit = 2;
-  job.spec.template_ = std::move(submitter);
+  job.spec.edit().backoff_limit = 2;
+  job.spec.edit().template_ = std::move(submitter);
   job.metadata.owner_references.push_back(OwnerReference{
       "ray.io/v1", Kind::RayJob, rayjob.metadata.name, rayjob.metadata.uid, true, true});
   return clients.kube.create(job);
@@ -187,7 +187,7 @@ Error create_k8s_job_if_need(Clients& clients, const RayJob& rayjob, const RayCl
 // deleteSubmitterJob (RJC:L449-483): true only once the cache no longer has the Job.
 Error delete_submitter_job(Clients& clients, const RayJob& rayjob, bool& is_job_deleted) {
   is_job_deleted = false;
-  if (rayjob.spec.submission_mode == "HTTPMode") {
+  if (rayjob.spec->submission_mode == "HTTPMode") {
     is_job_deleted = true;
     return {};
   }
@@ -233,7 +233,7 @@ bool check_k8s_job_and_update_status_if_needed(RayJob& rayjob, const Job& job) {
 
 // checkActiveDeadlineAndUpdateStatusIfNeeded (RJC:L708-718).
 bool check_active_deadline_and_update_status_if_needed(Clients& clients, RayJob& rayjob) {
-  const std::optional<int>& deadline_seconds = rayjob.spec.active_deadline_seconds;
+  const std::optional<int>& deadline_seconds = rayjob.spec->active_deadline_seconds;
   if (!deadline_seconds) return false;
   if (!rayjob.status.start_time_ms) {   // Status.StartTime.Add on a nil pointer
     throw ModelPanic("runtime error: invalid memory address or nil pointer dereference "
@@ -286,7 +286,7 @@ StateResult reconcile_initializing(Clients& clients, RayJob& rayjob) {
     }
     rayjob.status.dashboard_url = url;
   }
-  if (rayjob.spec.submission_mode == "K8sJobMode") {                                   // :167
+  if (rayjob.spec->submission_mode == "K8sJobMode") {                                   // :167
     if (Error err = create_k8s_job_if_need(clients, rayjob, cluster)) return requeue_with(err);
   }
   rayjob.status.job_deployment_status = kRunning;                                      // :175
@@ -297,7 +297,7 @@ StateResult reconcile_initializing(Clients& clients, RayJob& rayjob) {
 StateResult reconcile_running(Clients& clients, RayJob& rayjob) {
   if (update_status_to_suspending_if_needed(rayjob)) return std::nullopt;               // :177
   if (check_active_deadline_and_update_status_if_needed(clients, rayjob)) return std::nullopt;   // :181
-  const bool k8s_job_mode = rayjob.spec.submission_mode == "K8sJobMode";
+  const bool k8s_job_mode = rayjob.spec->submission_mode == "K8sJobMode";
   Job job;
   if (k8s_job_mode) {                                                                   // :186-200
     if (Error err = clients.kube.get(rayjob.metadata.namespace_, rayjob.metadata.name, job)) {
@@ -311,7 +311,7 @@ StateResult reconcile_running(Clients& clients, RayJob& rayjob) {
   dashboard.init_client(rayjob.status.dashboard_url);
   RayJobInfo job_info;
   if (Error err = dashboard.get_job_info(rayjob.status.job_id, job_info)) {
-    if (rayjob.spec.submission_mode == "HTTPMode" && is_bad_request(err)) {            // :215-222
+    if (rayjob.spec->submission_mode == "HTTPMode" && is_bad_request(err)) {            // :215-222
       std::string submitted_id;
       if (Error submit_err = dashboard.submit_job(rayjob, submitted_id)) return requeue_with(submit_err);
       return requeue();
@@ -356,7 +356,7 @@ StateResult reconcile_suspending(Clients& clients, RayJob& rayjob) {
 
 // Suspended (RJC:L287-295).
 StateResult reconcile_suspended(RayJob& rayjob) {
-  if (!rayjob.spec.suspend) {
+  if (!rayjob.spec->suspend) {
     rayjob.status.job_status = "";
     rayjob.status.job_deployment_status = kNew;
     return std::nullopt;
@@ -366,14 +366,14 @@ StateResult reconcile_suspended(RayJob& rayjob) {
 
 // Complete and Failed (RJC:L296-323).
 StateResult reconcile_complete_or_failed(Clients& clients, RayJob& rayjob) {
-  if (rayjob.spec.shutdown_after_job_finishes && rayjob.spec.cluster_selector.empty()) {
+  if (rayjob.spec->shutdown_after_job_finishes && rayjob.spec->cluster_selector.empty()) {
     if (!rayjob.status.end_time_ms) {   // Status.EndTime.Add on a nil pointer (:302)
       throw ModelPanic("runtime error: invalid memory address or nil pointer dereference "
                        "(Status.EndTime in Complete/Failed; rayjob_controller.go:302)");
     }
     const std::int64_t now_ms = clients.runtime.now_ms();
     const std::int64_t shutdown_ms =
-        *rayjob.status.end_time_ms + std::int64_t{rayjob.spec.ttl_seconds_after_finished} * 1000;
+        *rayjob.status.end_time_ms + std::int64_t{rayjob.spec->ttl_seconds_after_finished} * 1000;
     if (shutdown_ms > now_ms) {                                                         // :310-313
       // int32(time.Until(shutdownTime + 2s).Seconds()): truncated to whole seconds.
       const std::int64_t delta_seconds = (shutdown_ms + 2'000 - now_ms) / 1000;
@@ -403,7 +403,7 @@ ReconcileResult reconcile_deletion(Clients& clients, RayJob& rayjob) {
 
 // updateStatusToSuspendingIfNeeded (RJC:L668-685).
 bool update_status_to_suspending_if_needed(RayJob& rayjob) {
-  if (!rayjob.spec.suspend) return false;
+  if (!rayjob.spec->suspend) return false;
   const std::string& state = rayjob.status.job_deployment_status;
   if (state != kRunning && state != kInitializing) return false;
   rayjob.status.job_deployment_status = kSuspending;

@@ -147,7 +147,7 @@ Error get_k8s_job_command(const engine::RayJob& rayjob, std::vector<std::string>
 }
 
 engine::PodTemplate get_default_submitter_template(const engine::RayCluster& cluster) {
-  const auto& head_containers = cluster.spec.head_group_spec.template_.containers;
+  const auto& head_containers = cluster.spec->head_group_spec.template_.containers;
   if (head_containers.empty()) {   // Containers[utils.RayContainerIndex] (JOB:L128)
     throw engine::ModelPanic("runtime error: index out of range [0] with length 0 "
                              "(HeadGroupSpec.Template.Spec.Containers; common/job.go:128)");

@@ -63,7 +63,7 @@ bool is_job_deployment_terminal(std::string_view status) {   // rayjob_types.go:
   return status == kComplete || status == kFailed;
 }
 bool has_submitter(const RayJob& rayjob) {   // utils.HasSubmitter
-  return rayjob.spec.submission_mode == "K8sJobMode" || rayjob.spec.submission_mode == "SidecarMode";
+  return rayjob.spec->submission_mode == "K8sJobMode" || rayjob.spec->submission_mode == "SidecarMode";
 }
 
 ReconcileResult requeue() { return ReconcileResult::requeue_after(kRayJobDefaultRequeueDurationMs); }
@@ -114,8 +114,8 @@ void check_backoff_limit_and_update_status_if_needed(RayJob& rayjob) {
   if (status.job_status == "SUCCEEDED" && status.job_deployment_status == kComplete) ++succeeded_count;
   status.failed = failed_count;
   status.succeeded = succeeded_count;
-  if (status.job_deployment_status == kFailed && rayjob.spec.backoff_limit &&
-      *status.failed < *rayjob.spec.backoff_limit + 1) {
+  if (status.job_deployment_status == kFailed && rayjob.spec->backoff_limit &&
+      *status.failed < *rayjob.spec->backoff_limit + 1) {
     if (status.reason == "DeadlineExceeded" || status.reason == "JobStatusCheckTimeoutExceeded") return;
     status.job_deployment_status = kRetrying;
   }
@@ -132,12 +132,12 @@ void init_rayjob_status_if_need(Clients& clients, RayJob& rayjob) {
   const bool should_update_status = status.job_id.empty() || status.ray_cluster_name.empty() ||
                                     status.job_status.empty();
   if (!should_update_status) return;
-  if (rayjob.spec.submission_mode != "InteractiveMode" && status.job_id.empty()) {
-    status.job_id = !rayjob.spec.job_id.empty() ? rayjob.spec.job_id : generate_name(clients, rayjob.metadata.name);
+  if (rayjob.spec->submission_mode != "InteractiveMode" && status.job_id.empty()) {
+    status.job_id = !rayjob.spec->job_id.empty() ? rayjob.spec->job_id : generate_name(clients, rayjob.metadata.name);
   }
   if (status.ray_cluster_name.empty()) {
-    auto it = rayjob.spec.cluster_selector.find(kRayJobClusterSelectorKey);
-    if (it != rayjob.spec.cluster_selector.end() && !it->second.empty()) {
+    auto it = rayjob.spec->cluster_selector.find(kRayJobClusterSelectorKey);
+    if (it != rayjob.spec->cluster_selector.end() && !it->second.empty()) {
       status.ray_cluster_name = it->second;
     } else {
       status.ray_cluster_name = generate_name(clients, rayjob.metadata.name);
@@ -180,16 +180,16 @@ Error construct_raycluster_for_rayjob(Clients& clients, const RayJob& rayjob, co
   cluster.metadata.labels = rayjob.metadata.labels;
   cluster.metadata.labels[kRayOriginatedFromCRNameLabelKey] = rayjob.metadata.name;
   cluster.metadata.labels[kRayOriginatedFromCRDLabelKey] = "RayJob";
-  cluster.metadata.labels[kRayJobSubmissionModeLabelKey] = rayjob.spec.submission_mode;
+  cluster.metadata.labels[kRayJobSubmissionModeLabelKey] = rayjob.spec->submission_mode;
   cluster.metadata.annotations = rayjob.metadata.annotations;
-  if (rayjob.spec.submission_mode == "SidecarMode") {
+  if (rayjob.spec->submission_mode == "SidecarMode") {
     cluster.metadata.annotations[kDisableProvisionedHeadRestartAnnotationKey] = "true";
   }
   cluster.metadata.name = cluster_name;
   cluster.metadata.namespace_ = rayjob.metadata.namespace_;
-  cluster.spec = *rayjob.spec.ray_cluster_spec;
+  cluster.spec = *rayjob.spec->ray_cluster_spec;
   cluster.metadata.owner_references.push_back(controller_reference(rayjob));
-  if (rayjob.spec.submission_mode == "SidecarMode") {                                  // RJC:L1027-1038
+  if (rayjob.spec->submission_mode == "SidecarMode") {                                  // RJC:L1027-1038
     // getSubmitterContainer (RJC:L606-631); with the SidecarSubmitterRestart gate the container's
     // restartPolicy is OnFailure, which rjsim's Container does not carry.
     Container sidecar = get_default_submitter_container(cluster.spec);
@@ -197,8 +197,8 @@ Error construct_raycluster_for_rayjob(Clients& clients, const RayJob& rayjob, co
     if (Error err = configure_submitter_container(sidecar, rayjob, "SidecarMode", restart_gate)) {
       return err;
     }
-    cluster.spec.head_group_spec.template_.containers.push_back(std::move(sidecar));
-    cluster.spec.head_group_spec.template_.restart_policy = "Never";
+    cluster.spec.edit().head_group_spec.template_.containers.push_back(std::move(sidecar));
+    cluster.spec.edit().head_group_spec.template_.restart_policy = "Never";
   }
   return {};
 }
@@ -210,7 +210,7 @@ Error get_or_create_raycluster_instance(Clients& clients, const RayJob& rayjob, 
   Error err = clients.kube.get(rayjob.metadata.namespace_, name, cluster);
   if (!err) return {};   // spec drift is only logged (RJC:L988-992)
   if (!is_not_found(err)) return err;
-  if (!rayjob.spec.cluster_selector.empty()) {                                        // RJC:L957-962
+  if (!rayjob.spec->cluster_selector.empty()) {                                        // RJC:L957-962
     return go_error(fmt::format("clusterSelector mode is enabled, but RayCluster {}/{} is not found: {}",
                                 rayjob.metadata.namespace_, name, err.message()));
   }
@@ -244,8 +244,8 @@ Error create_new_k8s_job(Clients& clients, const RayJob& rayjob, PodTemplate sub
   job.metadata.labels = {{kRayOriginatedFromCRNameLabelKey, rayjob.metadata.name},
                          {kRayOriginatedFromCRDLabelKey, "RayJob"},
                          {kKubernetesCreatedByLabelKey, kComponentName}};
-  job.spec.backoff_limit = rayjob.spec.submitter_backoff_limit.value_or(2);
-  job.spec.template_ = std::move(submitter);
+  job.spec.edit().backoff_limit = rayjob.spec->submitter_backoff_limit.value_or(2);
+  job.spec.edit().template_ = std::move(submitter);
   job.metadata.owner_references.push_back(controller_reference(rayjob));
   return clients.kube.create(job);
 }
@@ -271,21 +271,21 @@ Service build_head_service_for_rayjob(const RayJob& rayjob, const RayCluster& cl
                              {kRayOriginatedFromCRDLabelKey, "RayJob"},
                              {kRayNodeTypeLabelKey, "head"},
                              {kRayIDLabelKey, fmt::format("{}-head", rayjob.metadata.name)}};
-  service.spec.selector = {{kRayClusterLabelKey, cluster.metadata.name}, {kRayNodeTypeLabelKey, "head"}};
-  service.spec.ports = {{"client", 10001}, {"dashboard", 8265}, {"gcs", 6379}, {"metrics", 8080}, {"serve", 8000}};
+  service.spec.edit().selector = {{kRayClusterLabelKey, cluster.metadata.name}, {kRayNodeTypeLabelKey, "head"}};
+  service.spec.edit().ports = {{"client", 10001}, {"dashboard", 8265}, {"gcs", 6379}, {"metrics", 8080}, {"serve", 8000}};
   return service;
 }
 
 // reconcileServices (RJC:L665-713).
 Error reconcile_services(Clients& clients, const RayJob& rayjob, const RayCluster& cluster) {
-  if (!rayjob.spec.cluster_selector.empty()) return {};
+  if (!rayjob.spec->cluster_selector.empty()) return {};
   Service new_service = build_head_service_for_rayjob(rayjob, cluster);
   Service old_service;
   Error err = clients.kube.get(rayjob.metadata.namespace_, new_service.metadata.name, old_service);
   if (!err) {
     auto selected = [](const Service& s) {
-      auto it = s.spec.selector.find(kRayClusterLabelKey);
-      return it == s.spec.selector.end() ? std::string() : it->second;
+      auto it = s.spec->selector.find(kRayClusterLabelKey);
+      return it == s.spec->selector.end() ? std::string() : it->second;
     };
     if (selected(new_service) == selected(old_service)) return {};                   // RJC:L683-687
     old_service.spec = new_service.spec;   // ClusterIP is carried over (not modelled)
@@ -299,7 +299,7 @@ Error reconcile_services(Clients& clients, const RayJob& rayjob, const RayCluste
 // deleteSubmitterJob (RJC:L759-795): true only once the cache no longer has the Job.
 Error delete_submitter_job(Clients& clients, const RayJob& rayjob, bool& is_job_deleted) {
   is_job_deleted = false;
-  if (rayjob.spec.submission_mode == "HTTPMode" || rayjob.spec.submission_mode == "SidecarMode") {
+  if (rayjob.spec->submission_mode == "HTTPMode" || rayjob.spec->submission_mode == "SidecarMode") {
     is_job_deleted = true;
     return {};
   }
@@ -316,7 +316,7 @@ Error delete_submitter_job(Clients& clients, const RayJob& rayjob, bool& is_job_
 // deleteClusterResources (RJC:L798-834): true only once the cache no longer has the cluster.
 Error delete_cluster_resources(Clients& clients, const RayJob& rayjob, bool& is_cluster_deleted) {
   is_cluster_deleted = false;
-  if (!rayjob.spec.cluster_selector.empty()) {
+  if (!rayjob.spec->cluster_selector.empty()) {
     is_cluster_deleted = true;
     return {};
   }
@@ -334,7 +334,7 @@ Error delete_cluster_resources(Clients& clients, const RayJob& rayjob, bool& is_
 Error suspend_worker_groups(Clients& clients, const RayJob& rayjob) {
   RayCluster cluster;
   if (Error err = clients.kube.get(rayjob.metadata.namespace_, rayjob.status.ray_cluster_name, cluster)) return err;
-  for (WorkerGroupSpec& group : cluster.spec.worker_group_specs) group.suspend = true;
+  for (WorkerGroupSpec& group : cluster.spec.edit().worker_group_specs) group.suspend = true;
   return clients.kube.update(cluster);
 }
 
@@ -364,7 +364,7 @@ Error check_submitter_and_update_status_if_needed(Clients& clients, RayJob& rayj
                                                   std::optional<std::int64_t>& finished_at_ms) {
   should_update = false;
   finished_at_ms.reset();
-  if (rayjob.spec.submission_mode == "SidecarMode") {                                 // RJC:L1071-1140
+  if (rayjob.spec->submission_mode == "SidecarMode") {                                 // RJC:L1071-1140
     RayCluster cluster;
     if (Error err = get_or_create_raycluster_instance(clients, rayjob, cluster)) return err;
     // common.GetRayClusterHeadPod: List Pods with the cluster and head labels; > 1 is an error.
@@ -394,7 +394,7 @@ Error check_submitter_and_update_status_if_needed(Clients& clients, RayJob& rayj
       }
     } else {                                                                          // checkIsRestartCountExceeded
       // LastTerminationState is approximated by restartCount > 0 (rjsim keeps no previous state).
-      const int submitter_backoff_limit = rayjob.spec.submitter_backoff_limit.value_or(2);
+      const int submitter_backoff_limit = rayjob.spec->submitter_backoff_limit.value_or(2);
       const bool exited_ok = container && container->state == "terminated" && container->exit_code.value_or(0) == 0;
       const bool restarted = container && container->restart_count > 0;
       if (restarted && !exited_ok && container->restart_count >= submitter_backoff_limit) {
@@ -405,7 +405,7 @@ Error check_submitter_and_update_status_if_needed(Clients& clients, RayJob& rayj
     if (container && container->state == "terminated") finished_at_ms = container->finished_at_ms.value_or(0);
     return {};
   }
-  if (rayjob.spec.submission_mode == "K8sJobMode") {                                  // RJC:L1141-1174
+  if (rayjob.spec->submission_mode == "K8sJobMode") {                                  // RJC:L1141-1174
     Job job;
     if (Error err = clients.kube.get(rayjob.metadata.namespace_, rayjob.metadata.name, job)) return err;
     for (const JobCondition& condition : job.status.conditions) {                     // checkK8sJobStatus
@@ -437,7 +437,7 @@ std::int64_t start_time_or_panic(const RayJob& rayjob, const char* where) {
 
 // checkActiveDeadlineAndUpdateStatusIfNeeded (RJC:L1234-1245).
 bool check_active_deadline_and_update_status_if_needed(Clients& clients, RayJob& rayjob) {
-  const std::optional<int>& deadline_seconds = rayjob.spec.active_deadline_seconds;
+  const std::optional<int>& deadline_seconds = rayjob.spec->active_deadline_seconds;
   if (!deadline_seconds) return false;
   const std::int64_t start_ms = start_time_or_panic(rayjob, "1236");
   if (clients.runtime.now_ms() < start_ms + std::int64_t{*deadline_seconds} * 1000) return false;
@@ -450,7 +450,7 @@ bool check_active_deadline_and_update_status_if_needed(Clients& clients, RayJob&
 
 // checkPreRunningDeadlineAndUpdateStatusIfNeeded (RJC:L1249-1261).
 bool check_pre_running_deadline_and_update_status_if_needed(Clients& clients, RayJob& rayjob) {
-  const std::optional<int>& deadline_seconds = rayjob.spec.pre_running_deadline_seconds;
+  const std::optional<int>& deadline_seconds = rayjob.spec->pre_running_deadline_seconds;
   if (!deadline_seconds) return false;
   const std::int64_t start_ms = start_time_or_panic(rayjob, "1253");
   if (clients.runtime.now_ms() < start_ms + std::int64_t{*deadline_seconds} * 1000) return false;
@@ -547,7 +547,7 @@ std::int64_t end_time_or_panic(const RayJob& rayjob) {
 
 // EndTime + TTLSecondsAfterFinished: when the legacy policy and ShutdownAfterJobFinishes act.
 std::int64_t shutdown_time_ms(const RayJob& rayjob) {
-  return end_time_or_panic(rayjob) + std::int64_t{rayjob.spec.ttl_seconds_after_finished} * 1000;
+  return end_time_or_panic(rayjob) + std::int64_t{rayjob.spec->ttl_seconds_after_finished} * 1000;
 }
 
 // executeDeletionPolicy (RJC:L1560-1586).
@@ -587,7 +587,7 @@ Error is_deletion_action_completed(Clients& clients, const RayJob& rayjob, const
       return {};
     }
     if (policy == "DeleteCluster") return {};
-    completed = std::all_of(cluster.spec.worker_group_specs.begin(), cluster.spec.worker_group_specs.end(),
+    completed = std::all_of(cluster.spec->worker_group_specs.begin(), cluster.spec->worker_group_specs.end(),
                             [](const WorkerGroupSpec& group) { return group.suspend.value_or(false); });
     return {};
   }
@@ -620,7 +620,7 @@ ReconcileResult handle_deletion_rules(Clients& clients, const RayJob& rayjob) {
   const std::int64_t now_ms = clients.runtime.now_ms();
   std::vector<const DeletionRule*> overdue_rules;
   std::optional<std::int64_t> next_requeue_ms;
-  for (const DeletionRule& rule : rayjob.spec.deletion_strategy->deletion_rules) {
+  for (const DeletionRule& rule : rayjob.spec->deletion_strategy->deletion_rules) {
     if (!is_deletion_rule_matched(rule, rayjob)) continue;
     const std::int64_t deletion_ms = end_time_or_panic(rayjob) + std::int64_t{rule.condition.ttl_seconds} * 1000;
     if (now_ms < deletion_ms) {
@@ -645,9 +645,9 @@ ReconcileResult handle_deletion_rules(Clients& clients, const RayJob& rayjob) {
 ReconcileResult handle_legacy_deletion_policy(Clients& clients, const RayJob& rayjob) {
   std::string policy;
   if (rayjob.status.job_status == "SUCCEEDED") {
-    policy = rayjob.spec.deletion_strategy->on_success_policy.value_or("");
+    policy = rayjob.spec->deletion_strategy->on_success_policy.value_or("");
   } else if (rayjob.status.job_status == "FAILED") {
-    policy = rayjob.spec.deletion_strategy->on_failure_policy.value_or("");
+    policy = rayjob.spec->deletion_strategy->on_failure_policy.value_or("");
   } else {
     return ReconcileResult::done();   // JobStatus is not valid for deletion
   }
@@ -710,11 +710,11 @@ StateResult reconcile_initializing(Clients& clients, RayJob& rayjob) {
     }
     rayjob.status.dashboard_url = url;
   }
-  if (rayjob.spec.submission_mode == "InteractiveMode") {                             // :225-228
+  if (rayjob.spec->submission_mode == "InteractiveMode") {                             // :225-228
     rayjob.status.job_deployment_status = kWaiting;
     return std::nullopt;
   }
-  if (rayjob.spec.submission_mode == "K8sJobMode") {                                  // :230-234
+  if (rayjob.spec->submission_mode == "K8sJobMode") {                                  // :230-234
     if (Error err = create_k8s_job_if_need(clients, rayjob, cluster)) return requeue_with(err);
   }
   rayjob.status.job_deployment_status = kRunning;                                     // :236
@@ -724,8 +724,8 @@ StateResult reconcile_initializing(Clients& clients, RayJob& rayjob) {
 // Waiting, InteractiveMode only (RJC:L237-248).
 StateResult reconcile_waiting(Clients& clients, RayJob& rayjob) {
   if (check_pre_running_deadline_and_update_status_if_needed(clients, rayjob)) return std::nullopt;  // :238
-  if (rayjob.spec.job_id.empty()) return requeue();                                   // :243-245, no write
-  rayjob.status.job_id = rayjob.spec.job_id;                                          // :247-248
+  if (rayjob.spec->job_id.empty()) return requeue();                                   // :243-245, no write
+  rayjob.status.job_id = rayjob.spec->job_id;                                          // :247-248
   rayjob.status.job_deployment_status = kRunning;
   return std::nullopt;
 }
@@ -755,7 +755,7 @@ StateResult reconcile_running(Clients& clients, RayJob& rayjob) {
   RayJobInfo job_info;
   if (Error err = dashboard.get_job_info(rayjob.status.job_id, job_info)) {           // :301
     if (is_bad_request(err)) {                                                        // :304-320: not found
-      if (rayjob.spec.submission_mode == "HTTPMode") {
+      if (rayjob.spec->submission_mode == "HTTPMode") {
         if (reconcile_http_mode_job_not_found(clients, rayjob, dashboard)) return std::nullopt;
         return requeue();
       }
@@ -818,7 +818,7 @@ StateResult reconcile_suspending_or_retrying(Clients& clients, RayJob& rayjob) {
 
 // Suspended (RJC:L411-419): not requeued since PR #4443.
 StateResult reconcile_suspended(RayJob& rayjob) {
-  if (!rayjob.spec.suspend) {
+  if (!rayjob.spec->suspend) {
     rayjob.status.job_status = "";
     rayjob.status.job_deployment_status = kNew;
     return std::nullopt;
@@ -828,12 +828,12 @@ StateResult reconcile_suspended(RayJob& rayjob) {
 
 // Complete and Failed (RJC:L420-447). The deferred batch-scheduler cleanup is not modelled.
 StateResult reconcile_complete_or_failed(Clients& clients, RayJob& rayjob) {
-  if (!rayjob.spec.cluster_selector.empty()) return ReconcileResult::done();          // :428-431
-  if (deletion_policy_gate(clients) && rayjob.spec.deletion_strategy) {               // :433-439
-    if (!rayjob.spec.deletion_strategy->deletion_rules.empty()) return handle_deletion_rules(clients, rayjob);
+  if (!rayjob.spec->cluster_selector.empty()) return ReconcileResult::done();          // :428-431
+  if (deletion_policy_gate(clients) && rayjob.spec->deletion_strategy) {               // :433-439
+    if (!rayjob.spec->deletion_strategy->deletion_rules.empty()) return handle_deletion_rules(clients, rayjob);
     return handle_legacy_deletion_policy(clients, rayjob);
   }
-  if (rayjob.spec.shutdown_after_job_finishes) return handle_shutdown_after_job_finishes(clients, rayjob);   // :441
+  if (rayjob.spec->shutdown_after_job_finishes) return handle_shutdown_after_job_finishes(clients, rayjob);   // :441
   return ReconcileResult::done();                                                     // :446
 }
 
@@ -885,7 +885,7 @@ ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& cli
     if (is_not_found(err)) return ReconcileResult::done();
     return requeue_with(err);
   }
-  if (rayjob.spec.managed_by && *rayjob.spec.managed_by != kKubeRayController) {      // :107-110
+  if (rayjob.spec->managed_by && *rayjob.spec->managed_by != kKubeRayController) {      // :107-110
     return ReconcileResult::done();
   }
   if (rayjob.metadata.deletion_timestamp_ms) return reconcile_deletion(clients, rayjob);   // :112

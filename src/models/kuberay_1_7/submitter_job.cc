@@ -55,8 +55,8 @@ bool parse_at_least_2_6(std::string_view text, bool& ok) {
 
 // getMetadataJSONForSubmitCommand (JOB:L67-87).
 Error metadata_json_for_submit_command(const engine::RayJob& rayjob, std::string& json) {
-  if (rayjob.spec.ray_cluster_spec && !rayjob.spec.ray_cluster_spec->ray_version.empty()) {
-    const std::string& version = rayjob.spec.ray_cluster_spec->ray_version;
+  if (rayjob.spec->ray_cluster_spec && !rayjob.spec->ray_cluster_spec->ray_version.empty()) {
+    const std::string& version = rayjob.spec->ray_cluster_spec->ray_version;
     bool parsed = false;
     const bool at_least = parse_at_least_2_6(version, parsed);
     if (!parsed) {
@@ -64,7 +64,7 @@ Error metadata_json_for_submit_command(const engine::RayJob& rayjob, std::string
     }
     if (!at_least) return Error(ErrorCode::other, "the Ray version must be at least 2.6.0 to use the metadata field");
   }
-  json = nlohmann::json(rayjob.spec.metadata).dump();
+  json = nlohmann::json(rayjob.spec->metadata).dump();
   return {};
 }
 
@@ -118,9 +118,9 @@ Error build_job_submit_command(const engine::RayJob& rayjob, const std::string& 
   if (needs_status_check) cmd.push_back("--no-wait");
 
   std::string runtime_env_json;                                                        // JOB:L172-178
-  if (Error err = kuberay_1_1::runtime_env_yaml_to_json(rayjob.spec.runtime_env_yaml, runtime_env_json)) return err;
+  if (Error err = kuberay_1_1::runtime_env_yaml_to_json(rayjob.spec->runtime_env_yaml, runtime_env_json)) return err;
   if (!runtime_env_json.empty()) cmd.insert(cmd.end(), {"--runtime-env-json", go_quote(runtime_env_json)});
-  if (!rayjob.spec.metadata.empty()) {                                                 // JOB:L180-186
+  if (!rayjob.spec->metadata.empty()) {                                                 // JOB:L180-186
     std::string json;
     if (Error err = metadata_json_for_submit_command(rayjob, json)) return err;
     cmd.insert(cmd.end(), {"--metadata-json", go_quote(json)});

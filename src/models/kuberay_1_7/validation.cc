@@ -61,10 +61,10 @@ void validate_ttl_consistency(const std::map<std::string, int>& policy_ttls, std
 
 // validateDeletionRules (VAL:L797-869): every error, joined by newlines (errors.Join).
 Error validate_deletion_rules(const engine::RayJob& rayjob) {
-  const bool cluster_selector_mode = !rayjob.spec.cluster_selector.empty();
+  const bool cluster_selector_mode = !rayjob.spec->cluster_selector.empty();
   std::map<std::string, std::map<std::string, int>> by_job_status, by_job_deployment_status;
   std::vector<std::string> errs;
-  const auto& rules = rayjob.spec.deletion_strategy->deletion_rules;
+  const auto& rules = rayjob.spec->deletion_strategy->deletion_rules;
   for (std::size_t i = 0; i < rules.size(); ++i) {
     const engine::DeletionRule& rule = rules[i];
     if (Error err = validate_deletion_condition(rule.condition)) {
@@ -97,14 +97,14 @@ Error validate_deletion_rules(const engine::RayJob& rayjob) {
 
 // validateLegacyDeletionPolicies (VAL:L928-966). A policy block without its policy reads as unset.
 Error validate_legacy_deletion_policies(const engine::RayJob& rayjob) {
-  const engine::DeletionStrategy& strategy = *rayjob.spec.deletion_strategy;
+  const engine::DeletionStrategy& strategy = *rayjob.spec->deletion_strategy;
   if (!strategy.on_success_policy || !strategy.on_failure_policy) {
     return invalid("both DeletionStrategy.OnSuccess and DeletionStrategy.OnFailure must be set when using the "
                    "legacy deletion policy fields of DeletionStrategy");
   }
   const std::string& on_success = *strategy.on_success_policy;
   const std::string& on_failure = *strategy.on_failure_policy;
-  if (!rayjob.spec.cluster_selector.empty()) {
+  if (!rayjob.spec->cluster_selector.empty()) {
     if (on_success == "DeleteCluster" || on_success == "DeleteWorkers") {
       return invalid(
           fmt::format("the ClusterSelector mode doesn't support DeletionStrategy={} on success", on_success));
@@ -114,7 +114,7 @@ Error validate_legacy_deletion_policies(const engine::RayJob& rayjob) {
           fmt::format("the ClusterSelector mode doesn't support DeletionStrategy={} on failure", on_failure));
     }
   }
-  if (rayjob.spec.shutdown_after_job_finishes && (on_success == "DeleteNone" || on_failure == "DeleteNone")) {
+  if (rayjob.spec->shutdown_after_job_finishes && (on_success == "DeleteNone" || on_failure == "DeleteNone")) {
     return invalid("The RayJob spec is invalid: shutdownAfterJobFinshes is set to 'true' while deletion policy is "
                    "'DeleteNone'");
   }
@@ -255,7 +255,7 @@ Error validate_rayjob_spec(const engine::RayJob& rayjob, bool deletion_policy_ga
 }
 
 Error validate_rayjob_status(const engine::RayJob& rayjob) {
-  if (rayjob.status.job_deployment_status == "Waiting" && rayjob.spec.submission_mode != "InteractiveMode") {
+  if (rayjob.status.job_deployment_status == "Waiting" && rayjob.spec->submission_mode != "InteractiveMode") {
     return invalid("The RayJob status is invalid: JobDeploymentStatus cannot be `Waiting` when SubmissionMode is not "
                    "InteractiveMode");
   }

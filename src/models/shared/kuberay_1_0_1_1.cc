@@ -19,12 +19,12 @@ std::string generate_raycluster_name(Clients& clients, const std::string& rayjob
 // GenerateHeadServiceName (UTIL) and FetchHeadServiceURL (DASH:L67-107 at v1.0.0, L63-99 at v1.1.0).
 Error fetch_head_service_url(Clients& clients, const RayCluster& cluster, std::string& url) {
   std::string head_service_name = fmt::format("{}-head-svc", cluster.metadata.name);
-  if (cluster.spec.head_group_spec.head_service_name && !cluster.spec.head_group_spec.head_service_name->empty()) {
-    head_service_name = *cluster.spec.head_group_spec.head_service_name;
+  if (cluster.spec->head_group_spec.head_service_name && !cluster.spec->head_group_spec.head_service_name->empty()) {
+    head_service_name = *cluster.spec->head_group_spec.head_service_name;
   }
   Service head_service;
   if (Error err = clients.kube.get(cluster.metadata.namespace_, head_service_name, head_service)) return err;
-  const auto& ports = head_service.spec.ports;
+  const auto& ports = head_service.spec->ports;
   auto port = std::find_if(ports.begin(), ports.end(), [](const ServicePort& p) { return p.name == "dashboard"; });
   if (port == ports.end()) return Error(ErrorCode::other, "dashboard port is not found");
   url = fmt::format("{}.{}.svc.cluster.local:{}", head_service.metadata.name, head_service.metadata.namespace_,

@@ -90,7 +90,7 @@ RayJob toy_rayjob(std::string name, std::string namespace_) {
   RayJob rayjob;
   rayjob.metadata.name = std::move(name);
   rayjob.metadata.namespace_ = std::move(namespace_);
-  rayjob.spec.entrypoint = "python main.py";
+  rayjob.spec.edit().entrypoint = "python main.py";
   return rayjob;
 }
 
