@@ -16,19 +16,23 @@ namespace rjsim::engine {
 template <class T>
 class CopyOnWrite {
  public:
-  CopyOnWrite() : value_(default_value()) {}
+  CopyOnWrite() = default;   // the default value, held by no one (no allocation, no count)
   CopyOnWrite(T value) : value_(std::make_shared<T>(std::move(value))) {}   // NOLINT: set from a value
-  // Copies share; there is no move, so that no copy is ever left empty.
+  // Copies share the value; a moved-from copy reads the default value.
   CopyOnWrite(const CopyOnWrite&) = default;
   CopyOnWrite& operator=(const CopyOnWrite&) = default;
+  CopyOnWrite(CopyOnWrite&&) noexcept = default;
+  CopyOnWrite& operator=(CopyOnWrite&&) noexcept = default;
 
-  const T& operator*() const { return *value_; }
-  const T* operator->() const { return value_.get(); }
-  operator const T&() const { return *value_; }   // NOLINT: reads see the value
+  const T& operator*() const { return value_ ? *value_ : default_value(); }
+  const T* operator->() const { return &**this; }
+  operator const T&() const { return **this; }   // NOLINT: reads see the value
 
   // The value, to change: this copy's own (copied first when it is shared).
   T& edit() {
-    if (value_.use_count() == 1) {
+    if (!value_) {
+      value_ = std::make_shared<T>();
+    } else if (value_.use_count() == 1) {
       // Pairs with the release of the last other copy's reference count decrement, so that its
       // reads happen before this write.
       std::atomic_thread_fence(std::memory_order_acquire);
@@ -38,23 +42,24 @@ class CopyOnWrite {
     return *value_;
   }
 
-  // True when both copies hold the same shared value (equal without comparing contents).
-  bool shares_value_with(const CopyOnWrite& other) const { return value_ == other.value_; }
+  // True when both copies hold the same value (equal without comparing contents).
+  bool shares_value_with(const CopyOnWrite& other) const { return &**this == &*other; }
 
   friend bool operator==(const CopyOnWrite& a, const CopyOnWrite& b) {
-    return a.value_ == b.value_ || *a.value_ == *b.value_;
+    return a.shares_value_with(b) || *a == *b;
   }
-  friend bool operator==(const CopyOnWrite& a, const T& b) { return *a.value_ == b; }
+  friend bool operator==(const CopyOnWrite& a, const T& b) { return *a == b; }
 
  private:
-  // One default value per type, shared by every default-made copy (never changed: edit() copies
-  // it, since this reference keeps it shared).
-  static const std::shared_ptr<T>& default_value() {
-    static const std::shared_ptr<T> value = std::make_shared<T>();
+  // What a default-made copy reads: one value per type, never changed (edit() makes a value of
+  // the copy's own). Not reference-counted, so that default-made objects on many threads do not
+  // contend for one counter.
+  static const T& default_value() {
+    static const T value{};
     return value;
   }
 
-  std::shared_ptr<T> value_;
+  std::shared_ptr<T> value_;   // null: the default value
 };
 
 }  // namespace rjsim::engine

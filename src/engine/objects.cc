@@ -92,9 +92,14 @@ void truncate_status_times_to_seconds(Object& object) {
 
 std::string key_of(const ObjectMeta& meta) { return key_of(meta.namespace_, meta.name); }
 
-std::string object_ref(Kind kind, const ObjectMeta& meta) {
-  std::string ref(to_string(kind));
-  ref.append("/").append(meta.namespace_).append("/").append(meta.name);
+std::string object_ref(Kind kind, const ObjectMeta& meta) { return object_ref(kind, meta.namespace_, meta.name); }
+
+// Appends instead of fmt::format: a ref is made for every event about an object.
+std::string object_ref(Kind kind, std::string_view namespace_, std::string_view name) {
+  const std::string_view kind_name = to_string(kind);
+  std::string ref;
+  ref.reserve(kind_name.size() + namespace_.size() + name.size() + 2);
+  ref.append(kind_name).append("/").append(namespace_).append("/").append(name);
   return ref;
 }
 

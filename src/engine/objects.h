@@ -321,6 +321,7 @@ std::string key_of(const ObjectMeta& meta);
 std::string key_of(std::string_view namespace_, std::string_view name);
 // "Kind/namespace/name": how events and messages name an object.
 std::string object_ref(Kind kind, const ObjectMeta& meta);
+std::string object_ref(Kind kind, std::string_view namespace_, std::string_view name);
 std::string object_ref(const Object& object);
 
 // The parts of an object_ref; false when `ref` is not of the form Kind/namespace/name.

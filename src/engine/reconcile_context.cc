@@ -41,7 +41,7 @@ Error ReconcileContext::get(Kind kind, std::string_view namespace_, std::string_
   const Informer& informer = *world.informer(kind);
   const Object* cached = informer.get(namespace_, name);
   events::Event& event =
-      context_.effect("cache.read", "controller", fmt::format("{}/{}/{}", to_string(kind), namespace_, name));
+      context_.effect("cache.read", "controller", object_ref(kind, namespace_, name));
   event.with("found", cached != nullptr)
       .with("rv_seen", cached ? meta(*cached).resource_version : std::int64_t{0})
       .with("rv_latest", [&]() -> std::int64_t {

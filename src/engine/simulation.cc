@@ -33,7 +33,7 @@ StepOption Step::option() const {
 std::string Step::describe() const {
   switch (kind) {
     case StepKind::deliver: return fmt::format("deliver {}", to_string(informer_kind));
-    case StepKind::actor: return fmt::format("{} {}", work.what, work.object);
+    case StepKind::actor: return std::string(work.what).append(" ").append(work.object);
     case StepKind::clock: return fmt::format("clock to {}ms", clock_to_ms);
     default: return std::string(to_string(kind));
   }
@@ -301,7 +301,7 @@ void Simulation::reconcile(StepContext& context) {
   int priority = 0;
   const std::string key = queue.get(&priority);
   const Request request = request_for(key);
-  const std::string ref = fmt::format("{}/{}", to_string(watches_.for_kind), key);
+  const std::string ref = std::string(to_string(watches_.for_kind)).append("/").append(key);
   context.effect("queue.get", "workqueue").with("key", key);
   context.effect("reconcile.begin", "controller", ref)
       .with("incarnation", world_.process.incarnation);

@@ -76,8 +76,8 @@ LoggedApi::RayJobStatusBefore LoggedApi::status_before(Kind kind, std::string_vi
 void LoggedApi::log(std::string_view verb, Kind kind, std::string_view namespace_,
                     std::string_view name, const WriteOutcome& outcome,
                     const RayJobStatusBefore& before, std::int64_t sent_resource_version) {
-  const std::string ref = fmt::format("{}/{}/{}", to_string(kind), namespace_, name);
-  Event& event = context_.effect(fmt::format("api.{}", verb), actor_, ref);
+  const std::string ref = object_ref(kind, namespace_, name);
+  Event& event = context_.effect(std::string("api.").append(verb), actor_, ref);
   event.with("outcome", outcome.error ? to_string(outcome.error.code()) : "ok");
   if (outcome.error) event.with("message", outcome.error.message());
   if (sent_resource_version != 0) event.with("rv_sent", sent_resource_version);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -228,26 +229,36 @@ class Search {
   std::int64_t singletons_ = 0;             // executions seen exactly once
 };
 
-// Runs the workers; the calling thread reports progress until they are done.
+// Runs the workers; the calling thread reports progress every 100 ms until they are done, and
+// returns as soon as the last one is (it waits on a condition, not a sleep).
 void run_workers(Search& search, const ExploreOptions& options) {
-  std::atomic<int> running{std::max(1, options.jobs)};
-  std::vector<std::thread> workers;
+  const int jobs = std::max(1, options.jobs);
+  std::mutex mutex;
+  std::condition_variable finished;
+  int running = jobs;
   std::exception_ptr failure;
-  std::mutex failure_mutex;
-  for (int i = 0; i < std::max(1, options.jobs); ++i) {
+  std::vector<std::thread> workers;
+  for (int i = 0; i < jobs; ++i) {
     workers.emplace_back([&] {
+      std::exception_ptr caught;
       try {
         search.work();
       } catch (...) {
-        std::lock_guard lock(failure_mutex);
-        if (!failure) failure = std::current_exception();
+        caught = std::current_exception();
       }
-      running.fetch_sub(1);
+      std::lock_guard lock(mutex);
+      if (caught && !failure) failure = caught;
+      --running;
+      finished.notify_one();
     });
   }
-  while (running.load() > 0) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (options.on_progress) options.on_progress(search.progress());
+  {
+    std::unique_lock lock(mutex);
+    while (!finished.wait_for(lock, std::chrono::milliseconds(100), [&] { return running == 0; })) {
+      lock.unlock();
+      if (options.on_progress) options.on_progress(search.progress());
+      lock.lock();
+    }
   }
   for (std::thread& worker : workers) worker.join();
   if (failure) std::rethrow_exception(failure);
