@@ -218,8 +218,9 @@ void Simulation::record(Event event) {
 }
 
 void Simulation::finish_step() {
-  for (const Event& event : step_events_) sink_.emit(event);
-  for (StepObserver* observer : observers_) observer->after_step(world_, step_events_);
+  const std::span<const Event> events = step_events_.view();
+  for (const Event& event : events) sink_.emit(event);
+  for (StepObserver* observer : observers_) observer->after_step(world_, events);
 }
 
 RunEnd Simulation::run() {

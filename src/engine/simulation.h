@@ -155,7 +155,7 @@ class Simulation {
   const RayDashboard* dashboard_ = nullptr;
   const OperatorSettings* operator_settings_ = nullptr;
   std::int64_t next_seq_ = 0;
-  std::vector<events::Event> step_events_;
+  StepEvents step_events_;
   bool stop_requested_ = false;
 };
 

@@ -48,15 +48,23 @@ bool decision_of(const Event& event, Decision& decision) {
   return true;
 }
 
-Event& StepContext::emit(Origin origin, std::string type, std::string actor, std::string object) {
-  Event& event = step_events_.emplace_back();
+Event& StepEvents::add(std::string_view type, std::string_view actor, std::string_view object) {
+  if (size_ == events_.size()) {
+    events_.emplace_back().body.reserve(6);   // most bodies have up to six fields
+  }
+  Event& event = events_[size_++];
+  event.type.assign(type);   // assign, not move: keeps the memory of the event reused
+  event.actor.assign(actor);
+  event.object.assign(object);
+  event.body.clear();
+  return event;
+}
+
+Event& StepContext::emit(Origin origin, std::string_view type, std::string_view actor, std::string_view object) {
+  Event& event = step_events_.add(type, actor, object);
   event.seq = next_seq_++;
   event.at_ms = world_.now_ms;
   event.origin = origin;
-  event.type = std::move(type);
-  event.actor = std::move(actor);
-  event.object = std::move(object);
-  event.body.reserve(6);   // most bodies have up to six fields: one allocation instead of three
   return event;
 }
 

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/api_server.h"
@@ -15,10 +17,25 @@
 
 namespace rjsim::engine {
 
+// The events of one step. Events are kept when the step is over and reused by the next steps, so
+// that an event's strings and body keep their memory instead of being allocated again each step.
+class StepEvents {
+ public:
+  void clear() { size_ = 0; }
+  // A new last event, emptied, with seq, at_ms and origin to be set by the caller.
+  events::Event& add(std::string_view type, std::string_view actor, std::string_view object);
+  events::Event& back() { return events_[size_ - 1]; }
+  std::span<const events::Event> view() const { return {events_.data(), size_}; }
+
+ private:
+  std::vector<events::Event> events_;   // the first size_ are this step's
+  std::size_t size_ = 0;
+};
+
 class StepContext {
  public:
   StepContext(World& world, Chooser& chooser, std::int64_t& next_seq,
-              std::vector<events::Event>& step_events)
+              StepEvents& step_events)
       : world_(world), chooser_(chooser), next_seq_(next_seq), step_events_(step_events) {}
 
   World& world() { return world_; }
@@ -31,10 +48,10 @@ class StepContext {
   std::uint64_t decide_step(std::span<const StepOption> steps);
 
   // Starts an event at the current time; the caller fills the body with .with(...).
-  events::Event& emit(events::Origin origin, std::string type, std::string actor,
-                      std::string object = {});
-  events::Event& effect(std::string type, std::string actor, std::string object = {}) {
-    return emit(events::Origin::effect, std::move(type), std::move(actor), std::move(object));
+  events::Event& emit(events::Origin origin, std::string_view type, std::string_view actor,
+                      std::string_view object = {});
+  events::Event& effect(std::string_view type, std::string_view actor, std::string_view object = {}) {
+    return emit(events::Origin::effect, type, actor, object);
   }
 
  private:
@@ -43,7 +60,7 @@ class StepContext {
   World& world_;
   Chooser& chooser_;
   std::int64_t& next_seq_;
-  std::vector<events::Event>& step_events_;
+  StepEvents& step_events_;
 };
 
 // Reads back a decision that StepContext::decide logged: false when `event` is not a `choice`

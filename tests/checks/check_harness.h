@@ -49,9 +49,10 @@ class CheckRun {
   // One step at the current time: `apply` changes the world and logs through the context.
   // Returns the seq of the step's last event.
   std::int64_t step(const std::function<void(engine::StepContext&)>& apply) {
-    events_.clear();
-    engine::StepContext context(world, chooser_, next_seq_, events_);
+    engine::StepEvents step_events;
+    engine::StepContext context(world, chooser_, next_seq_, step_events);
     apply(context);
+    events_.assign(step_events.view().begin(), step_events.view().end());
     ++world.steps;
     checker.after_step(world, events_);
     return events_.empty() ? -1 : events_.back().seq;

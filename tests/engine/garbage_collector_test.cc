@@ -91,7 +91,7 @@ struct Bench {
   World world;
   DefaultChooser chooser{1};
   std::int64_t next_seq = 0;
-  std::vector<rjsim::events::Event> events;
+  rjsim::engine::StepEvents events;
   StepContext context{world, chooser, next_seq, events};
   GarbageCollector gc;
 

@@ -64,12 +64,18 @@ class ModelHarness {
   // One reconcile of `name`: its result; its events in `events`. With faults.max_lag > 0 every
   // cache read is as stale as the lag allows.
   engine::ReconcileResult reconcile(const std::string& name, const std::string& namespace_ = "default") {
-    events.clear();
+    engine::StepEvents step_events;
+    // `events` gets the reconcile's events also when the model panics (throws).
+    struct CopyEvents {
+      const engine::StepEvents& from;
+      std::vector<events::Event>& to;
+      ~CopyEvents() { to.assign(from.view().begin(), from.view().end()); }
+    } copy_events{step_events, events};
     std::int64_t seq = 0;
     engine::DefaultChooser fault_free(seed);
     StalestReads stalest(fault_free);
     engine::Chooser& chooser = faults.max_lag > 0 ? static_cast<engine::Chooser&>(stalest) : fault_free;
-    engine::StepContext context(world, chooser, seq, events);
+    engine::StepContext context(world, chooser, seq, step_events);
     engine::ReconcileContext clients_context(context, watches_, faults, &ray_, &operator_settings);
     engine::Clients clients{clients_context, clients_context, clients_context};
     return model_.reconcile(engine::Request{namespace_, name}, clients);
