@@ -59,8 +59,10 @@ class KubeClient {
  public:
   virtual ~KubeClient() = default;
 
-  // Cache reads (the informer of the kind): NotFound when the cache lacks the key.
-  virtual Error get(Kind kind, std::string_view namespace_, std::string_view name, Object& out) = 0;
+  // A cache read (the informer of the kind): the cached object, or nullptr and NotFound in
+  // `error`. The pointer is good until the next read; models use the typed get below, which
+  // copies it, as controller-runtime's client hands out deep copies.
+  virtual const Object* read(Kind kind, std::string_view namespace_, std::string_view name, Error& error) = 0;
   // Cached objects of a kind in a namespace whose labels include every pair of `labels`.
   virtual Error list(Kind kind, std::string_view namespace_, const StringMap& labels,
                      std::vector<Object>& out) = 0;
@@ -74,9 +76,8 @@ class KubeClient {
   // Typed conveniences, so that models read like the Go: `client.get(ns, name, rayjob)`.
   template <class T>
   Error get(std::string_view namespace_, std::string_view name, T& out) {
-    Object object;
-    Error err = get(T::kind, namespace_, name, object);
-    if (!err) out = std::get<T>(std::move(object));
+    Error err;
+    if (const Object* cached = read(T::kind, namespace_, name, err)) out = std::get<T>(*cached);
     return err;
   }
   template <class T>

@@ -34,8 +34,8 @@ void ReconcileContext::advance_before_read(Kind kind) {
   for (std::uint64_t i = held; i < optional_pops; ++i) deliver_one(context_, watches_, kind);
 }
 
-Error ReconcileContext::get(Kind kind, std::string_view namespace_, std::string_view name,
-                            Object& out) {
+const Object* ReconcileContext::read(Kind kind, std::string_view namespace_, std::string_view name,
+                                   Error& error) {
   advance_before_read(kind);
   const World& world = context_.world();
   const Informer& informer = *world.informer(kind);
@@ -49,11 +49,8 @@ Error ReconcileContext::get(Kind kind, std::string_view namespace_, std::string_
         return truth ? meta(*truth).resource_version : 0;
       }())
       .with("lag", static_cast<std::int64_t>(informer.pending_events()));
-  if (!cached) {
-    return Error(ErrorCode::not_found, fmt::format("{}s \"{}\" not found", to_string(kind), name));
-  }
-  out = *cached;
-  return {};
+  if (!cached) error = Error(ErrorCode::not_found, fmt::format("{}s \"{}\" not found", to_string(kind), name));
+  return cached;
 }
 
 Error ReconcileContext::list(Kind kind, std::string_view namespace_, const StringMap& labels,
@@ -72,7 +69,8 @@ Error ReconcileContext::list(Kind kind, std::string_view namespace_, const Strin
 }
 
 ReconcileContext::WriteFault ReconcileContext::choose_write_fault(bool conflict_possible,
-                                                                   std::string_view about) {
+                                                                   std::string_view verb, Kind kind,
+                                                                   const ObjectMeta& request) {
   std::vector<WriteFault> options = {WriteFault::none};
   const FaultsUsed& used = context_.world().faults_used;
   if (conflict_possible && used.conflicts < faults_.conflicts) options.push_back(WriteFault::conflict);
@@ -80,13 +78,14 @@ ReconcileContext::WriteFault ReconcileContext::choose_write_fault(bool conflict_
     options.push_back(WriteFault::server_error);
     options.push_back(WriteFault::applied_then_timeout);
   }
+  if (options.size() == 1) return WriteFault::none;   // no decision: nothing to describe
+  const std::string about = std::string(verb).append(" ").append(object_ref(kind, request));
   return options[context_.decide(ChoicePoint::write_outcome, options.size(), about)];
 }
 
 Error ReconcileContext::write(std::string_view verb, Kind kind, const ObjectMeta& request,
                               bool conflict_possible, const std::function<WriteOutcome()>& write) {
-  const std::string about = fmt::format("{} {}", verb, object_ref(kind, request));
-  const WriteFault fault = choose_write_fault(conflict_possible, about);
+  const WriteFault fault = choose_write_fault(conflict_possible, verb, kind, request);
   FaultsUsed& used = context_.world().faults_used;
   switch (fault) {
     case WriteFault::none:
@@ -117,19 +116,18 @@ Error ReconcileContext::write(std::string_view verb, Kind kind, const ObjectMeta
   return {};
 }
 
+// The request's metadata is read before the write, or after it only for its kind, namespace and
+// name, which a write keeps: no copy of it is needed.
 Error ReconcileContext::create(Object& object) {
-  const ObjectMeta request = meta(object);
-  return write("create", kind_of(object), request, false, [&] { return api_.create(object); });
+  return write("create", kind_of(object), meta(object), false, [&] { return api_.create(object); });
 }
 
 Error ReconcileContext::update(Object& object) {
-  const ObjectMeta request = meta(object);
-  return write("update", kind_of(object), request, true, [&] { return api_.update(object); });
+  return write("update", kind_of(object), meta(object), true, [&] { return api_.update(object); });
 }
 
 Error ReconcileContext::update_status(Object& object) {
-  const ObjectMeta request = meta(object);
-  return write("update_status", kind_of(object), request, true,
+  return write("update_status", kind_of(object), meta(object), true,
                [&] { return api_.update_status(object); });
 }
 
@@ -153,8 +151,10 @@ DashboardResponse ReconcileContext::http(std::string_view verb, std::string_view
     options.push_back(HttpFault::timeout);
     if (changes_ray) options.push_back(HttpFault::applied_then_timeout);
   }
-  const HttpFault fault = options[context_.decide(ChoicePoint::http_outcome, options.size(),
-                                                  fmt::format("{} {}", verb, dashboard_url))];
+  const HttpFault fault =
+      options.size() == 1 ? HttpFault::none
+                          : options[context_.decide(ChoicePoint::http_outcome, options.size(),
+                                                    std::string(verb).append(" ").append(dashboard_url))];
   if (fault == HttpFault::none) {
     if (dashboard_) return call();
     DashboardResponse refused;

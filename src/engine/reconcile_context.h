@@ -36,7 +36,7 @@ class ReconcileContext final : public KubeClient, public Runtime, public Dashboa
   using KubeClient::update;
   using KubeClient::update_status;
 
-  Error get(Kind kind, std::string_view namespace_, std::string_view name, Object& out) override;
+  const Object* read(Kind kind, std::string_view namespace_, std::string_view name, Error& error) override;
   Error list(Kind kind, std::string_view namespace_, const StringMap& labels,
              std::vector<Object>& out) override;
   Error create(Object& object) override;
@@ -60,7 +60,8 @@ class ReconcileContext final : public KubeClient, public Runtime, public Dashboa
 
   // Lets the informer catch up before a read, as far as the bound requires and the chooser wants.
   void advance_before_read(Kind kind);
-  WriteFault choose_write_fault(bool conflict_possible, std::string_view about);
+  WriteFault choose_write_fault(bool conflict_possible, std::string_view verb, Kind kind,
+                                const ObjectMeta& request);
   // Runs a write with the chosen fault: `write` performs the real write.
   Error write(std::string_view verb, Kind kind, const ObjectMeta& request, bool conflict_possible,
               const std::function<WriteOutcome()>& write);
