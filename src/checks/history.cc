@@ -135,7 +135,7 @@ void History::apply_step(const World& world, std::span<const Event> step_events,
   facts.at_ms = world.now_ms;
 
   for (const Event& event : step_events) {
-    const std::string& type = event.type;
+    const std::string_view type = event.type;   // compares with a literal length first
     if (type == "status.transition") {
       on_transition(world, event, facts);
     } else if (type == "reconcile.begin") {
@@ -171,7 +171,7 @@ void History::apply_step(const World& world, std::span<const Event> step_events,
     } else if (type == "action.patch" || type == "action.delete") {
       const int index = find_index(event.object);
       if (index >= 0) {
-        rayjobs_[static_cast<std::size_t>(index)].interference.push_back({{event.seq, event.at_ms}, type});
+        rayjobs_[static_cast<std::size_t>(index)].interference.push_back({{event.seq, event.at_ms}, std::string(type)});
       }
     }
   }

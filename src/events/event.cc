@@ -612,24 +612,33 @@ bool parse_origin(std::string_view text, Origin& origin) {
   return false;
 }
 
-Event& Event::with(std::string key, Value value) {
-  body.push_back(Field{std::move(key), std::move(value)});
+Field& Event::add_field(std::string_view key) {
+  Field& field = body.emplace_back();
+  field.key.assign(key);
+  return field;
+}
+
+Event& Event::with(std::string_view key, Value value) {
+  add_field(key).value = std::move(value);
   return *this;
 }
 
-Event& Event::with(std::string key, const char* value) {
-  return with(std::move(key), Value{std::string(value)});
+Event& Event::with(std::string_view key, const char* value) { return with(key, std::string_view(value)); }
+
+Event& Event::with(std::string_view key, std::string_view value) {
+  add_field(key).value.emplace<std::string>(value);
+  return *this;
 }
 
-Event& Event::with(std::string key, std::string_view value) {
-  return with(std::move(key), Value{std::string(value)});
+Event& Event::with(std::string_view key, std::string value) {
+  add_field(key).value.emplace<std::string>(std::move(value));
+  return *this;
 }
 
-Event& Event::with(std::string key, std::string value) {
-  return with(std::move(key), Value{std::move(value)});
+Event& Event::with(std::string_view key, bool value) {
+  add_field(key).value.emplace<bool>(value);
+  return *this;
 }
-
-Event& Event::with(std::string key, bool value) { return with(std::move(key), Value{value}); }
 
 const Value* Event::find(std::string_view key) const {
   for (const Field& field : body) {

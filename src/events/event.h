@@ -53,19 +53,21 @@ struct Event {
   // Builders, so emitters read as one expression: Event{...}.with("rv", 7).with("outcome", "ok").
   // One overload per kind of argument, so that a bool stays a boolean, a 64-bit integer is not
   // narrowed to int, and a std::string is not ambiguous between Value and std::string_view.
-  Event& with(std::string key, Value value);
-  Event& with(std::string key, const char* value);
-  Event& with(std::string key, std::string_view value);
-  Event& with(std::string key, std::string value);
-  Event& with(std::string key, bool value);
+  // Each builds its field in place at the end of the body (no temporary Field or Value).
+  Event& with(std::string_view key, Value value);
+  Event& with(std::string_view key, const char* value);
+  Event& with(std::string_view key, std::string_view value);
+  Event& with(std::string_view key, std::string value);
+  Event& with(std::string_view key, bool value);
   template <std::integral Integer>
     requires(!std::same_as<Integer, bool>)
-  Event& with(std::string key, Integer value) {
+  Event& with(std::string_view key, Integer value) {
     if constexpr (std::unsigned_integral<Integer> && sizeof(Integer) >= sizeof(std::int64_t)) {
       assert(value <= static_cast<Integer>(std::numeric_limits<std::int64_t>::max()) &&
              "rjsim bug: an event body integer does not fit in int64");
     }
-    return with(std::move(key), Value{static_cast<std::int64_t>(value)});
+    add_field(key).value.emplace<std::int64_t>(static_cast<std::int64_t>(value));
+    return *this;
   }
 
   // The field's value, or nullptr when the body has no such key.
@@ -78,6 +80,10 @@ struct Event {
   const std::string* nested_json(std::string_view key) const;
 
   friend bool operator==(const Event&, const Event&) = default;
+
+ private:
+  // A new last field of the body with this key and a null value.
+  Field& add_field(std::string_view key);
 };
 
 // The body as one compact JSON object, keys in field order. Canonical: parse_body(body_json(e))
