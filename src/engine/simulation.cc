@@ -186,7 +186,24 @@ bool Simulation::step() {
   return true;
 }
 
+bool may_decide_within(StepKind kind) {
+  switch (kind) {
+    case StepKind::actor:       // name suffixes (Pod names, submission ids)
+    case StepKind::reconcile:   // cache lag, write and HTTP faults, name suffixes
+    case StepKind::restart:     // the relist point
+      return true;
+    case StepKind::deliver:
+    case StepKind::notify:
+    case StepKind::timers:
+    case StepKind::clock:
+    case StepKind::crash:
+      return false;
+  }
+  return true;
+}
+
 void Simulation::step(const std::vector<Step>& steps) {
+  for (StepObserver* observer : observers_) observer->before_step(world_, steps);
   step_events_.clear();
   StepContext context(world_, chooser_, next_seq_, step_events_);
   std::vector<StepOption> options;
@@ -194,12 +211,23 @@ void Simulation::step(const std::vector<Step>& steps) {
   for (const Step& step : steps) options.push_back(step.option());
   const std::size_t picked = context.decide_step(options);
   if (steps.size() > 1) step_events_.back().with("step", steps[picked].describe());
+  [[maybe_unused]] const std::int64_t seq_before_apply = next_seq_;
   apply(steps[picked], context);
+  assert((may_decide_within(steps[picked].kind) || no_choice_since(seq_before_apply)) &&
+         "rjsim bug: a step of a kind that may_decide_within says never decides made a decision");
   ++world_.steps;
   finish_step();
 }
 
+bool Simulation::no_choice_since(std::int64_t seq) const {
+  for (const Event& event : step_events_.view()) {
+    if (event.seq >= seq && event.type == "choice") return false;
+  }
+  return true;
+}
+
 void Simulation::run_as_step(const std::function<void(StepContext&)>& apply_step) {
+  for (StepObserver* observer : observers_) observer->before_step(world_, {});
   step_events_.clear();
   StepContext context(world_, chooser_, next_seq_, step_events_);
   apply_step(context);

@@ -49,14 +49,6 @@ struct Limits {
   std::int64_t time_ms = 3'600'000;
 };
 
-// Checks (src/checks) observe each step through this; they must not change anything.
-class StepObserver {
- public:
-  virtual ~StepObserver() = default;
-  virtual void after_step(const World& world, std::span<const events::Event> step_events) = 0;
-};
-
-
 struct Step {
   StepKind kind = StepKind::clock;
   Kind informer_kind = Kind::RayJob;   // deliver
@@ -80,6 +72,23 @@ enum class RunEnd : std::uint8_t {
   stopped,       // the driver stopped it (exploration: at the first violation)
 };
 std::string_view to_string(RunEnd end);
+
+// True when a step of this kind may ask the chooser within it (cache lag, write and HTTP faults,
+// relist points, name suffixes); false for the kinds that never do (Simulation::step asserts it).
+// A step of such a kind with no other step enabled makes no decision at all.
+bool may_decide_within(StepKind kind);
+
+// Checks (src/checks) observe each step through this; they must not change anything.
+class StepObserver {
+ public:
+  virtual ~StepObserver() = default;
+  // Before a step chosen from `steps` (empty: a step the driver runs itself, run_as_step).
+  virtual void before_step(const World& world, std::span<const Step> steps) {
+    (void)world;
+    (void)steps;
+  }
+  virtual void after_step(const World& world, std::span<const events::Event> step_events) = 0;
+};
 
 class Simulation {
  public:
@@ -136,6 +145,8 @@ class Simulation {
   void restart(StepContext& context);
   void crash(StepContext& context, std::string_view reason);
   void finish_step();
+  // True when the current step logged no `choice` event from `seq` on.
+  bool no_choice_since(std::int64_t seq) const;
 
   std::optional<std::int64_t> next_timer_ms() const;
   // How long a timed-out dashboard call holds the worker: the scenario's, else the release's.

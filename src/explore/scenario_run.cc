@@ -66,18 +66,27 @@ class VerdictRecorder final : public StepObserver {
   VerdictRecorder(checks::InvariantChecker& checker, Simulation& simulation, const RunOptions& options)
       : checker_(checker), simulation_(simulation), options_(options) {}
 
+  // A snapshot is taken before a step only when the step can make a decision: a run continues
+  // from the snapshot before the step of its last decision, so the others would never be used
+  // (they were 6 in 7). None before a step the driver runs itself (scenario set-up: continuing
+  // skips it) or at the point the run itself continued from (that snapshot exists).
+  void before_step(const World& world, std::span<const engine::Step> steps) override {
+    if (!options_.on_snapshot || steps.empty() || world.steps == resumed_at_steps_) return;
+    if (steps.size() == 1 && !engine::may_decide_within(steps.front().kind)) return;
+    options_.on_snapshot(std::make_shared<const RunSnapshot>(
+        RunSnapshot{world, simulation_.events_emitted(), checker_, recorded_}));
+  }
   void after_step(const World& world, std::span<const Event> step_events) override {
     checker_.after_step(world, step_events);
     record_new_violations();
     if (options_.stop_at_violation && recorded_ > 0) simulation_.stop();
     if (options_.stop_when && options_.stop_when(world)) simulation_.stop();
-    if (options_.on_snapshot && !simulation_.stop_requested()) {
-      options_.on_snapshot(std::make_shared<const RunSnapshot>(
-          RunSnapshot{world, simulation_.events_emitted(), checker_, recorded_}));
-    }
   }
-  // Continues from a snapshot's count of violations already logged.
-  void resume(std::size_t recorded) { recorded_ = recorded; }
+  // Continues from a snapshot: its count of violations already logged, and where it was taken.
+  void resume(const RunSnapshot& snapshot) {
+    recorded_ = snapshot.violations_recorded;
+    resumed_at_steps_ = snapshot.world.steps;
+  }
   void finish(const World& world, RunEnd end) {
     checker_.finish(world, end);
     record_new_violations();
@@ -102,6 +111,7 @@ class VerdictRecorder final : public StepObserver {
   Simulation& simulation_;
   const RunOptions& options_;
   std::size_t recorded_ = 0;
+  std::int64_t resumed_at_steps_ = -1;   // world.steps of the snapshot the run continued from
 };
 
 // The run's header in the log: what a replay needs besides the scenario text and the choices.
@@ -212,7 +222,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   if (resume) {
     simulation.continue_numbering_from(resume->events_emitted);
     checker = resume->checker;
-    verdicts.resume(resume->violations_recorded);
+    verdicts.resume(*resume);
   } else {
     simulation.record(run_start_event(scenario, *model, seed, options));
     create_initial_objects(simulation, scenario);

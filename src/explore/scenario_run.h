@@ -53,7 +53,8 @@ struct RunOptions {
   // Asked after each step, after the checks: true ends the run there, as stop_at_violation does
   // (exhaustive exploration, at a state it has seen before).
   std::function<bool(const engine::World&)> stop_when;
-  // Called after each step that does not end the run, after stop_when: the run as it is then.
+  // The run as it is before each step that can make a decision (more than one step enabled, or
+  // a step that may decide within it): what a search continues from, at the step of a decision.
   std::function<void(std::shared_ptr<const RunSnapshot>)> on_snapshot;
   // Continue a run from a snapshot of it instead of starting at time 0 (no run.start, no
   // initial objects). The report then covers the steps from there on only: its events,

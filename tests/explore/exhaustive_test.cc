@@ -2,11 +2,16 @@
 // states are explored once, a budget makes it incomplete, and the result does not vary.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <memory>
+#include <set>
+#include <span>
 
 #include "engine/scenario_loader.h"
 #include "explore/exhaustive.h"
 #include "explore/explorer.h"
+#include "explore/scenario_run.h"
 
 namespace rjsim::explore {
 namespace {
@@ -71,6 +76,45 @@ TEST_CASE("forking a run at a step boundary explores what re-executing its prefi
   CHECK(forked.complete);
   // The point of forking: a child's prefix is not run again.
   CHECK(forked.states_generated * 5 < re_executed.states_generated);
+}
+
+// Records, for each step the simulation chose (not the set-up the driver runs), whether it made a
+// decision, keyed by world.steps before it: where a child of the search would continue from.
+class DecisionSteps final : public engine::StepObserver {
+ public:
+  void before_step(const engine::World& world, std::span<const engine::Step> steps) override {
+    chosen_at_ = steps.empty() ? -1 : world.steps;
+    if (chosen_at_ >= 0) ++chosen;
+  }
+  void after_step(const engine::World&, std::span<const events::Event> step_events) override {
+    const bool decided = std::any_of(step_events.begin(), step_events.end(),
+                                     [](const events::Event& e) { return e.type == "choice"; });
+    if (decided && chosen_at_ >= 0) before_decisions.insert(chosen_at_);
+  }
+  std::set<std::int64_t> before_decisions;
+  int chosen = 0;
+
+ private:
+  std::int64_t chosen_at_ = -1;
+};
+
+TEST_CASE("a run leaves a snapshot before each step that decides, and none before steps that cannot") {
+  DecisionSteps decisions;
+  std::set<std::int64_t> snapshots;   // world.steps of each
+  RunOptions run;
+  run.faults = true;   // the seeded random walk within the scenario's fault budget
+  run.seed = 11;
+  run.observers = {&decisions};
+  run.on_snapshot = [&](std::shared_ptr<const RunSnapshot> snapshot) { snapshots.insert(snapshot->world.steps); };
+  run_scenario(bounded(), run);
+
+  REQUIRE(decisions.before_decisions.size() > 3);
+  for (const std::int64_t at : decisions.before_decisions) {
+    CAPTURE(at);
+    CHECK(snapshots.count(at) == 1);   // a child branching in that step continues from here
+  }
+  // Deliveries, timers and clock steps with nothing else enabled were skipped.
+  CHECK(static_cast<int>(snapshots.size()) < decisions.chosen);
 }
 
 TEST_CASE("a violation found from a fork is reported as its whole run, as re-execution finds it") {
