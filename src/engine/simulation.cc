@@ -211,19 +211,12 @@ void Simulation::step(const std::vector<Step>& steps) {
   for (const Step& step : steps) options.push_back(step.option());
   const std::size_t picked = context.decide_step(options);
   if (steps.size() > 1) step_events_.back().with("step", steps[picked].describe());
-  [[maybe_unused]] const std::int64_t seq_before_apply = next_seq_;
+  [[maybe_unused]] const int decisions_before_apply = context.decisions_logged();
   apply(steps[picked], context);
-  assert((may_decide_within(steps[picked].kind) || no_choice_since(seq_before_apply)) &&
+  assert((may_decide_within(steps[picked].kind) || context.decisions_logged() == decisions_before_apply) &&
          "rjsim bug: a step of a kind that may_decide_within says never decides made a decision");
   ++world_.steps;
   finish_step();
-}
-
-bool Simulation::no_choice_since(std::int64_t seq) const {
-  for (const Event& event : step_events_.view()) {
-    if (event.seq >= seq && event.type == "choice") return false;
-  }
-  return true;
 }
 
 void Simulation::run_as_step(const std::function<void(StepContext&)>& apply_step) {

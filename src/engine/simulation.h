@@ -145,8 +145,6 @@ class Simulation {
   void restart(StepContext& context);
   void crash(StepContext& context, std::string_view reason);
   void finish_step();
-  // True when the current step logged no `choice` event from `seq` on.
-  bool no_choice_since(std::int64_t seq) const;
 
   std::optional<std::int64_t> next_timer_ms() const;
   // How long a timed-out dashboard call holds the worker: the scenario's, else the release's.

@@ -23,6 +23,7 @@ std::uint64_t StepContext::decide_step(std::span<const StepOption> steps) {
 
 void StepContext::log_decision(ChoicePoint point, std::uint64_t options, std::uint64_t picked,
                                std::string_view about) {
+  ++decisions_logged_;
   Event& event = emit(Origin::input, "choice", "chooser");
   event.with("point", to_string(point))
       .with("options", static_cast<std::int64_t>(options))

@@ -46,6 +46,8 @@ class StepContext {
   std::uint64_t decide(ChoicePoint point, std::uint64_t options, std::string_view about = {});
   // The `step` decision among `steps`, logged the same way.
   std::uint64_t decide_step(std::span<const StepOption> steps);
+  // How many decisions this context has logged.
+  int decisions_logged() const { return decisions_logged_; }
 
   // Starts an event at the current time; the caller fills the body with .with(...).
   events::Event& emit(events::Origin origin, std::string_view type, std::string_view actor,
@@ -61,6 +63,7 @@ class StepContext {
   Chooser& chooser_;
   std::int64_t& next_seq_;
   StepEvents& step_events_;
+  int decisions_logged_ = 0;
 };
 
 // Reads back a decision that StepContext::decide logged: false when `event` is not a `choice`
