@@ -122,14 +122,21 @@ int History::track(const World& world, std::string_view ref, Moment at) {
   return static_cast<int>(rayjobs_.size()) - 1;
 }
 
-void History::apply_step(const World& world, std::span<const Event> step_events, StepFacts& facts) {
+events::EventTypes History::reads() {
+  return events::EventTypes::only({"status.transition", "reconcile.begin", "reconcile.panic",
+                                   "dashboard.submit_job", "api.", "action.patch", "action.delete",
+                                   "ray.job_status"});
+}
+
+void History::apply_step(const World& world, const engine::StepLog& step, StepFacts& facts) {
+  const std::span<const Event> step_events = step.events;
   facts.clear();
   reconciling_.clear();
   spec_snapshot_due_.clear();
   validation_entered_.clear();
-  if (!step_events.empty()) {
-    facts.first_seq = step_events.front().seq;
-    last_seq_ = step_events.back().seq;
+  if (step.end_seq > step.first_seq) {
+    facts.first_seq = step.first_seq;
+    last_seq_ = step.end_seq - 1;
   }
   facts.last_seq = last_seq_;
   facts.at_ms = world.now_ms;

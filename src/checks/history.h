@@ -16,8 +16,10 @@
 #include <vector>
 
 #include "engine/objects.h"
+#include "engine/step_context.h"
 #include "engine/world.h"
 #include "events/event.h"
+#include "events/event_types.h"
 
 namespace rjsim::checks {
 
@@ -154,10 +156,11 @@ bool is_terminal_job_status(std::string_view status);
 
 class History {
  public:
+  // The event types apply_step reads; a step's other events may be left out of its StepLog.
+  static events::EventTypes reads();
   // Folds one step's events (in order) and the world after it into the history; `facts` gets
   // what the step added.
-  void apply_step(const engine::World& world, std::span<const events::Event> step_events,
-                  StepFacts& facts);
+  void apply_step(const engine::World& world, const engine::StepLog& step, StepFacts& facts);
   // Takes in RayJobs and Ray jobs of `world` not seen yet (the end of a run).
   void catch_up(const engine::World& world);
 

@@ -17,9 +17,9 @@ InvariantChecker::InvariantChecker(const engine::InvariantSelection& selection,
   }
 }
 
-void InvariantChecker::after_step(const engine::World& world, std::span<const events::Event> step_events) {
+void InvariantChecker::after_step(const engine::World& world, const engine::StepLog& step) {
   assert(!finished_ && "rjsim bug: a step observed after the checker finished");
-  history_.apply_step(world, step_events, facts_);
+  history_.apply_step(world, step, facts_);
   const StepView view{history_, facts_, world, settings_};
   for (const Invariant* invariant : safety_) invariant->after_step(view, reporter_);
 }

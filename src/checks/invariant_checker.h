@@ -26,7 +26,8 @@ class InvariantChecker final : public engine::StepObserver {
                    std::int64_t eventually_ms);
 
   // StepObserver: folds the step in and judges the selected safety invariants.
-  void after_step(const engine::World& world, std::span<const events::Event> step_events) override;
+  events::EventTypes reads() const override { return History::reads(); }
+  void after_step(const engine::World& world, const engine::StepLog& step) override;
   // Judges the selected liveness invariants on the final world; `end` says how the run ended
   // (no-stuck-state is judged only on a quiescent end). Call once, after the last step.
   void finish(const engine::World& world, engine::RunEnd end);

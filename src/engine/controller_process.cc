@@ -35,7 +35,7 @@ void enqueue(StepContext& context, const std::string& key, int priority, std::st
   WorkQueue& queue = context.world().process.queue;
   const AddOutcome outcome = queue.add(key, context.now_ms(), priority);
   const char* type = outcome == AddOutcome::squashed ? "queue.squash" : "queue.add";
-  events::Event& event = context.effect(type, "workqueue").with("key", key).with("cause", cause);
+  EventBuilder event = context.effect(type, "workqueue").with("key", key).with("cause", cause);
   if (outcome == AddOutcome::deferred) event.with("deferred", true);
   if (priority != 0) event.with("priority", priority);
 }
@@ -54,11 +54,13 @@ void deliver_one(StepContext& context, const Watches& watches, Kind kind) {
   const std::vector<Notification> notifications = informer.pop(log);
   const std::string actor = "informer/" + std::string(to_string(kind));
   for (const Notification& notification : notifications) {
-    const ObjectMeta& m = meta(notification.object);
-    context.effect("watch.deliver", actor, object_ref(notification.object))
-        .with("watch", to_string(notification.type))
-        .with("rv", m.resource_version)
-        .with("pending", static_cast<std::int64_t>(informer.pending_events()));
+    EventBuilder event = context.effect("watch.deliver", actor);
+    if (event.kept()) {
+      event.object(object_ref(notification.object))
+          .with("watch", to_string(notification.type))
+          .with("rv", meta(notification.object).resource_version)
+          .with("pending", static_cast<std::int64_t>(informer.pending_events()));
+    }
     for (const std::string& key : keys_for(watches, kind, notification)) {
       enqueue(context, key, 0, actor);
     }

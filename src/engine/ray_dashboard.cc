@@ -160,7 +160,7 @@ class Call {
 
   void log(std::string_view submission_id, std::string_view outcome, const DashboardResponse& response,
            std::optional<bool> stopped = std::nullopt) {
-    events::Event& event = context_.effect(fmt::format("dashboard.{}", verb_), "dashboard", object());
+    EventBuilder event = context_.effect(fmt::format("dashboard.{}", verb_), "dashboard", object());
     event.with("caller", to_string(caller_))
         .with("url", url_)
         .with("submission_id", submission_id)

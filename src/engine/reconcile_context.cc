@@ -40,15 +40,15 @@ const Object* ReconcileContext::read(Kind kind, std::string_view namespace_, std
   const World& world = context_.world();
   const Informer& informer = *world.informer(kind);
   const Object* cached = informer.get(namespace_, name);
-  events::Event& event =
-      context_.effect("cache.read", "controller", object_ref(kind, namespace_, name));
-  event.with("found", cached != nullptr)
-      .with("rv_seen", cached ? meta(*cached).resource_version : std::int64_t{0})
-      .with("rv_latest", [&]() -> std::int64_t {
-        const Object* truth = world.api.find(kind, namespace_, name);
-        return truth ? meta(*truth).resource_version : 0;
-      }())
-      .with("lag", static_cast<std::int64_t>(informer.pending_events()));
+  EventBuilder event = context_.effect("cache.read", "controller");
+  if (event.kept()) {   // the ref and the API server lookup only for a reader
+    const Object* truth = world.api.find(kind, namespace_, name);
+    event.object(object_ref(kind, namespace_, name))
+        .with("found", cached != nullptr)
+        .with("rv_seen", cached ? meta(*cached).resource_version : std::int64_t{0})
+        .with("rv_latest", truth ? meta(*truth).resource_version : std::int64_t{0})
+        .with("lag", static_cast<std::int64_t>(informer.pending_events()));
+  }
   if (!cached) error = Error(ErrorCode::not_found, fmt::format("{}s \"{}\" not found", to_string(kind), name));
   return cached;
 }
@@ -62,7 +62,8 @@ Error ReconcileContext::list(Kind kind, std::string_view namespace_, const Strin
     const ObjectMeta& m = meta(object);
     if (m.namespace_ == namespace_ && labels_include(m.labels, labels)) out.push_back(object);
   }
-  context_.effect("cache.list", "controller", fmt::format("{}/{}", to_string(kind), namespace_))
+  context_.effect("cache.list", "controller")
+      .object(fmt::format("{}/{}", to_string(kind), namespace_))
       .with("found", static_cast<std::int64_t>(out.size()))
       .with("lag", static_cast<std::int64_t>(informer.pending_events()));
   return {};

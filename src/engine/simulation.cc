@@ -96,7 +96,13 @@ Simulation::Simulation(World world, Controller& controller, std::vector<const Ac
       chooser_(chooser),
       sink_(sink),
       faults_(faults),
-      limits_(limits) {}
+      limits_(limits),
+      built_(sink.reads()) {}
+
+void Simulation::add_observer(StepObserver* observer) {
+  observers_.push_back(observer);
+  built_.add(observer->reads());
+}
 
 // ---- what can happen next ----
 
@@ -205,27 +211,29 @@ bool may_decide_within(StepKind kind) {
 void Simulation::step(const std::vector<Step>& steps) {
   for (StepObserver* observer : observers_) observer->before_step(world_, steps);
   step_events_.clear();
-  StepContext context(world_, chooser_, next_seq_, step_events_);
+  const std::int64_t first_seq = next_seq_;
+  StepContext context(world_, chooser_, next_seq_, step_events_, built_);
   std::vector<StepOption> options;
   options.reserve(steps.size());
   for (const Step& step : steps) options.push_back(step.option());
   const std::size_t picked = context.decide_step(options);
-  if (steps.size() > 1) step_events_.back().with("step", steps[picked].describe());
+  if (steps.size() > 1 && context.builds("choice")) step_events_.back().with("step", steps[picked].describe());
   [[maybe_unused]] const int decisions_before_apply = context.decisions_logged();
   apply(steps[picked], context);
   assert((may_decide_within(steps[picked].kind) || context.decisions_logged() == decisions_before_apply) &&
          "rjsim bug: a step of a kind that may_decide_within says never decides made a decision");
   ++world_.steps;
-  finish_step();
+  finish_step(first_seq);
 }
 
 void Simulation::run_as_step(const std::function<void(StepContext&)>& apply_step) {
   for (StepObserver* observer : observers_) observer->before_step(world_, {});
   step_events_.clear();
-  StepContext context(world_, chooser_, next_seq_, step_events_);
+  const std::int64_t first_seq = next_seq_;
+  StepContext context(world_, chooser_, next_seq_, step_events_, built_);
   apply_step(context);
   ++world_.steps;
-  finish_step();
+  finish_step(first_seq);
 }
 
 void Simulation::inject_crash() {
@@ -238,10 +246,10 @@ void Simulation::record(Event event) {
   sink_.emit(event);
 }
 
-void Simulation::finish_step() {
-  const std::span<const Event> events = step_events_.view();
-  for (const Event& event : events) sink_.emit(event);
-  for (StepObserver* observer : observers_) observer->after_step(world_, events);
+void Simulation::finish_step(std::int64_t first_seq) {
+  const StepLog step{first_seq, next_seq_, step_events_.view()};
+  for (const Event& event : step.events) sink_.emit(event);
+  for (StepObserver* observer : observers_) observer->after_step(world_, step);
 }
 
 RunEnd Simulation::run() {
@@ -342,9 +350,12 @@ void Simulation::reconcile(StepContext& context) {
     result = ReconcileResult::error(Error(ErrorCode::other, fmt::format("panic: {}", panic.what())));
   }
 
-  Event& end = context.effect("reconcile.end", "controller", ref).with("result", describe_result(result));
-  if (result.requeue_after_ms > 0) end.with("requeue_after_ms", result.requeue_after_ms);
-  if (result.err) end.with("error", result.err.message());
+  EventBuilder end = context.effect("reconcile.end", "controller", ref);
+  if (end.kept()) {
+    end.with("result", describe_result(result));
+    if (result.requeue_after_ms > 0) end.with("requeue_after_ms", result.requeue_after_ms);
+    if (result.err) end.with("error", result.err.message());
+  }
   // A timed-out dashboard call held the worker: the pass ends, and its requeue counts, that late.
   const std::int64_t blocked_ms = clients_context.blocked_ms();
   if (blocked_ms > 0) {

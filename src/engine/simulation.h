@@ -29,6 +29,7 @@
 #include "engine/step_context.h"
 #include "engine/world.h"
 #include "events/event.h"
+#include "events/event_types.h"
 
 namespace rjsim::engine {
 
@@ -82,12 +83,15 @@ bool may_decide_within(StepKind kind);
 class StepObserver {
  public:
   virtual ~StepObserver() = default;
+  // The event types the observer reads in after_step, fixed for its lifetime: a step's events
+  // of other types may be left out of StepLog::events (every type, unless it says otherwise).
+  virtual events::EventTypes reads() const { return events::EventTypes::all(); }
   // Before a step chosen from `steps` (empty: a step the driver runs itself, run_as_step).
   virtual void before_step(const World& world, std::span<const Step> steps) {
     (void)world;
     (void)steps;
   }
-  virtual void after_step(const World& world, std::span<const events::Event> step_events) = 0;
+  virtual void after_step(const World& world, const StepLog& step) = 0;
 };
 
 class Simulation {
@@ -100,7 +104,7 @@ class Simulation {
   // FIFO and the cache selectors) and its queue, at time 0.
   static World initial_world(const Controller& controller);
 
-  void add_observer(StepObserver* observer) { observers_.push_back(observer); }
+  void add_observer(StepObserver* observer);
   // The Ray side the controller's dashboard calls reach (none: every call fails to connect).
   // It is usually also one of the actors.
   void set_dashboard(const RayDashboard* dashboard) { dashboard_ = dashboard; }
@@ -144,7 +148,7 @@ class Simulation {
   void reconcile(StepContext& context);
   void restart(StepContext& context);
   void crash(StepContext& context, std::string_view reason);
-  void finish_step();
+  void finish_step(std::int64_t first_seq);
 
   std::optional<std::int64_t> next_timer_ms() const;
   // How long a timed-out dashboard call holds the worker: the scenario's, else the release's.
@@ -165,6 +169,7 @@ class Simulation {
   const OperatorSettings* operator_settings_ = nullptr;
   std::int64_t next_seq_ = 0;
   StepEvents step_events_;
+  events::EventTypes built_;   // the types the sink and the observers read
   bool stop_requested_ = false;
 };
 

@@ -24,7 +24,7 @@ std::uint64_t StepContext::decide_step(std::span<const StepOption> steps) {
 void StepContext::log_decision(ChoicePoint point, std::uint64_t options, std::uint64_t picked,
                                std::string_view about) {
   ++decisions_logged_;
-  Event& event = emit(Origin::input, "choice", "chooser");
+  EventBuilder event = emit(Origin::input, "choice", "chooser");
   event.with("point", to_string(point))
       .with("options", static_cast<std::int64_t>(options))
       .with("picked", static_cast<std::int64_t>(picked));
@@ -61,12 +61,15 @@ Event& StepEvents::add(std::string_view type, std::string_view actor, std::strin
   return event;
 }
 
-Event& StepContext::emit(Origin origin, std::string_view type, std::string_view actor, std::string_view object) {
+EventBuilder StepContext::emit(Origin origin, std::string_view type, std::string_view actor,
+                               std::string_view object) {
+  const std::int64_t seq = next_seq_++;
+  if (!built_.contains(type)) return EventBuilder(nullptr);
   Event& event = step_events_.add(type, actor, object);
-  event.seq = next_seq_++;
+  event.seq = seq;
   event.at_ms = world_.now_ms;
   event.origin = origin;
-  return event;
+  return EventBuilder(&event);
 }
 
 LoggedApi::RayJobStatusBefore LoggedApi::status_before(Kind kind, std::string_view namespace_,
@@ -86,7 +89,7 @@ void LoggedApi::log(std::string_view verb, Kind kind, std::string_view namespace
                     std::string_view name, const WriteOutcome& outcome,
                     const RayJobStatusBefore& before, std::int64_t sent_resource_version) {
   const std::string ref = object_ref(kind, namespace_, name);
-  Event& event = context_.effect(std::string("api.").append(verb), actor_, ref);
+  EventBuilder event = context_.effect(std::string("api.").append(verb), actor_, ref);
   event.with("outcome", outcome.error ? to_string(outcome.error.code()) : "ok");
   if (outcome.error) event.with("message", outcome.error.message());
   if (sent_resource_version != 0) event.with("rv_sent", sent_resource_version);
@@ -119,7 +122,7 @@ void LoggedApi::log(std::string_view verb, Kind kind, std::string_view namespace
 
 void LoggedApi::log_refused(std::string_view verb, Kind kind, const ObjectMeta& meta,
                             const Error& error, std::string_view injected) {
-  Event& event = context_.effect(fmt::format("api.{}", verb), actor_, object_ref(kind, meta));
+  EventBuilder event = context_.effect(fmt::format("api.{}", verb), actor_, object_ref(kind, meta));
   event.with("outcome", to_string(error.code()))
       .with("message", error.message())
       .with("rv_sent", meta.resource_version)

@@ -1,7 +1,8 @@
 // What one step may touch: the world, the clock, the chooser (every decision logged as a
 // `choice` input event), and the event log of the step. Effects are recorded through it, never
 // written to a sink directly, so that the Simulation hands each step's events to the sink and
-// the observers (checks) together, after the step is complete.
+// the observers (checks) together, after the step is complete. An event of a type that neither
+// the sink nor an observer reads takes its seq but is not built.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "engine/chooser.h"
 #include "engine/world.h"
 #include "events/event.h"
+#include "events/event_types.h"
 
 namespace rjsim::engine {
 
@@ -32,11 +34,43 @@ class StepEvents {
   std::size_t size_ = 0;
 };
 
+// What a step logged, as an observer sees it after the step.
+struct StepLog {
+  std::int64_t first_seq = 0;   // the seq of the step's first event
+  std::int64_t end_seq = 0;     // one past the seq of its last (== first_seq: it logged none)
+  // The step's events of the types the sink and the observers read, in seq order: the others
+  // were not built, though they took their seqs.
+  std::span<const events::Event> events;
+};
+
+// An event being built by an emitter, or nothing when no one reads events of its type: then
+// .with(...) drops its field. An emitter whose fields are costly to compute asks kept() first.
+class EventBuilder {
+ public:
+  explicit EventBuilder(events::Event* event) : event_(event) {}
+
+  template <class Value>
+  EventBuilder& with(std::string_view key, Value&& value) {
+    if (event_ != nullptr) event_->with(key, std::forward<Value>(value));
+    return *this;
+  }
+  // The event's object, for an emitter that builds it only when kept().
+  EventBuilder& object(std::string_view ref) {
+    if (event_ != nullptr) event_->object.assign(ref);
+    return *this;
+  }
+  bool kept() const { return event_ != nullptr; }
+
+ private:
+  events::Event* event_;
+};
+
 class StepContext {
  public:
-  StepContext(World& world, Chooser& chooser, std::int64_t& next_seq,
-              StepEvents& step_events)
-      : world_(world), chooser_(chooser), next_seq_(next_seq), step_events_(step_events) {}
+  // `built`: the event types to build (what the sink and the observers read).
+  StepContext(World& world, Chooser& chooser, std::int64_t& next_seq, StepEvents& step_events,
+              const events::EventTypes& built)
+      : world_(world), chooser_(chooser), next_seq_(next_seq), step_events_(step_events), built_(built) {}
 
   World& world() { return world_; }
   const World& world() const { return world_; }
@@ -50,11 +84,13 @@ class StepContext {
   int decisions_logged() const { return decisions_logged_; }
 
   // Starts an event at the current time; the caller fills the body with .with(...).
-  events::Event& emit(events::Origin origin, std::string_view type, std::string_view actor,
-                      std::string_view object = {});
-  events::Event& effect(std::string_view type, std::string_view actor, std::string_view object = {}) {
+  EventBuilder emit(events::Origin origin, std::string_view type, std::string_view actor,
+                    std::string_view object = {});
+  EventBuilder effect(std::string_view type, std::string_view actor, std::string_view object = {}) {
     return emit(events::Origin::effect, type, actor, object);
   }
+  // Whether an event of this type would be built (for emitters whose object or fields are costly).
+  bool builds(std::string_view type) const { return built_.contains(type); }
 
  private:
   void log_decision(ChoicePoint point, std::uint64_t options, std::uint64_t picked, std::string_view about);
@@ -63,6 +99,7 @@ class StepContext {
   Chooser& chooser_;
   std::int64_t& next_seq_;
   StepEvents& step_events_;
+  const events::EventTypes& built_;
   int decisions_logged_ = 0;
 };
 

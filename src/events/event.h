@@ -15,6 +15,8 @@
 #include <variant>
 #include <vector>
 
+#include "events/event_types.h"
+
 namespace rjsim::events {
 
 enum class Origin : std::uint8_t { input, effect };
@@ -139,12 +141,17 @@ class EventSink {
  public:
   virtual ~EventSink() = default;
   virtual void emit(const Event& event) = 0;
+  // The types this sink needs, fixed for its lifetime: events of other types may not reach it
+  // (they may not even be built). Every type unless a sink says otherwise, since a sink that
+  // missed an event it needed would be wrong silently.
+  virtual EventTypes reads() const { return EventTypes::all(); }
 };
 
 // Drops everything (exploration fast path).
 class NullSink final : public EventSink {
  public:
   void emit(const Event&) override {}
+  EventTypes reads() const override { return EventTypes::none(); }
 };
 
 // Keeps every event in memory (tests, short runs, replay comparison).
@@ -154,16 +161,30 @@ class MemorySink final : public EventSink {
   std::vector<Event> events;
 };
 
-// Forwards each event to several sinks, in the order given.
+// Forwards each event to several sinks, in the order given; each gets the events of the types it
+// reads.
 class TeeSink final : public EventSink {
  public:
-  explicit TeeSink(std::vector<EventSink*> sinks) : sinks_(std::move(sinks)) {}
-  void emit(const Event& event) override {
-    for (EventSink* sink : sinks_) sink->emit(event);
+  explicit TeeSink(std::vector<EventSink*> sinks) {
+    for (EventSink* sink : sinks) {
+      sinks_.push_back({sink, sink->reads()});
+      reads_.add(sinks_.back().reads);
+    }
   }
+  void emit(const Event& event) override {
+    for (const Reader& reader : sinks_) {
+      if (reader.reads.contains(event.type)) reader.sink->emit(event);
+    }
+  }
+  EventTypes reads() const override { return reads_; }
 
  private:
-  std::vector<EventSink*> sinks_;
+  struct Reader {
+    EventSink* sink;
+    EventTypes reads;
+  };
+  std::vector<Reader> sinks_;
+  EventTypes reads_;
 };
 
 }  // namespace rjsim::events

@@ -48,13 +48,12 @@ class HashSink final : public events::EventSink {
   events::LogHasher hasher;
 };
 
-class CountingSink final : public events::EventSink {
+class TransitionSink final : public events::EventSink {
  public:
   void emit(const Event& event) override {
-    ++count;
     if (std::optional<Transition> transition = transition_of(event)) transitions.push_back(std::move(*transition));
   }
-  std::int64_t count = 0;
+  events::EventTypes reads() const override { return events::EventTypes::only({"status.transition"}); }
   std::vector<Transition> transitions;
 };
 
@@ -76,8 +75,9 @@ class VerdictRecorder final : public StepObserver {
     options_.on_snapshot(std::make_shared<const RunSnapshot>(
         RunSnapshot{world, simulation_.events_emitted(), checker_, recorded_}));
   }
-  void after_step(const World& world, std::span<const Event> step_events) override {
-    checker_.after_step(world, step_events);
+  events::EventTypes reads() const override { return checker_.reads(); }
+  void after_step(const World& world, const engine::StepLog& step) override {
+    checker_.after_step(world, step);
     record_new_violations();
     if (options_.stop_at_violation && recorded_ > 0) simulation_.stop();
     if (options_.stop_when && options_.stop_when(world)) simulation_.stop();
@@ -199,8 +199,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   Environment environment(scenario, model->environment().ray_cluster_readiness);
   events::MemorySink memory;
   HashSink hash;
-  CountingSink counter;
-  std::vector<events::EventSink*> sinks = {&counter};
+  TransitionSink transitions;
+  std::vector<events::EventSink*> sinks = {&transitions};
   if (options.hash_log) sinks.push_back(&hash);
   if (options.keep_events) sinks.push_back(&memory);
   sinks.insert(sinks.end(), options.sinks.begin(), options.sinks.end());
@@ -237,9 +237,9 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   report.end = end;
   report.steps = simulation.world().steps;
   report.virtual_ms = simulation.world().now_ms;
-  report.events = counter.count;
+  report.events = simulation.events_emitted() - (resume ? resume->events_emitted : 0);
   if (options.hash_log) report.log_hash = hash.hasher.hex();
-  report.transitions = std::move(counter.transitions);
+  report.transitions = std::move(transitions.transitions);
   if (options.judge_expectations) {
     for (const RayJob& rayjob : scenario.rayjobs) {
       report.final[rayjob.metadata.name] = final_state_of(simulation.world(), rayjob);

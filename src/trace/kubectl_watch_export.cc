@@ -37,7 +37,9 @@ class WatchLogRecorder final : public engine::StepObserver {
  public:
   explicit WatchLogRecorder(engine::Kind kind) : kind_(kind) {}
 
-  void after_step(const engine::World& world, std::span<const events::Event>) override {
+  events::EventTypes reads() const override { return events::EventTypes::none(); }
+
+  void after_step(const engine::World& world, const engine::StepLog&) override {
     const std::vector<engine::WatchEvent>& log = world.api.watch_log(kind_);
     for (std::size_t i = watch_log_.size(); i < log.size(); ++i) watch_log_.push_back(log[i]);
   }

@@ -48,14 +48,17 @@ class CheckRun {
 
   // One step at the current time: `apply` changes the world and logs through the context.
   // Returns the seq of the step's last event.
+  // Only the events the checker reads are built, as in a simulation that has no other reader.
   std::int64_t step(const std::function<void(engine::StepContext&)>& apply) {
     engine::StepEvents step_events;
-    engine::StepContext context(world, chooser_, next_seq_, step_events);
+    const events::EventTypes built = checker.reads();
+    const std::int64_t first_seq = next_seq_;
+    engine::StepContext context(world, chooser_, next_seq_, step_events, built);
     apply(context);
     events_.assign(step_events.view().begin(), step_events.view().end());
     ++world.steps;
-    checker.after_step(world, events_);
-    return events_.empty() ? -1 : events_.back().seq;
+    checker.after_step(world, engine::StepLog{first_seq, next_seq_, events_});
+    return next_seq_ == first_seq ? -1 : next_seq_ - 1;
   }
   // Virtual time moves on (a clock step).
   std::int64_t advance_to(std::int64_t ms) {

@@ -19,7 +19,8 @@ namespace {
 
 class WorldRecorder final : public StepObserver {
  public:
-  void after_step(const World& world, std::span<const events::Event>) override {
+  events::EventTypes reads() const override { return events::EventTypes::none(); }
+  void after_step(const World& world, const engine::StepLog&) override {
     worlds.push_back(world);
   }
   std::vector<World> worlds;

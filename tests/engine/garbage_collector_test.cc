@@ -92,7 +92,8 @@ struct Bench {
   DefaultChooser chooser{1};
   std::int64_t next_seq = 0;
   rjsim::engine::StepEvents events;
-  StepContext context{world, chooser, next_seq, events};
+  rjsim::events::EventTypes every_type = rjsim::events::EventTypes::all();
+  StepContext context{world, chooser, next_seq, events, every_type};
   GarbageCollector gc;
 
   ApiServer& api() { return world.api; }

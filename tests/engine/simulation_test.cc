@@ -332,6 +332,75 @@ TEST_CASE("the same seed gives the same events, a different seed a different ord
   CHECK(steps_taken(a.events) != steps_taken(c.events));
 }
 
+// A sink that keeps only the types it says it reads.
+class SomeTypesSink final : public events::EventSink {
+ public:
+  explicit SomeTypesSink(events::EventTypes reads) : reads_(std::move(reads)) {}
+  void emit(const Event& event) override { events.push_back(event); }
+  events::EventTypes reads() const override { return reads_; }
+  std::vector<Event> events;
+
+ private:
+  events::EventTypes reads_;
+};
+
+// Keeps the seq range of each step and the events it was shown.
+class StepRanges final : public StepObserver {
+ public:
+  explicit StepRanges(events::EventTypes reads) : reads_(std::move(reads)) {}
+  events::EventTypes reads() const override { return reads_; }
+  void after_step(const World&, const StepLog& step) override {
+    ranges.push_back({step.first_seq, step.end_seq});
+    shown.insert(shown.end(), step.events.begin(), step.events.end());
+  }
+  std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+  std::vector<Event> shown;
+
+ private:
+  events::EventTypes reads_;
+};
+
+TEST_CASE("an event no reader reads is not built but takes its seq, so the others keep theirs") {
+  FaultBudget faults;
+  faults.squash = true;
+  auto run = [&](events::EventSink& sink, StepRanges& ranges) {
+    models::toy::ToyController controller;
+    models::toy::ToyClusterReadiness readiness;
+    GarbageCollector gc;
+    RandomChooser chooser(7);
+    Simulation simulation(Simulation::initial_world(controller), controller, {&readiness, &gc}, chooser,
+                          sink, faults);
+    simulation.add_observer(&ranges);
+    create_rayjob(simulation);
+    CHECK(simulation.run() == RunEnd::quiescent);
+    return simulation.events_emitted();
+  };
+  MemorySink every_event;
+  StepRanges full_ranges(events::EventTypes::none());
+  const std::int64_t emitted = run(every_event, full_ranges);
+  SomeTypesSink writes(events::EventTypes::only({"api."}));
+  StepRanges few_ranges(events::EventTypes::only({"status.transition"}));
+  CHECK(run(writes, few_ranges) == emitted);
+
+  auto of_types = [&](std::initializer_list<std::string_view> types) {
+    const events::EventTypes wanted = events::EventTypes::only(types);
+    std::vector<Event> kept;
+    for (const Event& event : every_event.events) {
+      if (wanted.contains(event.type)) kept.push_back(event);
+    }
+    return kept;
+  };
+  REQUIRE(of_types({"status.transition"}).size() > 0);
+  // What any reader reads is built, with the seq, time and body of the full log, and both
+  // readers get it; the rest is not.
+  const std::vector<Event> read = of_types({"api.", "status.transition"});
+  CHECK(read.size() < every_event.events.size());
+  CHECK(writes.events == read);
+  CHECK(few_ranges.shown == read);
+  CHECK(few_ranges.ranges == full_ranges.ranges);   // the steps keep their seq ranges
+  CHECK(static_cast<std::int64_t>(every_event.events.size()) == emitted);
+}
+
 TEST_CASE("stale reads never lag their kind's log by more than maxLag events") {
   FaultBudget faults;
   faults.max_lag = 2;

@@ -86,8 +86,9 @@ class DecisionSteps final : public engine::StepObserver {
     chosen_at_ = steps.empty() ? -1 : world.steps;
     if (chosen_at_ >= 0) ++chosen;
   }
-  void after_step(const engine::World&, std::span<const events::Event> step_events) override {
-    const bool decided = std::any_of(step_events.begin(), step_events.end(),
+  events::EventTypes reads() const override { return events::EventTypes::only({"choice"}); }
+  void after_step(const engine::World&, const engine::StepLog& step) override {
+    const bool decided = std::any_of(step.events.begin(), step.events.end(),
                                      [](const events::Event& e) { return e.type == "choice"; });
     if (decided && chosen_at_ >= 0) before_decisions.insert(chosen_at_);
   }

@@ -75,7 +75,8 @@ class ModelHarness {
     engine::DefaultChooser fault_free(seed);
     StalestReads stalest(fault_free);
     engine::Chooser& chooser = faults.max_lag > 0 ? static_cast<engine::Chooser&>(stalest) : fault_free;
-    engine::StepContext context(world, chooser, seq, step_events);
+    const events::EventTypes every_type = events::EventTypes::all();
+    engine::StepContext context(world, chooser, seq, step_events, every_type);
     engine::ReconcileContext clients_context(context, watches_, faults, &ray_, &operator_settings);
     engine::Clients clients{clients_context, clients_context, clients_context};
     return model_.reconcile(engine::Request{namespace_, name}, clients);

@@ -29,7 +29,8 @@ namespace rjsim::trace::testing {
 // --output-watch-events -o json` started before the run would have printed.
 class WatchRecorder final : public engine::StepObserver {
  public:
-  void after_step(const engine::World& world, std::span<const events::Event>) override {
+  events::EventTypes reads() const override { return events::EventTypes::none(); }
+  void after_step(const engine::World& world, const engine::StepLog&) override {
     for (engine::Kind kind : {engine::Kind::RayJob, engine::Kind::RayCluster, engine::Kind::Job}) {
       logs[kind] = world.api.watch_log(kind);
       std::vector<std::int64_t>& at = times[kind];

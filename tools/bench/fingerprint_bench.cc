@@ -43,7 +43,8 @@ constexpr double events_target_per_s = 2'000'000;
 
 class WorldRecorder final : public rjsim::engine::StepObserver {
  public:
-  void after_step(const World& world, std::span<const rjsim::events::Event>) override {
+  rjsim::events::EventTypes reads() const override { return rjsim::events::EventTypes::none(); }
+  void after_step(const World& world, const rjsim::engine::StepLog&) override {
     worlds.push_back(world);
   }
   std::vector<World> worlds;

@@ -60,7 +60,8 @@ const char* file_of(Kind kind) {
 // run would have printed.
 class WatchRecorder final : public rjsim::engine::StepObserver {
  public:
-  void after_step(const rjsim::engine::World& world, std::span<const rjsim::events::Event>) override {
+  rjsim::events::EventTypes reads() const override { return rjsim::events::EventTypes::none(); }
+  void after_step(const rjsim::engine::World& world, const rjsim::engine::StepLog&) override {
     for (Kind kind : kWatched) logs[kind] = world.api.watch_log(kind);
   }
   std::map<Kind, std::vector<rjsim::engine::WatchEvent>> logs;

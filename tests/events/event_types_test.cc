@@ -1,0 +1,71 @@
+// Which event types a reader reads (src/events/event_types.h), and the TeeSink that gives each of
+// its sinks only those.
+#include "events/event_types.h"
+
+#include <doctest/doctest.h>
+
+#include "events/event.h"
+
+namespace rjsim::events {
+namespace {
+
+TEST_CASE("an entry ending in a dot reads every type it begins, any other entry one type") {
+  const EventTypes types = EventTypes::only({"api.", "status.transition"});
+  CHECK(types.contains("api.create"));
+  CHECK(types.contains("api.update_status"));
+  CHECK(types.contains("status.transition"));
+  CHECK_FALSE(types.contains("status.transition.more"));
+  CHECK_FALSE(types.contains("status"));
+  CHECK_FALSE(types.contains("apis.create"));
+  CHECK_FALSE(types.contains("cache.read"));
+}
+
+TEST_CASE("all reads every type, none reads no type") {
+  CHECK(EventTypes::all().contains("cache.read"));
+  CHECK(EventTypes::all().is_all());
+  CHECK_FALSE(EventTypes::none().contains("cache.read"));
+  CHECK(EventTypes::none().is_none());
+  CHECK(EventTypes::only({}).is_none());
+}
+
+TEST_CASE("the union of readers reads what any of them reads; with all it is all") {
+  EventTypes types = EventTypes::only({"choice"});
+  types.add(EventTypes::only({"api.", "choice"}));
+  CHECK(types == EventTypes::only({"api.", "choice"}));
+  CHECK(types.contains("api.delete"));
+  types.add(EventTypes::none());
+  CHECK(types == EventTypes::only({"choice", "api."}));
+  types.add(EventTypes::all());
+  CHECK(types.is_all());
+  CHECK(types.contains("queue.add"));
+}
+
+class TypedSink final : public EventSink {
+ public:
+  explicit TypedSink(EventTypes reads) : reads_(std::move(reads)) {}
+  void emit(const Event& event) override { received.push_back(event.type); }
+  EventTypes reads() const override { return reads_; }
+  std::vector<std::string> received;
+
+ private:
+  EventTypes reads_;
+};
+
+TEST_CASE("a tee gives each sink the events of the types it reads and reads their union") {
+  TypedSink transitions(EventTypes::only({"status.transition"}));
+  TypedSink writes(EventTypes::only({"api."}));
+  MemorySink everything;
+  TeeSink tee({&transitions, &writes});
+  CHECK(tee.reads() == EventTypes::only({"api.", "status.transition"}));
+  for (const char* type : {"cache.read", "api.update", "status.transition"}) {
+    Event event;
+    event.type = type;
+    tee.emit(event);
+  }
+  CHECK(transitions.received == std::vector<std::string>{"status.transition"});
+  CHECK(writes.received == std::vector<std::string>{"api.update"});
+  CHECK(TeeSink({&transitions, &everything}).reads().is_all());
+}
+
+}  // namespace
+}  // namespace rjsim::events
