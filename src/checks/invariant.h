@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "checks/history.h"
+#include "engine/copy_on_write.h"
 #include "engine/simulation.h"
 #include "engine/world.h"
 
@@ -50,7 +51,8 @@ inline constexpr std::int64_t kCleanupAllowanceMs = 10'000;
 struct Settings {
   // The model's persisted jobDeploymentStatus edges (Controller::transition_table()); empty:
   // legal-transition has nothing to judge.
-  std::vector<std::pair<std::string, std::string>> transition_table;
+  // (Shared by the copies of a checker that exhaustive exploration takes at every step.)
+  engine::CopyOnWrite<std::vector<std::pair<std::string, std::string>>> transition_table;
   std::int64_t eventually_ms = 600'000;   // limits.eventually
   std::int64_t cleanup_allowance_ms = kCleanupAllowanceMs;
   friend bool operator==(const Settings&, const Settings&) = default;

@@ -31,7 +31,7 @@ int job_status_rank(std::string_view job_status) {
 }  // namespace
 
 void legal_transition(const StepView& view, Reporter& reporter) {
-  const auto& table = view.settings.transition_table;
+  const auto& table = *view.settings.transition_table;
   if (table.empty()) return;
   for (const PersistedTransition& t : view.facts.transitions) {
     if (t.from_deployment == t.to_deployment) continue;

@@ -20,27 +20,41 @@ EventTypes EventTypes::all() {
 
 EventTypes EventTypes::only(std::initializer_list<std::string_view> types) {
   EventTypes result;
-  for (std::string_view type : types) result.entries_.emplace_back(type);
-  std::sort(result.entries_.begin(), result.entries_.end());
-  result.entries_.erase(std::unique(result.entries_.begin(), result.entries_.end()), result.entries_.end());
+  for (std::string_view type : types) result.insert(type);
   return result;
 }
 
 bool EventTypes::contains(std::string_view type) const {
   if (all_) return true;
-  return std::any_of(entries_.begin(), entries_.end(),
-                     [type](const std::string& entry) { return matches(entry, type); });
+  if (type.empty()) return false;
+  const auto first = static_cast<unsigned char>(type.front());
+  if ((first_bytes_[first / 64] & (std::uint64_t{1} << (first % 64))) == 0) return false;
+  return std::any_of(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(size_),
+                     [type](std::string_view entry) { return matches(entry, type); });
 }
 
 EventTypes& EventTypes::add(const EventTypes& other) {
-  if (all_ || other.all_) {
-    *this = all();
-    return *this;
-  }
-  entries_.insert(entries_.end(), other.entries_.begin(), other.entries_.end());
-  std::sort(entries_.begin(), entries_.end());
-  entries_.erase(std::unique(entries_.begin(), entries_.end()), entries_.end());
+  if (other.all_) *this = all();
+  for (std::size_t i = 0; i < other.size_ && !all_; ++i) insert(other.entries_[i]);
   return *this;
+}
+
+void EventTypes::insert(std::string_view entry) {
+  if (all_) return;
+  const auto end = entries_.begin() + static_cast<std::ptrdiff_t>(size_);
+  const auto at = std::lower_bound(entries_.begin(), end, entry);
+  if (at != end && *at == entry) return;
+  if (size_ == kMaxEntries) {
+    *this = all();
+    return;
+  }
+  std::move_backward(at, end, end + 1);
+  *at = entry;
+  ++size_;
+  if (!entry.empty()) {
+    const auto first = static_cast<unsigned char>(entry.front());
+    first_bytes_[first / 64] |= std::uint64_t{1} << (first % 64);
+  }
 }
 
 }  // namespace rjsim::events

@@ -1,27 +1,33 @@
 // The event types a reader of a run reads: every type, none, or a list. The engine builds an event
 // only when its sink or one of its observers reads the event's type (exploration's fast path
 // reads a handful of the types a step logs); a skipped event still takes its seq, so the events
-// that are built are numbered as in the full log.
+// that are built are numbered as in the full log. A small value: copying it allocates nothing, so
+// that a run's readers can say what they read at the start of every run.
 #pragma once
 
+#include <array>
+#include <cstddef>
+#include <cstdint>
 #include <initializer_list>
-#include <string>
 #include <string_view>
-#include <vector>
 
 namespace rjsim::events {
 
 class EventTypes {
  public:
+  static constexpr std::size_t kMaxEntries = 16;
+
   static EventTypes all();
   static EventTypes none() { return {}; }
   // The types listed; an entry that ends in '.' stands for every type it begins ("api." reads
-  // api.create, api.update, ...).
+  // api.create, api.update, ...). The names are kept as views: pass string literals. More than
+  // kMaxEntries distinct entries read every type (building more events than needed is always
+  // correct, only slower).
   static EventTypes only(std::initializer_list<std::string_view> types);
 
   bool contains(std::string_view type) const;
   bool is_all() const { return all_; }
-  bool is_none() const { return !all_ && entries_.empty(); }
+  bool is_none() const { return !all_ && size_ == 0; }
 
   // Adds what `other` reads (the readers of one run read the union).
   EventTypes& add(const EventTypes& other);
@@ -29,8 +35,13 @@ class EventTypes {
   friend bool operator==(const EventTypes&, const EventTypes&) = default;
 
  private:
+  void insert(std::string_view entry);
+
   bool all_ = false;
-  std::vector<std::string> entries_;   // sorted, each once
+  std::size_t size_ = 0;
+  std::array<std::string_view, kMaxEntries> entries_{};   // the first size_, sorted, each once
+  // The first bytes of the entries, as a set: most types are told apart by their first byte.
+  std::array<std::uint64_t, 4> first_bytes_{};
 };
 
 }  // namespace rjsim::events

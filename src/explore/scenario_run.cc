@@ -214,14 +214,15 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
                         chooser, sink, faults, limits);
   simulation.set_dashboard(&environment.ray);
   simulation.set_operator_settings(&scenario.world.operator_settings);
-  checks::InvariantChecker checker(scenario.invariants, model->transition_table(),
-                                   scenario.limits.eventually_ms);
+  // A continued run goes on with the checks' memory of the steps before it.
+  checks::InvariantChecker checker =
+      resume ? resume->checker
+             : checks::InvariantChecker(scenario.invariants, model->transition_table(), scenario.limits.eventually_ms);
   VerdictRecorder verdicts(checker, simulation, options);
   simulation.add_observer(&verdicts);
   for (StepObserver* observer : options.observers) simulation.add_observer(observer);
   if (resume) {
     simulation.continue_numbering_from(resume->events_emitted);
-    checker = resume->checker;
     verdicts.resume(*resume);
   } else {
     simulation.record(run_start_event(scenario, *model, seed, options));
