@@ -41,9 +41,10 @@ void for_each_dependent(const ApiServer& api, const ObjectMeta& owner, Visit vis
 
 void list_finalizer_work(const ApiServer& api, const Object& owner, std::vector<ActorWork>& out) {
   const ObjectMeta& m = meta(owner);
+  if (!m.deletion_timestamp_ms) return;   // first: most objects are not being deleted
   const bool orphan = has_finalizer(m, kOrphanFinalizer);
   const bool foreground = has_finalizer(m, kForegroundFinalizer);
-  if (!m.deletion_timestamp_ms || (!orphan && !foreground)) return;
+  if (!orphan && !foreground) return;
   bool dependents_left = false;
   for_each_dependent(api, m, [&](const Object& dependent) {
     dependents_left = true;

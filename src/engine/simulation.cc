@@ -131,6 +131,13 @@ bool Simulation::has_due_timers() const {
 
 std::vector<Step> Simulation::enabled_steps() const {
   std::vector<Step> steps;
+  std::vector<ActorWork> work;
+  list_enabled_steps(steps, work);
+  return steps;
+}
+
+void Simulation::list_enabled_steps(std::vector<Step>& steps, std::vector<ActorWork>& work) const {
+  steps.clear();
   const Process& process = world_.process;
 
   // Deliveries: an informer has events (received or still in flight) it has not applied.
@@ -142,11 +149,10 @@ std::vector<Step> Simulation::enabled_steps() const {
       ++deliveries;
     }
   }
-  if (deliveries > 0 && !faults_.deliveries_may_wait()) return steps;   // urgent
+  if (deliveries > 0 && !faults_.deliveries_may_wait()) return;   // urgent
 
   if (process.up && !process.pending_notifications.empty()) steps.push_back(Step::of(StepKind::notify));
 
-  std::vector<ActorWork> work;
   for (std::size_t i = 0; i < actors_.size(); ++i) {
     work.clear();
     actors_[i]->enabled(world_, work);
@@ -180,7 +186,6 @@ std::vector<Step> Simulation::enabled_steps() const {
   if (!steps.empty() && process.up && world_.faults_used.restarts < faults_.restarts) {
     steps.push_back(Step::of(StepKind::crash));
   }
-  return steps;
 }
 
 // ---- running ----
@@ -213,8 +218,8 @@ void Simulation::step(const std::vector<Step>& steps) {
   step_events_.clear();
   const std::int64_t first_seq = next_seq_;
   StepContext context(world_, chooser_, next_seq_, step_events_, built_);
-  std::vector<StepOption> options;
-  options.reserve(steps.size());
+  std::vector<StepOption>& options = option_buffer_;
+  options.clear();
   for (const Step& step : steps) options.push_back(step.option());
   const std::size_t picked = context.decide_step(options);
   if (steps.size() > 1 && context.builds("choice")) step_events_.back().with("step", steps[picked].describe());
@@ -256,7 +261,8 @@ RunEnd Simulation::run() {
   while (true) {
     if (stop_requested_) return RunEnd::stopped;
     if (world_.steps >= limits_.steps) return RunEnd::step_limit;
-    const std::vector<Step> steps = enabled_steps();
+    std::vector<Step>& steps = enabled_buffer_;
+    list_enabled_steps(steps, work_buffer_);
     if (steps.empty()) return RunEnd::quiescent;
     // The clock is offered only when nothing but held deliveries can run; past the time limit
     // the run ends there.

@@ -150,6 +150,8 @@ class Simulation {
   void crash(StepContext& context, std::string_view reason);
   void finish_step(std::int64_t first_seq);
 
+  // enabled_steps() into `steps`, with `work` for the actors' lists (buffers reused by run()).
+  void list_enabled_steps(std::vector<Step>& steps, std::vector<ActorWork>& work) const;
   std::optional<std::int64_t> next_timer_ms() const;
   // How long a timed-out dashboard call holds the worker: the scenario's, else the release's.
   std::int64_t dashboard_timeout_ms() const;
@@ -169,6 +171,10 @@ class Simulation {
   const OperatorSettings* operator_settings_ = nullptr;
   std::int64_t next_seq_ = 0;
   StepEvents step_events_;
+  // Reused by every step, so that listing and choosing a step allocates no vector.
+  std::vector<Step> enabled_buffer_;
+  std::vector<ActorWork> work_buffer_;
+  std::vector<StepOption> option_buffer_;
   events::EventTypes built_;   // the types the sink and the observers read
   bool stop_requested_ = false;
 };
