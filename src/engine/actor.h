@@ -24,10 +24,17 @@ struct ActorWork {
   int index = 0;
 };
 
+// The parts of the World that an actor's enabled() and next_timer_ms() read. The Simulation
+// reuses an actor's last answers while those parts are unchanged, so an actor must not read more
+// than it declares: the API server's objects (whose resourceVersion moves on every change), and
+// for api_and_clock also the virtual time.
+enum class ActorInputs : std::uint8_t { api, api_and_clock, whole_world };
+
 class Actor {
  public:
   virtual ~Actor() = default;
   virtual std::string_view name() const = 0;
+  virtual ActorInputs inputs() const { return ActorInputs::whole_world; }
   // Appends the work that can be done at world.now_ms, in a fixed order.
   virtual void enabled(const World& world, std::vector<ActorWork>& out) const = 0;
   // The earliest future time at which new work becomes enabled, if any.

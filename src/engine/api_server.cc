@@ -149,7 +149,7 @@ void ApiServer::append_watch(WatchType type, const ObjectVersion& version) {
   const int kind = kind_index(kind_of(*version));
   const WatchEvent& event =
       watch_logs_[kind].emplace_back(WatchEvent{meta(*version).resource_version, type, version});
-  watch_log_digests_[kind] = extend_watch_log_digest(watch_log_digests_[kind], event);
+  if (takes_digests_) watch_log_digests_[kind] = extend_watch_log_digest(watch_log_digests_[kind], event);
 }
 
 void ApiServer::erase(Kind kind, const ObjectMeta& m) {
@@ -189,7 +189,7 @@ WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
   auto it = std::lower_bound(objects.begin(), objects.end(), 0, [&](const Object& o, int) {
     return key_less(meta(o), m.namespace_, m.name);
   });
-  append_watch(WatchType::Added, *objects.insert(it, ObjectVersion(object)));
+  append_watch(WatchType::Added, *objects.insert(it, ObjectVersion(object, takes_digests_)));
   return outcome;
 }
 
@@ -216,11 +216,11 @@ WriteOutcome ApiServer::commit_change(ObjectVersion& stored, Object next) {
     meta(last).resource_version = next_meta.resource_version;
     outcome.watch_type = WatchType::Deleted;
     erase(kind_of(last), meta(last));
-    append_watch(WatchType::Deleted, ObjectVersion(std::move(last)));
+    append_watch(WatchType::Deleted, ObjectVersion(std::move(last), takes_digests_));
     return outcome;
   }
   outcome.watch_type = WatchType::Modified;
-  stored = ObjectVersion(std::move(next));
+  stored = ObjectVersion(std::move(next), takes_digests_);
   append_watch(WatchType::Modified, stored);
   return outcome;
 }
@@ -311,7 +311,7 @@ WriteOutcome ApiServer::remove(Kind kind, std::string_view namespace_, std::stri
     outcome.watch_type = WatchType::Deleted;
     outcome.resource_version_after = meta(last).resource_version;
     erase(kind, meta(last));
-    append_watch(WatchType::Deleted, ObjectVersion(std::move(last)));
+    append_watch(WatchType::Deleted, ObjectVersion(std::move(last), takes_digests_));
     return outcome;
   }
   next_meta.deletion_timestamp_ms = now_ms;

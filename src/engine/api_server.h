@@ -8,10 +8,12 @@
 // and none can be added once deletion started. The server is a plain value and never emits
 // events: callers log what a write did from its WriteOutcome. Beside each watch log it keeps the
 // log's digest, extended as each event is appended, so that a world's fingerprint covers the
-// logs without hashing them again (fingerprint.h).
+// logs without hashing them again (fingerprint.h); a server that no one will fingerprint may be
+// told to take no digests, which are a tenth of a random exploration's time.
 #pragma once
 
 #include <array>
+#include <cassert>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -91,6 +93,14 @@ class ApiServer {
   WriteOutcome remove(Kind kind, std::string_view namespace_, std::string_view name,
                       Propagation propagation, std::int64_t now_ms);
 
+  // Whether versions and watch logs get digests (the default), so that the world can be
+  // fingerprinted; chosen before the first write.
+  void take_digests(bool take) {
+    assert(resource_version_ == 0 && "rjsim bug: digests switched after the first write");
+    takes_digests_ = take;
+  }
+  bool takes_digests() const { return takes_digests_; }
+
   friend bool operator==(const ApiServer&, const ApiServer&) = default;
   // fingerprint.cc hashes every member (and stops compiling when one is added here).
   friend class Fingerprinter;
@@ -110,6 +120,7 @@ class ApiServer {
   std::array<Hash128, kKindCount> watch_log_digests_;
   std::int64_t resource_version_ = 0;
   std::int64_t next_uid_ = 1;
+  bool takes_digests_ = true;
 };
 
 }  // namespace rjsim::engine

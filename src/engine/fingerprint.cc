@@ -9,6 +9,7 @@
 #include "engine/fingerprint.h"
 
 #include <array>
+#include <cassert>
 #include <bit>
 #include <cstring>
 #include <map>
@@ -230,7 +231,8 @@ class Fingerprinter {
     add_all(resource_version, type, object);
   }
   void add(const ApiServer& value) {
-    const auto& [objects, watch_logs, watch_log_digests, resource_version, next_uid] = value;
+    const auto& [objects, watch_logs, watch_log_digests, resource_version, next_uid, takes_digests] = value;
+    assert(takes_digests && "rjsim bug: a fingerprint of a world whose API server takes no digests");
     add(objects);
     // The logs through the digests the server extends as it appends to them: hashing the logs
     // themselves would make a fingerprint's cost grow with the length of the run.

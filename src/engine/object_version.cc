@@ -8,13 +8,13 @@ namespace rjsim::engine {
 
 ObjectVersion::ObjectVersion() {
   static const std::shared_ptr<const Shared> placeholder =
-      std::make_shared<const Shared>(Shared{Object{}, content_digest(Object{})});
+      std::make_shared<const Shared>(Shared{Object{}, content_digest(Object{}), true});
   shared_ = placeholder;
 }
 
-ObjectVersion::ObjectVersion(Object object) {
-  const Hash128 digest = content_digest(object);
-  shared_ = std::make_shared<const Shared>(Shared{std::move(object), digest});
+ObjectVersion::ObjectVersion(Object object, bool with_digest) {
+  const Hash128 digest = with_digest ? content_digest(object) : Hash128{};
+  shared_ = std::make_shared<const Shared>(Shared{std::move(object), digest, with_digest});
 }
 
 }  // namespace rjsim::engine

@@ -97,7 +97,8 @@ Simulation::Simulation(World world, Controller& controller, std::vector<const Ac
       sink_(sink),
       faults_(faults),
       limits_(limits),
-      built_(sink.reads()) {}
+      built_(sink.reads()),
+      actor_answers_(actors_.size()) {}
 
 void Simulation::add_observer(StepObserver* observer) {
   observers_.push_back(observer);
@@ -114,8 +115,51 @@ std::optional<std::int64_t> Simulation::next_timer_ms() const {
   if (world_.process.up) consider(world_.process.queue.next_timer_ms());
   if (world_.process.up) consider(world_.process.worker_busy_until_ms);
   if (!world_.process.up) consider(world_.process.restart_at_ms);
-  for (const Actor* actor : actors_) consider(actor->next_timer_ms(world_));
+  for (std::size_t i = 0; i < actors_.size(); ++i) consider(actor_timer_ms(i));
   return next;
+}
+
+const std::vector<ActorWork>& Simulation::actor_work(std::size_t actor, std::vector<ActorWork>& scratch) const {
+  if (actors_[actor]->inputs() == ActorInputs::whole_world) {
+    scratch.clear();
+    actors_[actor]->enabled(world_, scratch);
+    return scratch;
+  }
+  ActorAnswers& answers = current_answers(actor);
+  if (!answers.has_work) {
+    answers.work.clear();
+    actors_[actor]->enabled(world_, answers.work);
+    answers.has_work = true;
+  }
+  return answers.work;
+}
+
+std::optional<std::int64_t> Simulation::actor_timer_ms(std::size_t actor) const {
+  if (actors_[actor]->inputs() == ActorInputs::whole_world) return actors_[actor]->next_timer_ms(world_);
+  ActorAnswers& answers = current_answers(actor);
+  if (!answers.has_timer) {
+    answers.timer_ms = actors_[actor]->next_timer_ms(world_);
+    answers.has_timer = true;
+  }
+  return answers.timer_ms;
+}
+
+// The actor's answers, emptied when what it reads changed since they were given: every change
+// to the API server's objects takes a new resourceVersion (api_server.h).
+Simulation::ActorAnswers& Simulation::current_answers(std::size_t actor) const {
+  ActorAnswers& answers = actor_answers_[actor];
+  const std::int64_t now_ms = actors_[actor]->inputs() == ActorInputs::api_and_clock ? world_.now_ms : 0;
+  if (answers.resource_version != world_.api.resource_version() || answers.now_ms != now_ms) {
+    answers.resource_version = world_.api.resource_version();
+    answers.now_ms = now_ms;
+    answers.has_work = false;
+    answers.has_timer = false;
+  }
+  return answers;
+}
+
+void Simulation::forget_actor_answers() {
+  for (ActorAnswers& answers : actor_answers_) answers.resource_version = -1;
 }
 
 std::int64_t Simulation::dashboard_timeout_ms() const {
@@ -154,13 +198,10 @@ void Simulation::list_enabled_steps(std::vector<Step>& steps, std::vector<ActorW
   if (process.up && !process.pending_notifications.empty()) steps.push_back(Step::of(StepKind::notify));
 
   for (std::size_t i = 0; i < actors_.size(); ++i) {
-    work.clear();
-    actors_[i]->enabled(world_, work);
-    for (ActorWork& item : work) {
-      Step step = Step::of(StepKind::actor);
+    for (const ActorWork& item : actor_work(i, work)) {
+      Step& step = steps.emplace_back(Step::of(StepKind::actor));
       step.actor = static_cast<int>(i);
-      step.work = std::move(item);
-      steps.push_back(std::move(step));
+      step.work = item;
     }
   }
   if (has_due_timers()) steps.push_back(Step::of(StepKind::timers));

@@ -117,7 +117,12 @@ class Simulation {
   void record(events::Event event);
 
   const World& world() const { return world_; }
-  World& mutable_world() { return world_; }
+  // For set-up and tests. The actors' reused answers (ActorInputs) are dropped here; later
+  // changes through the reference must go through the API server's writes or the clock.
+  World& mutable_world() {
+    forget_actor_answers();
+    return world_;
+  }
   std::int64_t events_emitted() const { return next_seq_; }
   // Numbers the next event `seq`: a simulation that continues a run from a copy of its world
   // (exhaustive exploration forks runs) goes on with that run's numbering.
@@ -153,6 +158,10 @@ class Simulation {
   // enabled_steps() into `steps`, with `work` for the actors' lists (buffers reused by run()).
   void list_enabled_steps(std::vector<Step>& steps, std::vector<ActorWork>& work) const;
   std::optional<std::int64_t> next_timer_ms() const;
+  // An actor's enabled work and next timer, reused while what it reads is unchanged.
+  const std::vector<ActorWork>& actor_work(std::size_t actor, std::vector<ActorWork>& scratch) const;
+  std::optional<std::int64_t> actor_timer_ms(std::size_t actor) const;
+  void forget_actor_answers();
   // How long a timed-out dashboard call holds the worker: the scenario's, else the release's.
   std::int64_t dashboard_timeout_ms() const;
   bool has_due_timers() const;
@@ -177,6 +186,18 @@ class Simulation {
   std::vector<StepOption> option_buffer_;
   events::EventTypes built_;   // the types the sink and the observers read
   bool stop_requested_ = false;
+
+  // An actor's last answers and the state of what it reads (ActorInputs) they were given for.
+  struct ActorAnswers {
+    std::int64_t resource_version = -1;
+    std::int64_t now_ms = 0;
+    bool has_work = false;
+    bool has_timer = false;
+    std::vector<ActorWork> work;
+    std::optional<std::int64_t> timer_ms;
+  };
+  ActorAnswers& current_answers(std::size_t actor) const;
+  mutable std::vector<ActorAnswers> actor_answers_;   // one per actor
 };
 
 }  // namespace rjsim::engine

@@ -260,7 +260,7 @@ std::vector<std::string> WorkQueue::priority_fire_due_timers(std::int64_t now_ms
 
 std::optional<std::int64_t> WorkQueue::next_timer_ms() const {
   if (waiting_.empty()) return std::nullopt;
-  return std::ranges::min(waiting_, {}, &Waiting::ready_at_ms).ready_at_ms;
+  return std::ranges::min_element(waiting_, {}, &Waiting::ready_at_ms)->ready_at_ms;   // no copy of a key
 }
 
 // ---- Hand-out ------------------------------------------------------------------------------

@@ -110,6 +110,7 @@ ExhaustiveReport explore_exhaustively(const engine::Scenario& scenario, const Ex
     std::vector<std::shared_ptr<const Fork>> forks;
     if (node.fork) forks.push_back(node.fork);
     RunOptions run = search_run(chooser, options);
+    run.fingerprintable = true;
     run.stop_when = [&](const engine::World& world) {
       ++report.states_generated;
       const bool seen = !visited.insert(engine::fingerprint(world)).second;

@@ -1,6 +1,7 @@
 #include "explore/scenario_run.h"
 
 #include <algorithm>
+#include <cassert>
 #include <memory>
 
 #include <fmt/format.h>
@@ -173,6 +174,12 @@ FinalState final_state_of(const World& world, const RayJob& wanted) {
   return state;
 }
 
+World initial_world(const Controller& model, const RunOptions& options) {
+  World world = Simulation::initial_world(model);
+  world.api.take_digests(options.fingerprintable);
+  return world;
+}
+
 std::string outcome_of(RunEnd end, bool violated) {
   if (end == RunEnd::step_limit) return "incomplete";
   return violated ? "violation" : "pass";
@@ -210,8 +217,10 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   limits.steps = scenario.limits.steps;
   limits.time_ms = scenario.limits.time_ms;
   const RunSnapshot* resume = options.resume_from.get();
-  Simulation simulation(resume ? resume->world : Simulation::initial_world(*model), *model, environment.actors(),
+  Simulation simulation(resume ? resume->world : initial_world(*model, options), *model, environment.actors(),
                         chooser, sink, faults, limits);
+  assert(simulation.world().api.takes_digests() == options.fingerprintable &&
+         "rjsim bug: a run continued from a snapshot taken with other digest settings");
   simulation.set_dashboard(&environment.ray);
   simulation.set_operator_settings(&scenario.world.operator_settings);
   // A continued run goes on with the checks' memory of the steps before it.
@@ -265,6 +274,7 @@ RunOptions exploration_run(Chooser& chooser) {
   options.keep_events = false;
   options.hash_log = false;
   options.judge_expectations = false;
+  options.fingerprintable = false;
   return options;
 }
 

@@ -46,6 +46,9 @@ struct RunOptions {
                                              // path skips it: it is an eighth of a run's time)
   bool judge_expectations = true;            // fill RunReport::final and unmet (exploration's
                                              // fast path skips them: it looks for violations)
+  bool fingerprintable = true;               // the API server takes digests, so that the world
+                                             // can be fingerprinted (exploration's fast path
+                                             // skips them unless the search fingerprints)
   bool stop_at_violation = false;            // end the run after the step of the first violation
                                              // (exploration; liveness is then not judged)
   // Also see each step's world, after the checks (tests, benchmarks); they must not change it.

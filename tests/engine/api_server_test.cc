@@ -8,6 +8,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -666,3 +667,43 @@ TEST_CASE("a successful changing write bumps the global rv once and appends exac
 }
 
 }  // TEST_SUITE
+
+TEST_CASE("a server that takes no digests stores and announces the same objects") {
+  // Exploration's fast path turns digests off; what the server holds and tells its watchers
+  // must not depend on it, only whether the world can be fingerprinted.
+  auto writes = [](ApiServer& api) {
+    created(api, rayjob());
+    created(api, pod());
+    api.patch(Kind::RayJob, kNamespace, "job", [](Object& o) { meta(o).labels["team"] = "ray"; }, kCreatedAt);
+    api.remove(Kind::Pod, kNamespace, "pod", Propagation::background, kDeletedAt);
+  };
+  ApiServer with_digests;
+  ApiServer without;
+  without.take_digests(false);
+  writes(with_digests);
+  writes(without);
+  CHECK(with_digests.takes_digests());
+  CHECK_FALSE(without.takes_digests());
+  CHECK(without.resource_version() == with_digests.resource_version());
+  for (Kind kind : kAllKinds) {
+    const auto kept = with_digests.objects(kind);
+    const auto skipped = without.objects(kind);
+    CHECK(std::equal(kept.begin(), kept.end(), skipped.begin(), skipped.end()));
+    CHECK(with_digests.watch_log(kind) == without.watch_log(kind));
+  }
+  const auto versions = without.objects(Kind::RayJob);
+  REQUIRE(versions.size() == 1);
+  CHECK_FALSE(versions[0].has_digest());
+  CHECK(with_digests.objects(Kind::RayJob)[0].has_digest());
+}
+
+TEST_CASE("versions without digests compare by their contents") {
+  Object first = rayjob();
+  Object second = rayjob();
+  meta(second).labels["team"] = "ray";
+  const rjsim::engine::ObjectVersion plain(first, false);
+  CHECK(plain == rjsim::engine::ObjectVersion(first, false));
+  CHECK(plain == rjsim::engine::ObjectVersion(first, true));
+  CHECK_FALSE(plain == rjsim::engine::ObjectVersion(second, false));
+  CHECK_FALSE(rjsim::engine::ObjectVersion(second, true) == plain);
+}

@@ -401,6 +401,65 @@ TEST_CASE("an event no reader reads is not built but takes its seq, so the other
   CHECK(static_cast<std::int64_t>(every_event.events.size()) == emitted);
 }
 
+// Counts the times it is asked what it could do; it offers "ready" from 1 s of virtual time on
+// and declares `inputs` as what it reads.
+class CountingActor final : public Actor {
+ public:
+  explicit CountingActor(ActorInputs inputs) : inputs_(inputs) {}
+  std::string_view name() const override { return "counting"; }
+  ActorInputs inputs() const override { return inputs_; }
+  void enabled(const World& world, std::vector<ActorWork>& out) const override {
+    ++asked;
+    if (world.now_ms >= 1'000) out.push_back({"ready", "", 0});
+  }
+  std::optional<std::int64_t> next_timer_ms(const World&) const override { return std::nullopt; }
+  void apply(const ActorWork&, StepContext&) const override {}
+  mutable int asked = 0;
+
+ private:
+  ActorInputs inputs_;
+};
+
+bool offers_ready(const std::vector<Step>& steps) {
+  return std::any_of(steps.begin(), steps.end(),
+                     [](const Step& step) { return step.kind == StepKind::actor && step.work.what == "ready"; });
+}
+
+TEST_CASE("an actor that reads only the API server and the clock is asked again only when they change") {
+  for (const ActorInputs inputs : {ActorInputs::api, ActorInputs::api_and_clock, ActorInputs::whole_world}) {
+    CAPTURE(static_cast<int>(inputs));
+    models::toy::ToyController controller;
+    CountingActor actor(inputs);
+    DefaultChooser chooser(1);
+    MemorySink sink;
+    FaultBudget faults;
+    faults.squash = true;   // deliveries may wait, so that the actors are asked beside them
+    Simulation simulation(Simulation::initial_world(controller), controller, {&actor}, chooser, sink, faults);
+    create_rayjob(simulation);
+    const bool every_time = inputs == ActorInputs::whole_world;
+
+    CHECK_FALSE(offers_ready(simulation.enabled_steps()));
+    CHECK_FALSE(offers_ready(simulation.enabled_steps()));
+    CHECK(actor.asked == (every_time ? 2 : 1));   // nothing changed in between
+
+    simulation.run_as_step([](StepContext& context) { context.world().now_ms = 1'000; });
+    const int before_clock = actor.asked;
+    const bool ready = offers_ready(simulation.enabled_steps());
+    CHECK(actor.asked == (inputs == ActorInputs::api ? before_clock : before_clock + 1));
+    CHECK(ready == (inputs != ActorInputs::api));   // an actor that says it ignores the clock is believed
+
+    const int before_write = actor.asked;
+    simulation.run_as_step([](StepContext& context) { patch_message(context, "changed"); });
+    CHECK(offers_ready(simulation.enabled_steps()));
+    CHECK(actor.asked == before_write + 1);   // a write takes a new resourceVersion
+
+    const int before_set_up = actor.asked;
+    simulation.mutable_world();   // set-up may change anything: answers are dropped
+    simulation.enabled_steps();
+    CHECK(actor.asked == before_set_up + 1);
+  }
+}
+
 TEST_CASE("stale reads never lag their kind's log by more than maxLag events") {
   FaultBudget faults;
   faults.max_lag = 2;
