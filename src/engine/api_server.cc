@@ -278,10 +278,13 @@ WriteOutcome ApiServer::patch_status(Kind kind, std::string_view namespace_, std
                                      std::int64_t /*now_ms*/) {
   ObjectVersion* stored = find_slot(kind, namespace_, name);
   if (!stored) return failed(not_found(kind, name));
-  Object changed = **stored;
-  mutate(changed);
   Object next = **stored;
-  copy_status(changed, next);
+  mutate(next);
+  if (!same_but_status(next, **stored)) {   // /status ignores everything but .status
+    Object masked = **stored;
+    copy_status(next, masked);
+    next = std::move(masked);
+  }
   truncate_status_times_to_seconds(next);
   return commit_change(*stored, std::move(next));
 }

@@ -51,6 +51,16 @@ bool same_spec(const Object& a, const Object& b) {
       a);
 }
 
+bool same_but_status(const Object& a, const Object& b) {
+  return std::visit(
+      [&b](const auto& typed_a) {
+        using T = std::decay_t<decltype(typed_a)>;
+        const T& typed_b = std::get<T>(b);
+        return typed_a.spec == typed_b.spec && typed_a.metadata == typed_b.metadata;
+      },
+      a);
+}
+
 void share_spec(const Object& from, Object& to) {
   std::visit(
       [&from](auto& typed_to) {

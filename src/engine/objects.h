@@ -305,6 +305,8 @@ const ObjectMeta& meta(const Object& object);
 ObjectMeta& meta(Object& object);
 // True when the two objects (of one kind) have equal specs.
 bool same_spec(const Object& a, const Object& b);
+// True when the two objects (of one kind) differ at most in their status.
+bool same_but_status(const Object& a, const Object& b);
 // Makes `to` (same kind, equal spec) share `from`'s spec instead of holding a copy of its own.
 void share_spec(const Object& from, Object& to);
 // Copies `from`'s status into `to` (same kind): the status-subresource masking of a main update.

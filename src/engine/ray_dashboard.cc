@@ -136,9 +136,10 @@ DashboardResponse text_reply(int status, std::string text) {
 // event once the outcome is known.
 class Call {
  public:
+  // `event_type` is the call's event: "dashboard." and the verb.
   Call(StepContext& context, const DashboardBehaviour& behaviour, DashboardCaller caller,
-       std::string_view verb, std::string_view url)
-      : context_(context), caller_(caller), verb_(verb), url_(url),
+       std::string_view event_type, std::string_view url)
+      : context_(context), caller_(caller), event_type_(event_type), url_(url),
         resolved_(resolve(context.world(), url)) {
     if (caller == DashboardCaller::controller && in_outage(behaviour, context.now_ms())) {
       refused_ = "outage";
@@ -160,7 +161,9 @@ class Call {
 
   void log(std::string_view submission_id, std::string_view outcome, const DashboardResponse& response,
            std::optional<bool> stopped = std::nullopt) {
-    EventBuilder event = context_.effect(fmt::format("dashboard.{}", verb_), "dashboard", object());
+    // Most calls' events are read by no one: their object is named only for those that are.
+    EventBuilder event = context_.effect(event_type_, "dashboard", context_.builds(event_type_) ? object() : std::string());
+    if (!event.kept()) return;
     event.with("caller", to_string(caller_))
         .with("url", url_)
         .with("submission_id", submission_id)
@@ -175,7 +178,7 @@ class Call {
  private:
   StepContext& context_;
   DashboardCaller caller_;
-  std::string verb_;
+  std::string_view event_type_;
   std::string url_;
   Resolved resolved_;
   std::string refused_;
@@ -222,7 +225,7 @@ int count_submission(RayState& ray, const std::string& key) {
 DashboardResponse RayDashboard::get_job_info(StepContext& context, DashboardCaller caller,
                                              std::string_view dashboard_url,
                                              std::string_view job_id) const {
-  Call call(context, dashboard_, caller, "get_job_info", dashboard_url);
+  Call call(context, dashboard_, caller, "dashboard.get_job_info", dashboard_url);
   if (!call.refused().empty()) {
     DashboardResponse response = call.refusal();
     call.log(job_id, call.refused(), response);
@@ -249,7 +252,7 @@ DashboardResponse RayDashboard::get_job_info(StepContext& context, DashboardCall
 DashboardResponse RayDashboard::submit_job(StepContext& context, DashboardCaller caller,
                                            std::string_view dashboard_url,
                                            const SubmitJobRequest& request) const {
-  Call call(context, dashboard_, caller, "submit_job", dashboard_url);
+  Call call(context, dashboard_, caller, "dashboard.submit_job", dashboard_url);
   if (!call.refused().empty()) {
     DashboardResponse response = call.refusal();
     call.log(request.submission_id, call.refused(), response);
@@ -296,7 +299,7 @@ DashboardResponse RayDashboard::submit_job(StepContext& context, DashboardCaller
 DashboardResponse RayDashboard::stop_job(StepContext& context, DashboardCaller caller,
                                          std::string_view dashboard_url,
                                          std::string_view job_id) const {
-  Call call(context, dashboard_, caller, "stop_job", dashboard_url);
+  Call call(context, dashboard_, caller, "dashboard.stop_job", dashboard_url);
   if (!call.refused().empty()) {
     DashboardResponse response = call.refusal();
     call.log(job_id, call.refused(), response);
@@ -327,7 +330,7 @@ DashboardResponse RayDashboard::stop_job(StepContext& context, DashboardCaller c
 DashboardResponse RayDashboard::delete_job(StepContext& context, DashboardCaller caller,
                                            std::string_view dashboard_url,
                                            std::string_view job_id) const {
-  Call call(context, dashboard_, caller, "delete_job", dashboard_url);
+  Call call(context, dashboard_, caller, "dashboard.delete_job", dashboard_url);
   if (!call.refused().empty()) {
     DashboardResponse response = call.refusal();
     call.log(job_id, call.refused(), response);

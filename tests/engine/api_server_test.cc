@@ -312,6 +312,30 @@ TEST_CASE("update_status ignores spec and metadata changes") {
   CHECK(after.metadata.resource_version == 2);
 }
 
+TEST_CASE("a patch of /status ignores spec and metadata changes") {
+  ApiServer api;
+  const Object original = created(api, rayjob());
+  const std::size_t events_before = api.watch_log(Kind::RayJob).size();
+  bool change_status = false;
+  SUBCASE("with a status change") { change_status = true; }
+  SUBCASE("without one: a no-op") {}
+
+  const WriteOutcome outcome = api.patch_status(Kind::RayJob, kNamespace, "job", [&](Object& o) {
+    if (change_status) as_rayjob(o).status.job_deployment_status = "Initializing";
+    as_rayjob(o).spec.edit().entrypoint = "python v2.py";
+    meta(o).labels["team"] = "ray";
+  }, kCreatedAt);
+
+  REQUIRE(!outcome.error);
+  CHECK(outcome.changed == change_status);
+  CHECK(api.watch_log(Kind::RayJob).size() == events_before + (change_status ? 1 : 0));
+  const RayJob& after = stored_as<RayJob>(api, "job");
+  CHECK(after.status.job_deployment_status == (change_status ? "Initializing" : ""));
+  CHECK(after.spec == std::get<RayJob>(original).spec);
+  CHECK(after.metadata.labels.empty());
+  CHECK(after.metadata.generation == 1);
+}
+
 TEST_CASE("generation moves on spec changes only") {
   ApiServer api;
   const Object original = created(api, rayjob());
