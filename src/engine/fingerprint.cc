@@ -88,6 +88,10 @@ class Fingerprinter {
   void add(const std::array<T, N>& values) {
     for (const T& value : values) add(value);
   }
+  template <class T>
+  void add(const CopyOnWrite<T>& value) {
+    add(*value);
+  }
   template <class K, class V>
   void add(const std::map<K, V>& values) {
     add_length(values.size());

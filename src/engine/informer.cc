@@ -7,8 +7,8 @@ namespace rjsim::engine {
 
 bool LabelSelector::matches(const ObjectMeta& meta) const {
   if (key.empty()) return true;
-  auto it = meta.labels.find(key);
-  return it != meta.labels.end() && it->second == value;
+  auto it = meta.labels->find(key);
+  return it != meta.labels->end() && it->second == value;
 }
 
 Informer::Informer(Kind kind, FifoBehaviour fifo, LabelSelector selector)

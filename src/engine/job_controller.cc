@@ -191,8 +191,8 @@ void JobController::apply(const ActorWork& work, StepContext& context) const {
       random_name_suffix(context, 5, fmt::format("Pod name of {}", work.object)));
   pod.metadata.namespace_ = ref.namespace_;
   pod.metadata.labels = job.spec->template_.labels;
-  pod.metadata.labels["job-name"] = job.metadata.name;
-  pod.metadata.labels["batch.kubernetes.io/job-name"] = job.metadata.name;
+  pod.metadata.labels.edit()["job-name"] = job.metadata.name;
+  pod.metadata.labels.edit()["batch.kubernetes.io/job-name"] = job.metadata.name;
   pod.metadata.annotations = job.spec->template_.annotations;
   pod.metadata.owner_references.push_back(
       OwnerReference{"batch/v1", Kind::Job, job.metadata.name, job.metadata.uid, true, true});

@@ -55,8 +55,8 @@ struct ObjectMeta {
   std::int64_t generation = 0;
   std::int64_t creation_timestamp_ms = 0;
   std::optional<std::int64_t> deletion_timestamp_ms;
-  StringMap labels;
-  StringMap annotations;
+  CopyOnWrite<StringMap> labels;        // shared by copies until changed, as specs are
+  CopyOnWrite<StringMap> annotations;
   std::vector<OwnerReference> owner_references;
   std::vector<std::string> finalizers;
   friend bool operator==(const ObjectMeta&, const ObjectMeta&) = default;

@@ -108,7 +108,7 @@ void RayClusterController::apply(const ActorWork& work, StepContext& context) co
     Pod pod;
     pod.metadata.name = head_pod_name(cluster->metadata);
     pod.metadata.namespace_ = ref.namespace_;
-    pod.metadata.labels = {{"ray.io/cluster", ref.name}, {"ray.io/node-type", "head"}};
+    pod.metadata.labels = StringMap{{"ray.io/cluster", ref.name}, {"ray.io/node-type", "head"}};
     pod.metadata.owner_references.push_back(
         OwnerReference{"ray.io/v1", Kind::RayCluster, ref.name, cluster->metadata.uid, true, true});
     pod.spec.edit().containers = cluster->spec->head_group_spec.template_.containers;
@@ -123,7 +123,7 @@ void RayClusterController::apply(const ActorWork& work, StepContext& context) co
   Service service;
   service.metadata.name = head_service_name(*cluster);
   service.metadata.namespace_ = ref.namespace_;
-  service.metadata.labels = {{"ray.io/cluster", ref.name}, {"ray.io/node-type", "head"}};
+  service.metadata.labels = StringMap{{"ray.io/cluster", ref.name}, {"ray.io/node-type", "head"}};
   service.metadata.owner_references.push_back(
       OwnerReference{"ray.io/v1", Kind::RayCluster, ref.name, cluster->metadata.uid, true, true});
   service.spec.edit().selector = {{"ray.io/cluster", ref.name}, {"ray.io/node-type", "head"}};

@@ -201,7 +201,7 @@ TEST_CASE("the rv check comes before the no-op short-circuit: a stale identical 
   ApiServer api;
   const Object read = created(api, rayjob());
   REQUIRE(!api.patch(Kind::RayJob, kNamespace, "job",
-                     [](Object& o) { meta(o).labels["team"] = "ray"; }, kCreatedAt)
+                     [](Object& o) { meta(o).labels.edit()["team"] = "ray"; }, kCreatedAt)
                .error);   // rv 1 -> 2
   // The stored object exactly, but with the rv the writer read before the patch.
   Object identical_but_stale = stored(api, read);
@@ -296,7 +296,7 @@ TEST_CASE("update_status ignores spec and metadata changes") {
   Object request = original;
   as_rayjob(request).status.job_deployment_status = "Initializing";
   as_rayjob(request).spec.edit().entrypoint = "python v2.py";
-  meta(request).labels["team"] = "ray";
+  meta(request).labels.edit()["team"] = "ray";
   meta(request).finalizers.emplace_back(kUserFinalizer);
 
   const WriteOutcome outcome = api.update_status(request, kCreatedAt);
@@ -306,7 +306,7 @@ TEST_CASE("update_status ignores spec and metadata changes") {
   const RayJob& after = stored_as<RayJob>(api, "job");
   CHECK(after.status.job_deployment_status == "Initializing");
   CHECK(after.spec == std::get<RayJob>(original).spec);
-  CHECK(after.metadata.labels.empty());
+  CHECK(after.metadata.labels->empty());
   CHECK(after.metadata.finalizers.empty());
   CHECK(after.metadata.generation == 1);
   CHECK(after.metadata.resource_version == 2);
@@ -323,7 +323,7 @@ TEST_CASE("a patch of /status ignores spec and metadata changes") {
   const WriteOutcome outcome = api.patch_status(Kind::RayJob, kNamespace, "job", [&](Object& o) {
     if (change_status) as_rayjob(o).status.job_deployment_status = "Initializing";
     as_rayjob(o).spec.edit().entrypoint = "python v2.py";
-    meta(o).labels["team"] = "ray";
+    meta(o).labels.edit()["team"] = "ray";
   }, kCreatedAt);
 
   REQUIRE(!outcome.error);
@@ -332,7 +332,7 @@ TEST_CASE("a patch of /status ignores spec and metadata changes") {
   const RayJob& after = stored_as<RayJob>(api, "job");
   CHECK(after.status.job_deployment_status == (change_status ? "Initializing" : ""));
   CHECK(after.spec == std::get<RayJob>(original).spec);
-  CHECK(after.metadata.labels.empty());
+  CHECK(after.metadata.labels->empty());
   CHECK(after.metadata.generation == 1);
 }
 
@@ -353,7 +353,7 @@ TEST_CASE("generation moves on spec changes only") {
     outcome = api.update_status(request, kCreatedAt);
   }
   SUBCASE("labels") {
-    meta(request).labels["team"] = "ray";
+    meta(request).labels.edit()["team"] = "ray";
     outcome = api.update(request, kCreatedAt);
   }
   SUBCASE("finalizers") {
@@ -378,7 +378,7 @@ TEST_CASE("a write that leaves the spec alone stores a version that shares the s
   }
   SUBCASE("update of the labels, from a request whose spec is an equal copy") {
     as_rayjob(request).spec = rjsim::engine::RayJobSpec(*as_rayjob(request).spec);
-    meta(request).labels["team"] = "ray";
+    meta(request).labels.edit()["team"] = "ray";
     REQUIRE(api.update(request, kCreatedAt).changed);
   }
   const RayJob& after = stored_as<RayJob>(api, "job");
@@ -404,17 +404,17 @@ TEST_CASE("a merge patch applies without precondition: last writer wins, even ri
   ApiServer api;
   created(api, rayjob());
   REQUIRE(!api.patch(Kind::RayJob, kNamespace, "job",
-                     [](Object& o) { meta(o).labels["owner"] = "alice"; }, kCreatedAt)
+                     [](Object& o) { meta(o).labels.edit()["owner"] = "alice"; }, kCreatedAt)
                .error);   // rv 2
 
   const WriteOutcome outcome = api.patch(Kind::RayJob, kNamespace, "job",
-                                         [](Object& o) { meta(o).labels["owner"] = "bob"; }, kCreatedAt);
+                                         [](Object& o) { meta(o).labels.edit()["owner"] = "bob"; }, kCreatedAt);
 
   REQUIRE(!outcome.error);
   CHECK(outcome.changed);
   CHECK(outcome.resource_version_before == 2);
   CHECK(outcome.resource_version_after == 3);
-  CHECK(stored_as<RayJob>(api, "job").metadata.labels.at("owner") == "bob");
+  CHECK(stored_as<RayJob>(api, "job").metadata.labels->at("owner") == "bob");
 }
 
 TEST_CASE("a patch of the main resource ignores status changes") {
@@ -668,7 +668,7 @@ TEST_CASE("a successful changing write bumps the global rv once and appends exac
   }
   SUBCASE("patch") {
     outcome = api.patch(Kind::RayJob, kNamespace, "job",
-                        [](Object& o) { meta(o).labels["team"] = "ray"; }, kCreatedAt);
+                        [](Object& o) { meta(o).labels.edit()["team"] = "ray"; }, kCreatedAt);
   }
   SUBCASE("patch_status") {
     outcome = api.patch_status(
@@ -698,7 +698,7 @@ TEST_CASE("a server that takes no digests stores and announces the same objects"
   auto writes = [](ApiServer& api) {
     created(api, rayjob());
     created(api, pod());
-    api.patch(Kind::RayJob, kNamespace, "job", [](Object& o) { meta(o).labels["team"] = "ray"; }, kCreatedAt);
+    api.patch(Kind::RayJob, kNamespace, "job", [](Object& o) { meta(o).labels.edit()["team"] = "ray"; }, kCreatedAt);
     api.remove(Kind::Pod, kNamespace, "pod", Propagation::background, kDeletedAt);
   };
   ApiServer with_digests;
@@ -724,7 +724,7 @@ TEST_CASE("a server that takes no digests stores and announces the same objects"
 TEST_CASE("versions without digests compare by their contents") {
   Object first = rayjob();
   Object second = rayjob();
-  meta(second).labels["team"] = "ray";
+  meta(second).labels.edit()["team"] = "ray";
   const rjsim::engine::ObjectVersion plain(first, false);
   CHECK(plain == rjsim::engine::ObjectVersion(first, false));
   CHECK(plain == rjsim::engine::ObjectVersion(first, true));

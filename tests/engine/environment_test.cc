@@ -534,7 +534,7 @@ TEST_CASE("a submitter Job runs a pod that submits, succeeds with the Ray job, a
   const Pod& pod = *pods[0];
   CHECK(pod.metadata.name.starts_with("demo-"));
   CHECK(pod.metadata.name.size() == 10);
-  CHECK(pod.metadata.labels.at("job-name") == "demo");
+  CHECK(pod.metadata.labels->at("job-name") == "demo");
   CHECK(controller_owner(pod.metadata)->uid == h.job()->metadata.uid);
   CHECK(pod.spec->containers == h.job()->spec->template_.containers);
   CHECK(h.job()->status.active == 1);
@@ -751,7 +751,7 @@ TEST_CASE("a cluster with the submitter sidecar gets a head Pod whose sidecar su
   h.run_until(0);
   const Pod* pod = h.world().api.find<Pod>(kNamespace, std::string(kCluster) + "-head");
   REQUIRE(pod != nullptr);
-  CHECK(pod->metadata.labels.at("ray.io/node-type") == "head");
+  CHECK(pod->metadata.labels->at("ray.io/node-type") == "head");
   CHECK(controller_owner(pod->metadata)->kind == Kind::RayCluster);
   h.run_until(19'999);   // startAfter has passed, but the GCS is not up before the cluster is ready
   CHECK(h.events("submitter.start").empty());

@@ -103,7 +103,7 @@ World after_rayjob_write(World world, bool status, Mutate mutate) {
 
 // Edits for after_rayjob_write: the label team=`value`.
 auto label(std::string value) {
-  return [value](RayJob& job) { job.metadata.labels["team"] = value; };
+  return [value](RayJob& job) { job.metadata.labels.edit()["team"] = value; };
 }
 
 // `world` after two patches of its RayJob's labels: team=`first`, then team=`second`.

@@ -54,7 +54,7 @@ std::int64_t create(ApiServer& api, Object object) {
 std::int64_t set_label(ApiServer& api, std::string_view pod_name, std::string key,
                        std::string value) {
   const auto outcome = api.patch(
-      Kind::Pod, kNamespace, pod_name, [&](Object& o) { meta(o).labels[key] = value; }, 0);
+      Kind::Pod, kNamespace, pod_name, [&](Object& o) { meta(o).labels.edit()[key] = value; }, 0);
   REQUIRE(!outcome.error);
   REQUIRE(outcome.changed);
   return outcome.resource_version_after;
@@ -62,7 +62,7 @@ std::int64_t set_label(ApiServer& api, std::string_view pod_name, std::string ke
 
 std::int64_t remove_label(ApiServer& api, std::string_view pod_name, const std::string& key) {
   const auto outcome =
-      api.patch(Kind::Pod, kNamespace, pod_name, [&](Object& o) { meta(o).labels.erase(key); }, 0);
+      api.patch(Kind::Pod, kNamespace, pod_name, [&](Object& o) { meta(o).labels.edit().erase(key); }, 0);
   REQUIRE(!outcome.error);
   REQUIRE(outcome.changed);
   return outcome.resource_version_after;
@@ -310,7 +310,7 @@ TEST_CASE("within one incarnation last_sync_resource_version never decreases") {
 TEST_CASE("a label selector hides objects that do not match") {
   ApiServer api;
   Object labelled = pod("a");
-  meta(labelled).labels["app"] = "ray";
+  meta(labelled).labels.edit()["app"] = "ray";
   create(api, labelled);
   create(api, pod("b"));
   const std::vector<WatchEvent>& log = api.watch_log(Kind::Pod);
@@ -327,7 +327,7 @@ TEST_CASE("a label selector hides objects that do not match") {
 TEST_CASE("an object that loses the selected label reads as deleted; one that gains it, as added") {
   ApiServer api;
   Object labelled = pod("a");
-  meta(labelled).labels["app"] = "ray";
+  meta(labelled).labels.edit()["app"] = "ray";
   create(api, labelled);
   create(api, pod("b"));
   const std::vector<WatchEvent>& log = api.watch_log(Kind::Pod);

@@ -52,8 +52,8 @@ ObjectMeta full_meta(const std::string& name) {
   meta.generation = 3;
   meta.creation_timestamp_ms = 1'500;
   meta.deletion_timestamp_ms = 61'000;
-  meta.labels = {{"ray.io/cluster", "demo-abcde"}, {"app", "x"}};
-  meta.annotations = {{"note", "hello"}};
+  meta.labels = rjsim::engine::StringMap{{"ray.io/cluster", "demo-abcde"}, {"app", "x"}};
+  meta.annotations = rjsim::engine::StringMap{{"note", "hello"}};
   meta.owner_references = {OwnerReference{"ray.io/v1", Kind::RayJob, "demo", "uid-demo", true, true},
                            OwnerReference{"v1", Kind::Service, "svc", "uid-svc", false, false}};
   meta.finalizers = {"ray.io/rayjob-finalizer", "foregroundDeletion"};

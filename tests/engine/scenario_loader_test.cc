@@ -220,7 +220,7 @@ expect:
   const RayJob& rayjob = s.rayjobs[0];
   CHECK(rayjob.metadata.name == "demo");
   CHECK(rayjob.metadata.namespace_ == "team-a");
-  CHECK(rayjob.metadata.labels.at("app") == "x");
+  CHECK(rayjob.metadata.labels->at("app") == "x");
   CHECK(rayjob.spec->entrypoint == "python main.py");
   CHECK(rayjob.spec->shutdown_after_job_finishes);
   CHECK(rayjob.spec->ttl_seconds_after_finished == 10);

@@ -45,7 +45,7 @@ Job submitter_job() {
   Job job;
   job.metadata.name = "demo";
   job.metadata.namespace_ = "default";
-  job.metadata.labels["app.kubernetes.io/created-by"] = "kuberay-operator";
+  job.metadata.labels.edit()["app.kubernetes.io/created-by"] = "kuberay-operator";
   return job;
 }
 
@@ -114,7 +114,7 @@ TEST_CASE("kuberay-1.0: a deletion whose finalizer update gets 409 returns the e
   harness.world.api.remove(Kind::RayJob, "default", "demo", Propagation::background, 0);
   harness.sync();
   harness.world.api.patch(Kind::RayJob, "default", "demo", [](Object& object) {
-    std::get<RayJob>(object).metadata.labels["edited"] = "yes";
+    std::get<RayJob>(object).metadata.labels.edit()["edited"] = "yes";
   }, 0);
   harness.faults.max_lag = 1;   // the controller reads the RayJob before that edit
   CHECK(is_conflict(harness.reconcile("demo").err));
@@ -394,7 +394,7 @@ TEST_CASE("kuberay-1.0: a submitter Job invisible to the cache fails Create and 
   ModelHarness harness(model);
   const RayJob& rayjob = harness.put(running_rayjob("PENDING", "WaitForK8sJob"));
   Job unlabelled = submitter_job();
-  unlabelled.metadata.labels.clear();   // outside the Job cache's label selector
+  unlabelled.metadata.labels.edit().clear();   // outside the Job cache's label selector
   harness.put(unlabelled);
   put_cluster_and_head(harness, rayjob, "ready", "");
   const ReconcileResult result = harness.reconcile("demo");

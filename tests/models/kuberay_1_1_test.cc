@@ -34,7 +34,7 @@ Job submitter_job_with_condition(const std::string& type) {
   Job job;
   job.metadata.name = "demo";
   job.metadata.namespace_ = "default";
-  job.metadata.labels["app.kubernetes.io/created-by"] = "kuberay-operator";
+  job.metadata.labels.edit()["app.kubernetes.io/created-by"] = "kuberay-operator";
   if (!type.empty()) job.status.conditions.push_back({type, "True", "BackoffLimitExceeded", "Job has reached the specified backoff limit", 0});
   return job;
 }
@@ -168,7 +168,7 @@ TEST_CASE("kuberay-1.1: New whose cached RayJob is stale gets 409 on the finaliz
   harness.faults.max_lag = 1;   // the cache may be one event behind
   // Someone else writes the RayJob; the cache has not seen it yet.
   harness.world.api.patch(Kind::RayJob, "default", "demo",
-                          [](Object& o) { std::get<RayJob>(o).metadata.labels["x"] = "y"; }, 0);
+                          [](Object& o) { std::get<RayJob>(o).metadata.labels.edit()["x"] = "y"; }, 0);
   const ReconcileResult result = harness.reconcile("demo");
   CHECK(is_conflict(result.err));
   CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "");
@@ -231,7 +231,7 @@ TEST_CASE("kuberay-1.1: Initializing creates the owned RayCluster and waits with
   REQUIRE(cluster != nullptr);
   REQUIRE(controller_owner(cluster->metadata) != nullptr);
   CHECK(controller_owner(cluster->metadata)->name == "demo");
-  CHECK(cluster->metadata.labels.at("ray.io/originated-from-cr-name") == "demo");
+  CHECK(cluster->metadata.labels->at("ray.io/originated-from-cr-name") == "demo");
   CHECK(harness.writes() == std::vector<std::string>{"create RayCluster/default/demo-raycluster-abcde"});
 }
 
@@ -268,7 +268,7 @@ TEST_CASE("kuberay-1.1: Initializing with a ready cluster creates the submitter 
   const Job* job = harness.truth<Job>("demo");
   REQUIRE(job != nullptr);
   CHECK(job->spec->backoff_limit == 2);
-  CHECK(job->metadata.labels.at("app.kubernetes.io/created-by") == "kuberay-operator");
+  CHECK(job->metadata.labels->at("app.kubernetes.io/created-by") == "kuberay-operator");
   const std::vector<std::string> expected_command = {
       "ray", "job", "submit", "--address",
       "http://demo-raycluster-abcde-head-svc.default.svc.cluster.local:8265", "--submission-id",

@@ -82,7 +82,7 @@ Job submitter_job(const std::string& condition = "", std::int64_t at_ms = 0) {
   Job job;
   job.metadata.name = "demo";
   job.metadata.namespace_ = "default";
-  job.metadata.labels["app.kubernetes.io/created-by"] = "kuberay-operator";
+  job.metadata.labels.edit()["app.kubernetes.io/created-by"] = "kuberay-operator";
   if (!condition.empty()) job.status.conditions.push_back({condition, "True", "BackoffLimitExceeded", "limit", at_ms});
   return job;
 }
@@ -376,7 +376,7 @@ TEST_CASE("kuberay-1.7: Initializing creates the cluster <job>-<5> and mirrors i
   CHECK(is_requeue_without_error(harness.reconcile("demo")));
   const RayCluster* cluster = harness.truth<RayCluster>("demo-abcde");
   REQUIRE(cluster);
-  CHECK(cluster->metadata.labels.at("ray.io/job-submission-mode") == "K8sJobMode");
+  CHECK(cluster->metadata.labels->at("ray.io/job-submission-mode") == "K8sJobMode");
   CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Initializing");
   // A later pass sees a cluster status that differs: it is written although JDS did not change.
   RayCluster changed = *cluster;
@@ -458,7 +458,7 @@ TEST_CASE("kuberay-1.7: Initializing in SidecarMode injects the submitter contai
         std::string::npos);
   CHECK(head.containers[1].args.at(0).find("--no-wait") == std::string::npos);   // gate off: blocking submit
   CHECK(head.restart_policy == "Never");
-  CHECK(cluster->metadata.annotations.at("ray.io/disable-provisioned-head-restart") == "true");
+  CHECK(cluster->metadata.annotations->at("ray.io/disable-provisioned-head-restart") == "true");
 }
 
 TEST_CASE("kuberay-1.7: Initializing past activeDeadlineSeconds persists Failed/DeadlineExceeded, never retried") {
@@ -859,7 +859,7 @@ TEST_CASE("kuberay-1.7: Running in SidecarMode with the submitter container exit
   Pod head;
   head.metadata.name = "demo-abcde-head";
   head.metadata.namespace_ = "default";
-  head.metadata.labels = {{"ray.io/cluster", "demo-abcde"}, {"ray.io/node-type", "head"}};
+  head.metadata.labels = StringMap{{"ray.io/cluster", "demo-abcde"}, {"ray.io/node-type", "head"}};
   ContainerStatus submitter{"ray-job-submitter", false, 0, "terminated", 1, 500};
   head.status.container_statuses.push_back(submitter);
   harness.put(head);
@@ -909,7 +909,7 @@ TEST_CASE("kuberay-1.7: SidecarMode with SidecarSubmitterRestart fails only past
   Pod head;
   head.metadata.name = "demo-abcde-head";
   head.metadata.namespace_ = "default";
-  head.metadata.labels = {{"ray.io/cluster", "demo-abcde"}, {"ray.io/node-type", "head"}};
+  head.metadata.labels = StringMap{{"ray.io/cluster", "demo-abcde"}, {"ray.io/node-type", "head"}};
   head.status.container_statuses.push_back(ContainerStatus{"ray-job-submitter", false, 1, "terminated", 1, 500});
   harness.put(head);
   harness.reconcile("demo");

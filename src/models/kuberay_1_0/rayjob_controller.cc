@@ -222,7 +222,7 @@ Error create_new_k8s_job(Clients& clients, const RayJob& rayjob, PodTemplate sub
   Job job;
   job.metadata.name = rayjob.metadata.name;
   job.metadata.namespace_ = rayjob.metadata.namespace_;
-  job.metadata.labels = {{kKubernetesCreatedByLabelKey, kComponentName}};
+  job.metadata.labels = StringMap{{kKubernetesCreatedByLabelKey, kComponentName}};
   job.spec.edit().backoff_limit = 2;
   job.spec.edit().template_ = std::move(submitter);
   job.metadata.owner_references.push_back(OwnerReference{

@@ -113,8 +113,8 @@ Error update_rayjob_status(Clients& clients, const RayJob& old_rayjob, RayJob& n
 RayCluster construct_raycluster_for_rayjob(const RayJob& rayjob, const std::string& cluster_name) {
   RayCluster cluster;
   cluster.metadata.labels = rayjob.metadata.labels;
-  cluster.metadata.labels[kRayOriginatedFromCRNameLabelKey] = rayjob.metadata.name;
-  cluster.metadata.labels[kRayOriginatedFromCRDLabelKey] = "RayJob";
+  cluster.metadata.labels.edit()[kRayOriginatedFromCRNameLabelKey] = rayjob.metadata.name;
+  cluster.metadata.labels.edit()[kRayOriginatedFromCRDLabelKey] = "RayJob";
   cluster.metadata.annotations = rayjob.metadata.annotations;
   cluster.metadata.name = cluster_name;
   cluster.metadata.namespace_ = rayjob.metadata.namespace_;
@@ -163,7 +163,7 @@ Error create_new_k8s_job(Clients& clients, const RayJob& rayjob, PodTemplate sub
   Job job;
   job.metadata.name = rayjob.metadata.name;
   job.metadata.namespace_ = rayjob.metadata.namespace_;
-  job.metadata.labels = {{kRayOriginatedFromCRNameLabelKey, rayjob.metadata.name},
+  job.metadata.labels = StringMap{{kRayOriginatedFromCRNameLabelKey, rayjob.metadata.name},
                          {kRayOriginatedFromCRDLabelKey, "RayJob"},
                          {kKubernetesCreatedByLabelKey, kComponentName}};
   job.spec.edit().backoff_limit = 2;

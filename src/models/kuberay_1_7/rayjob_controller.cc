@@ -178,12 +178,12 @@ Error construct_raycluster_for_rayjob(Clients& clients, const RayJob& rayjob, co
                                       RayCluster& cluster) {
   cluster = RayCluster{};
   cluster.metadata.labels = rayjob.metadata.labels;
-  cluster.metadata.labels[kRayOriginatedFromCRNameLabelKey] = rayjob.metadata.name;
-  cluster.metadata.labels[kRayOriginatedFromCRDLabelKey] = "RayJob";
-  cluster.metadata.labels[kRayJobSubmissionModeLabelKey] = rayjob.spec->submission_mode;
+  cluster.metadata.labels.edit()[kRayOriginatedFromCRNameLabelKey] = rayjob.metadata.name;
+  cluster.metadata.labels.edit()[kRayOriginatedFromCRDLabelKey] = "RayJob";
+  cluster.metadata.labels.edit()[kRayJobSubmissionModeLabelKey] = rayjob.spec->submission_mode;
   cluster.metadata.annotations = rayjob.metadata.annotations;
   if (rayjob.spec->submission_mode == "SidecarMode") {
-    cluster.metadata.annotations[kDisableProvisionedHeadRestartAnnotationKey] = "true";
+    cluster.metadata.annotations.edit()[kDisableProvisionedHeadRestartAnnotationKey] = "true";
   }
   cluster.metadata.name = cluster_name;
   cluster.metadata.namespace_ = rayjob.metadata.namespace_;
@@ -241,7 +241,7 @@ Error create_new_k8s_job(Clients& clients, const RayJob& rayjob, PodTemplate sub
   Job job;
   job.metadata.name = rayjob.metadata.name;
   job.metadata.namespace_ = rayjob.metadata.namespace_;
-  job.metadata.labels = {{kRayOriginatedFromCRNameLabelKey, rayjob.metadata.name},
+  job.metadata.labels = StringMap{{kRayOriginatedFromCRNameLabelKey, rayjob.metadata.name},
                          {kRayOriginatedFromCRDLabelKey, "RayJob"},
                          {kKubernetesCreatedByLabelKey, kComponentName}};
   job.spec.edit().backoff_limit = rayjob.spec->submitter_backoff_limit.value_or(2);
@@ -267,7 +267,7 @@ Service build_head_service_for_rayjob(const RayJob& rayjob, const RayCluster& cl
   Service service;
   service.metadata.name = fmt::format("{}-head-svc", rayjob.metadata.name);
   service.metadata.namespace_ = rayjob.metadata.namespace_;
-  service.metadata.labels = {{kRayOriginatedFromCRNameLabelKey, rayjob.metadata.name},
+  service.metadata.labels = StringMap{{kRayOriginatedFromCRNameLabelKey, rayjob.metadata.name},
                              {kRayOriginatedFromCRDLabelKey, "RayJob"},
                              {kRayNodeTypeLabelKey, "head"},
                              {kRayIDLabelKey, fmt::format("{}-head", rayjob.metadata.name)}};

@@ -24,9 +24,9 @@ ReconcileResult ToyController::reconcile(const Request& request, Clients& client
 }
 
 ReconcileResult ToyController::reconcile_new(RayJob& rayjob, Clients& clients) {
-  if (!rayjob.metadata.labels.contains(kSeenLabel)) {
+  if (!rayjob.metadata.labels->contains(kSeenLabel)) {
     RayJob labelled = rayjob;
-    labelled.metadata.labels[kSeenLabel] = "true";
+    labelled.metadata.labels.edit()[kSeenLabel] = "true";
     if (Error err = clients.kube.update(labelled)) return ReconcileResult::error(err);
     // The bug on purpose: `rayjob` still carries the resourceVersion read before the update.
   }
