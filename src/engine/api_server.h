@@ -9,7 +9,7 @@
 // events: callers log what a write did from its WriteOutcome. Beside each watch log it keeps the
 // log's digest, extended as each event is appended, so that a world's fingerprint covers the
 // logs without hashing them again (fingerprint.h); a server that no one will fingerprint may be
-// told to take no digests, which are a tenth of a random exploration's time.
+// told to take no digests, which cost a random exploration about 5% of its time.
 #pragma once
 
 #include <array>

@@ -4,8 +4,8 @@
 // each stored version, cache read and model's copy of an object then shares the spec (pod
 // templates, runtime env) with the version it came from instead of copying it. Its labels and
 // annotations are held this way too: almost no write changes them, and copying the maps was
-// most of the cost of the models' object copies. It behaves as a
-// value: == compares contents, and no change made through edit() is seen by another copy.
+// most of the cost of the models' object copies. It behaves as a value: == compares contents,
+// and no change made through edit() is seen by another copy.
 // Copies may live on different threads (exploration workers); a value is changed in place only
 // when no other copy holds it.
 #pragma once

@@ -9,8 +9,8 @@
 #include "engine/fingerprint.h"
 
 #include <array>
-#include <cassert>
 #include <bit>
+#include <cassert>
 #include <cstring>
 #include <map>
 #include <optional>

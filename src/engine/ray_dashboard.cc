@@ -162,7 +162,8 @@ class Call {
   void log(std::string_view submission_id, std::string_view outcome, const DashboardResponse& response,
            std::optional<bool> stopped = std::nullopt) {
     // Most calls' events are read by no one: their object is named only for those that are.
-    EventBuilder event = context_.effect(event_type_, "dashboard", context_.builds(event_type_) ? object() : std::string());
+    const std::string cluster = context_.builds(event_type_) ? object() : std::string();
+    EventBuilder event = context_.effect(event_type_, "dashboard", cluster);
     if (!event.kept()) return;
     event.with("caller", to_string(caller_))
         .with("url", url_)

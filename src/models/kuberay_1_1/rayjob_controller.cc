@@ -164,8 +164,8 @@ Error create_new_k8s_job(Clients& clients, const RayJob& rayjob, PodTemplate sub
   job.metadata.name = rayjob.metadata.name;
   job.metadata.namespace_ = rayjob.metadata.namespace_;
   job.metadata.labels = StringMap{{kRayOriginatedFromCRNameLabelKey, rayjob.metadata.name},
-                         {kRayOriginatedFromCRDLabelKey, "RayJob"},
-                         {kKubernetesCreatedByLabelKey, kComponentName}};
+                                  {kRayOriginatedFromCRDLabelKey, "RayJob"},
+                                  {kKubernetesCreatedByLabelKey, kComponentName}};
   job.spec.edit().backoff_limit = 2;
   job.spec.edit().template_ = std::move(submitter);
   job.metadata.owner_references.push_back(OwnerReference{

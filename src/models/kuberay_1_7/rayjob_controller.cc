@@ -242,8 +242,8 @@ Error create_new_k8s_job(Clients& clients, const RayJob& rayjob, PodTemplate sub
   job.metadata.name = rayjob.metadata.name;
   job.metadata.namespace_ = rayjob.metadata.namespace_;
   job.metadata.labels = StringMap{{kRayOriginatedFromCRNameLabelKey, rayjob.metadata.name},
-                         {kRayOriginatedFromCRDLabelKey, "RayJob"},
-                         {kKubernetesCreatedByLabelKey, kComponentName}};
+                                  {kRayOriginatedFromCRDLabelKey, "RayJob"},
+                                  {kKubernetesCreatedByLabelKey, kComponentName}};
   job.spec.edit().backoff_limit = rayjob.spec->submitter_backoff_limit.value_or(2);
   job.spec.edit().template_ = std::move(submitter);
   job.metadata.owner_references.push_back(controller_reference(rayjob));
@@ -268,9 +268,9 @@ Service build_head_service_for_rayjob(const RayJob& rayjob, const RayCluster& cl
   service.metadata.name = fmt::format("{}-head-svc", rayjob.metadata.name);
   service.metadata.namespace_ = rayjob.metadata.namespace_;
   service.metadata.labels = StringMap{{kRayOriginatedFromCRNameLabelKey, rayjob.metadata.name},
-                             {kRayOriginatedFromCRDLabelKey, "RayJob"},
-                             {kRayNodeTypeLabelKey, "head"},
-                             {kRayIDLabelKey, fmt::format("{}-head", rayjob.metadata.name)}};
+                                      {kRayOriginatedFromCRDLabelKey, "RayJob"},
+                                      {kRayNodeTypeLabelKey, "head"},
+                                      {kRayIDLabelKey, fmt::format("{}-head", rayjob.metadata.name)}};
   service.spec.edit().selector = {{kRayClusterLabelKey, cluster.metadata.name}, {kRayNodeTypeLabelKey, "head"}};
   service.spec.edit().ports = {{"client", 10001}, {"dashboard", 8265}, {"gcs", 6379}, {"metrics", 8080}, {"serve", 8000}};
   return service;
