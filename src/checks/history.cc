@@ -295,7 +295,7 @@ void History::on_submit(const World& world, const Event& event, StepFacts& facts
   if (!engine::parse_object_ref(event.object, cluster)) return;
   const std::string_view submission_id = event.text("submission_id");
   const std::int64_t incarnation = event.integer("incarnation");
-  const std::vector<engine::RayHead>& heads = world.ray.heads;
+  const std::vector<engine::RayHead>& heads = world.ray->heads;
   for (std::size_t h = heads.size(); h-- > 0;) {
     const engine::RayHead& head = heads[h];
     if (head.cluster_namespace != cluster.namespace_ || head.cluster_name != cluster.name ||
@@ -317,7 +317,7 @@ void History::on_submit(const World& world, const Event& event, StepFacts& facts
 
 int History::add_submission(const World& world, int head_index, int job_index, Moment at,
                             StepFacts* facts) {
-  const engine::RayHead& head = world.ray.heads[static_cast<std::size_t>(head_index)];
+  const engine::RayHead& head = world.ray->heads[static_cast<std::size_t>(head_index)];
   const engine::RayJobRecord& record = head.jobs[static_cast<std::size_t>(job_index)];
   RaySubmission submission;
   submission.head = head_index;
@@ -381,7 +381,7 @@ int History::attribute(const World& world, const engine::RayHead& head,
 }
 
 void History::discover_submissions(const World& world, StepFacts* facts) {
-  const std::vector<engine::RayHead>& heads = world.ray.heads;
+  const std::vector<engine::RayHead>& heads = world.ray->heads;
   if (submission_of_.size() < heads.size()) submission_of_.resize(heads.size());
   if (scanned_jobs_.size() < heads.size()) scanned_jobs_.resize(heads.size(), 0);
   for (std::size_t h = 0; h < heads.size(); ++h) {
@@ -400,7 +400,7 @@ void History::discover_submissions(const World& world, StepFacts* facts) {
 
 void History::follow_submissions(const World& world, std::span<const Event> step_events,
                                  StepFacts* facts) {
-  const std::vector<engine::RayHead>& heads = world.ray.heads;
+  const std::vector<engine::RayHead>& heads = world.ray->heads;
   for (auto it = open_submissions_.begin(); it != open_submissions_.end();) {
     RaySubmission& submission = submissions_[static_cast<std::size_t>(*it)];
     const auto head = static_cast<std::size_t>(submission.head);

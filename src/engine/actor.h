@@ -26,9 +26,11 @@ struct ActorWork {
 
 // The parts of the World that an actor's enabled() and next_timer_ms() read. The Simulation
 // reuses an actor's last answers while those parts are unchanged, so an actor must not read more
-// than it declares: the API server's objects (whose resourceVersion moves on every change), and
-// for api_and_clock also the virtual time.
-enum class ActorInputs : std::uint8_t { api, api_and_clock, whole_world };
+// than it declares: the API server's objects (whose resourceVersion moves on every change), for
+// api_and_clock also the virtual time, and for api_clock_and_environment also World::ray and
+// World::environment (the Simulation keeps a share of them: any change makes them values of
+// their own).
+enum class ActorInputs : std::uint8_t { api, api_and_clock, api_clock_and_environment, whole_world };
 
 class Actor {
  public:

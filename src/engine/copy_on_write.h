@@ -45,7 +45,7 @@ class CopyOnWrite {
   }
 
   // True when both copies hold the same value (equal without comparing contents).
-  bool shares_value_with(const CopyOnWrite& other) const { return &**this == &*other; }
+  bool shares_value_with(const CopyOnWrite& other) const { return value_ == other.value_; }
 
   friend bool operator==(const CopyOnWrite& a, const CopyOnWrite& b) {
     return a.shares_value_with(b) || *a == *b;

@@ -56,10 +56,10 @@ bool is_deleted(const EnvironmentState& environment, int head, int job) {
 
 // The record of `submission_id` in the head's table (the latest, deleted ones skipped), or -1.
 int find_job(const World& world, int head, std::string_view submission_id) {
-  const std::vector<RayJobRecord>& jobs = world.ray.heads[static_cast<std::size_t>(head)].jobs;
+  const std::vector<RayJobRecord>& jobs = world.ray->heads[static_cast<std::size_t>(head)].jobs;
   for (int i = static_cast<int>(jobs.size()) - 1; i >= 0; --i) {
     if (jobs[static_cast<std::size_t>(i)].submission_id == submission_id &&
-        !is_deleted(world.environment, head, i)) {
+        !is_deleted(*world.environment, head, i)) {
       return i;
     }
   }
@@ -154,7 +154,9 @@ class Call {
     return not_connected(url_, refused_ == "outage" ? " (dashboard outage)" : "");
   }
   int head() const { return resolved_.head; }
-  RayHead& live_head() { return context_.world().ray.heads[static_cast<std::size_t>(resolved_.head)]; }
+  const RayHead& live_head() const { return context_.world().ray->heads[static_cast<std::size_t>(resolved_.head)]; }
+  // The live head, to change: the world's Ray state becomes its own first (copy_on_write.h).
+  RayHead& live_head_to_change() { return context_.world().ray.edit().heads[static_cast<std::size_t>(resolved_.head)]; }
   std::string object() const {
     return resolved_.cluster ? object_ref(Kind::RayCluster, resolved_.cluster->metadata) : std::string();
   }
@@ -171,7 +173,7 @@ class Call {
         .with("outcome", outcome)
         .with("status", response.connected ? response.status : 0);
     if (resolved_.head >= 0) {
-      event.with("incarnation", context_.world().ray.heads[static_cast<std::size_t>(resolved_.head)].incarnation);
+      event.with("incarnation", live_head().incarnation);
     }
     if (stopped) event.with("stopped", *stopped);
   }
@@ -275,9 +277,9 @@ DashboardResponse RayDashboard::submit_job(StepContext& context, DashboardCaller
     return response;
   }
   World& world = context.world();
-  RayHead& head = call.live_head();
+  RayHead& head = call.live_head_to_change();
   const int earlier = count_submission(
-      world.ray, submission_counter_key(world, head.cluster_namespace, submission_id));
+      world.ray.edit(), submission_counter_key(world, head.cluster_namespace, submission_id));
   RayJobRecord job;
   job.submission_id = submission_id;
   job.entrypoint = request.entrypoint;
@@ -312,12 +314,13 @@ DashboardResponse RayDashboard::stop_job(StepContext& context, DashboardCaller c
     call.log(job_id, "not_found", response);
     return response;
   }
-  RayHead& head = call.live_head();
-  RayJobRecord& job = head.jobs[static_cast<std::size_t>(index)];
+  const RayJobRecord& found = call.live_head().jobs[static_cast<std::size_t>(index)];
   DashboardResponse response;
-  response.stopped = !is_terminal(job.status);
+  response.stopped = !is_terminal(found.status);
   call.log(job_id, "ok", response, response.stopped);
   if (response.stopped) {
+    RayHead& head = call.live_head_to_change();
+    RayJobRecord& job = head.jobs[static_cast<std::size_t>(index)];
     const std::string from = job.status;
     job.status = "STOPPED";
     job.message = std::string(message_for("STOPPED"));
@@ -351,7 +354,7 @@ DashboardResponse RayDashboard::delete_job(StepContext& context, DashboardCaller
     call.log(job_id, "not_terminal", response);
     return response;
   }
-  context.world().environment.deleted_ray_jobs.push_back({call.head(), index});
+  context.world().environment.edit().deleted_ray_jobs.push_back({call.head(), index});
   DashboardResponse response;
   call.log(job_id, "ok", response);
   return response;
@@ -360,7 +363,7 @@ DashboardResponse RayDashboard::delete_job(StepContext& context, DashboardCaller
 // ---- the actor ----
 
 void RayDashboard::enabled(const World& world, std::vector<ActorWork>& out) const {
-  const std::vector<RayHead>& heads = world.ray.heads;
+  const std::vector<RayHead>& heads = world.ray->heads;
   // A live head whose cluster (by uid) is gone from the API server loses its table.
   for (std::size_t i = 0; i < heads.size(); ++i) {
     const RayHead& head = heads[i];
@@ -400,7 +403,7 @@ std::optional<std::int64_t> RayDashboard::next_timer_ms(const World& world) cons
     const std::int64_t at = cluster.metadata.creation_timestamp_ms + head_ready_after_ms_;
     if (head_comes_up(world, cluster) && at > world.now_ms && (!next || at < *next)) next = at;
   }
-  for (const RayHead& head : world.ray.heads) {
+  for (const RayHead& head : world.ray->heads) {
     if (head.table_lost) continue;
     for (const RayJobRecord& job : head.jobs) {
       const std::int64_t at = job.next_change_at_ms;
@@ -412,7 +415,7 @@ std::optional<std::int64_t> RayDashboard::next_timer_ms(const World& world) cons
 
 void RayDashboard::apply(const ActorWork& work, StepContext& context) const {
   World& world = context.world();
-  std::vector<RayHead>& heads = world.ray.heads;
+  std::vector<RayHead>& heads = world.ray.edit().heads;
   if (work.what == kHeadLost) {
     RayHead& head = heads[static_cast<std::size_t>(work.index)];
     assert(!head.table_lost && "rjsim bug: a lost head was lost again");
@@ -472,7 +475,8 @@ void RayDashboard::restart_head(StepContext& context, std::string_view cluster_n
     context.effect("ray.head_restart", "ray", ref).with("restarted", false);
     return;
   }
-  RayHead& old_head = world.ray.heads[static_cast<std::size_t>(index)];
+  std::vector<RayHead>& heads = world.ray.edit().heads;
+  RayHead& old_head = heads[static_cast<std::size_t>(index)];
   old_head.table_lost = true;
   RayHead next;
   next.cluster_namespace = old_head.cluster_namespace;
@@ -480,8 +484,8 @@ void RayDashboard::restart_head(StepContext& context, std::string_view cluster_n
   next.cluster_uid = old_head.cluster_uid;
   next.incarnation = old_head.incarnation + 1;
   const std::int64_t jobs_lost = static_cast<std::int64_t>(old_head.jobs.size());
-  world.ray.heads.push_back(std::move(next));
-  const RayHead& head = world.ray.heads.back();
+  heads.push_back(std::move(next));
+  const RayHead& head = heads.back();
   context.effect("ray.head_restart", "ray", ref)
       .with("restarted", true)
       .with("cluster_uid", head.cluster_uid)

@@ -73,6 +73,17 @@ int initial_list_priority(const ReleaseEnvironment& environment) {
   return environment.queue == QueueBehaviour::priority ? kLowPriority : 0;
 }
 
+// Makes a listed slot the step Step::of(kind) makes, keeping its strings' buffers.
+void reuse_as(Step& step, StepKind kind) {
+  step.kind = kind;
+  step.informer_kind = Kind::RayJob;
+  step.actor = 0;
+  step.work.what.clear();
+  step.work.object.clear();
+  step.work.index = 0;
+  step.clock_to_ms = 0;
+}
+
 }  // namespace
 
 World Simulation::initial_world(const Controller& controller) {
@@ -98,7 +109,9 @@ Simulation::Simulation(World world, Controller& controller, std::vector<const Ac
       faults_(faults),
       limits_(limits),
       built_(sink.reads()),
-      actor_answers_(actors_.size()) {}
+      actor_answers_(actors_.size()) {
+  for (std::size_t i = 0; i < actors_.size(); ++i) actor_answers_[i].inputs = actors_[i]->inputs();
+}
 
 void Simulation::add_observer(StepObserver* observer) {
   observers_.push_back(observer);
@@ -120,7 +133,7 @@ std::optional<std::int64_t> Simulation::next_timer_ms() const {
 }
 
 const std::vector<ActorWork>& Simulation::actor_work(std::size_t actor, std::vector<ActorWork>& scratch) const {
-  if (actors_[actor]->inputs() == ActorInputs::whole_world) {
+  if (actor_answers_[actor].inputs == ActorInputs::whole_world) {
     scratch.clear();
     actors_[actor]->enabled(world_, scratch);
     return scratch;
@@ -135,7 +148,7 @@ const std::vector<ActorWork>& Simulation::actor_work(std::size_t actor, std::vec
 }
 
 std::optional<std::int64_t> Simulation::actor_timer_ms(std::size_t actor) const {
-  if (actors_[actor]->inputs() == ActorInputs::whole_world) return actors_[actor]->next_timer_ms(world_);
+  if (actor_answers_[actor].inputs == ActorInputs::whole_world) return actors_[actor]->next_timer_ms(world_);
   ActorAnswers& answers = current_answers(actor);
   if (!answers.has_timer) {
     answers.timer_ms = actors_[actor]->next_timer_ms(world_);
@@ -145,11 +158,24 @@ std::optional<std::int64_t> Simulation::actor_timer_ms(std::size_t actor) const 
 }
 
 // The actor's answers, emptied when what it reads changed since they were given: every change
-// to the API server's objects takes a new resourceVersion (api_server.h).
+// to the API server's objects takes a new resourceVersion (api_server.h), and the Ray and
+// environment state changed when the world no longer shares the value the answers kept.
 Simulation::ActorAnswers& Simulation::current_answers(std::size_t actor) const {
   ActorAnswers& answers = actor_answers_[actor];
-  const std::int64_t now_ms = actors_[actor]->inputs() == ActorInputs::api_and_clock ? world_.now_ms : 0;
-  if (answers.resource_version != world_.api.resource_version() || answers.now_ms != now_ms) {
+  const ActorInputs inputs = answers.inputs;
+  const std::int64_t now_ms = inputs == ActorInputs::api ? 0 : world_.now_ms;
+  bool changed = answers.resource_version != world_.api.resource_version() || answers.now_ms != now_ms;
+  if (inputs == ActorInputs::api_clock_and_environment) {
+    if (!answers.ray.shares_value_with(world_.ray)) {
+      answers.ray = world_.ray;
+      changed = true;
+    }
+    if (!answers.environment.shares_value_with(world_.environment)) {
+      answers.environment = world_.environment;
+      changed = true;
+    }
+  }
+  if (changed) {
     answers.resource_version = world_.api.resource_version();
     answers.now_ms = now_ms;
     answers.has_work = false;
@@ -176,12 +202,18 @@ bool Simulation::has_due_timers() const {
 std::vector<Step> Simulation::enabled_steps() const {
   std::vector<Step> steps;
   std::vector<ActorWork> work;
-  list_enabled_steps(steps, work);
+  steps.resize(list_enabled_steps(steps, work));
   return steps;
 }
 
-void Simulation::list_enabled_steps(std::vector<Step>& steps, std::vector<ActorWork>& work) const {
-  steps.clear();
+std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector<ActorWork>& work) const {
+  std::size_t listed = 0;
+  const auto add = [&](StepKind kind) -> Step& {
+    if (listed == slots.size()) slots.emplace_back();
+    Step& step = slots[listed++];
+    reuse_as(step, kind);
+    return step;
+  };
   const Process& process = world_.process;
 
   // Deliveries: an informer has events (received or still in flight) it has not applied.
@@ -189,44 +221,39 @@ void Simulation::list_enabled_steps(std::vector<Step>& steps, std::vector<ActorW
   if (process.up) {
     for (const Informer& informer : process.informers) {
       if (!informer.has_pending(world_.api.watch_log(informer.kind()))) continue;
-      steps.push_back([&] { Step step = Step::of(StepKind::deliver); step.informer_kind = informer.kind(); return step; }());
+      add(StepKind::deliver).informer_kind = informer.kind();
       ++deliveries;
     }
   }
-  if (deliveries > 0 && !faults_.deliveries_may_wait()) return;   // urgent
+  if (deliveries > 0 && !faults_.deliveries_may_wait()) return listed;   // urgent
 
-  if (process.up && !process.pending_notifications.empty()) steps.push_back(Step::of(StepKind::notify));
+  if (process.up && !process.pending_notifications.empty()) add(StepKind::notify);
 
   for (std::size_t i = 0; i < actors_.size(); ++i) {
     for (const ActorWork& item : actor_work(i, work)) {
-      Step& step = steps.emplace_back(Step::of(StepKind::actor));
+      Step& step = add(StepKind::actor);
       step.actor = static_cast<int>(i);
-      step.work = item;
+      step.work.what = item.what;
+      step.work.object = item.object;
+      step.work.index = item.index;
     }
   }
-  if (has_due_timers()) steps.push_back(Step::of(StepKind::timers));
+  if (has_due_timers()) add(StepKind::timers);
   const bool workers_started =
       !environment_.workers_wait_for_handlers || process.pending_notifications.empty();
   if (process.up && workers_started && process.worker_busy_until_ms <= world_.now_ms && process.queue.has_ready()) {
-    steps.push_back(Step::of(StepKind::reconcile));
+    add(StepKind::reconcile);
   }
-  if (!process.up && process.restart_at_ms <= world_.now_ms) {
-    steps.push_back(Step::of(StepKind::restart));
-  }
+  if (!process.up && process.restart_at_ms <= world_.now_ms) add(StepKind::restart);
 
-  const bool only_held_deliveries = steps.size() == deliveries;
+  const bool only_held_deliveries = listed == deliveries;
   if (only_held_deliveries) {
-    if (std::optional<std::int64_t> at = next_timer_ms()) {
-      Step clock = Step::of(StepKind::clock);
-      clock.clock_to_ms = *at;
-      steps.push_back(clock);
-    }
+    if (std::optional<std::int64_t> at = next_timer_ms()) add(StepKind::clock).clock_to_ms = *at;
   }
   // A crash is offered only beside other work, so that it never keeps a finished run alive and
   // the fault-free default (the first step) never picks it.
-  if (!steps.empty() && process.up && world_.faults_used.restarts < faults_.restarts) {
-    steps.push_back(Step::of(StepKind::crash));
-  }
+  if (listed > 0 && process.up && world_.faults_used.restarts < faults_.restarts) add(StepKind::crash);
+  return listed;
 }
 
 // ---- running ----
@@ -254,7 +281,7 @@ bool may_decide_within(StepKind kind) {
   return true;
 }
 
-void Simulation::step(const std::vector<Step>& steps) {
+void Simulation::step(std::span<const Step> steps) {
   for (StepObserver* observer : observers_) observer->before_step(world_, steps);
   step_events_.clear();
   const std::int64_t first_seq = next_seq_;
@@ -302,8 +329,7 @@ RunEnd Simulation::run() {
   while (true) {
     if (stop_requested_) return RunEnd::stopped;
     if (world_.steps >= limits_.steps) return RunEnd::step_limit;
-    std::vector<Step>& steps = enabled_buffer_;
-    list_enabled_steps(steps, work_buffer_);
+    const std::span<const Step> steps(enabled_buffer_.data(), list_enabled_steps(enabled_buffer_, work_buffer_));
     if (steps.empty()) return RunEnd::quiescent;
     // The clock is offered only when nothing but held deliveries can run; past the time limit
     // the run ends there.

@@ -50,6 +50,7 @@ struct Limits {
   std::int64_t time_ms = 3'600'000;
 };
 
+// (A new field must be reset in reuse_as, simulation.cc: listing reuses Step slots.)
 struct Step {
   StepKind kind = StepKind::clock;
   Kind informer_kind = Kind::RayJob;   // deliver
@@ -145,7 +146,7 @@ class Simulation {
 
  private:
   // One step chosen from `steps`, which enabled_steps() just listed.
-  void step(const std::vector<Step>& steps);
+  void step(std::span<const Step> steps);
   void apply(const Step& step, StepContext& context);
   void deliver(Kind kind, StepContext& context);
   void notify(StepContext& context);
@@ -155,8 +156,10 @@ class Simulation {
   void crash(StepContext& context, std::string_view reason);
   void finish_step(std::int64_t first_seq);
 
-  // enabled_steps() into `steps`, with `work` for the actors' lists (buffers reused by run()).
-  void list_enabled_steps(std::vector<Step>& steps, std::vector<ActorWork>& work) const;
+  // enabled_steps() into the first slots of `slots`, which it returns how many; with `work` for
+  // the actors' lists (buffers reused by run()). Slots past those are kept, not destroyed, so
+  // that their strings' buffers serve the next listing.
+  std::size_t list_enabled_steps(std::vector<Step>& slots, std::vector<ActorWork>& work) const;
   std::optional<std::int64_t> next_timer_ms() const;
   // An actor's enabled work and next timer, reused while what it reads is unchanged.
   const std::vector<ActorWork>& actor_work(std::size_t actor, std::vector<ActorWork>& scratch) const;
@@ -180,7 +183,7 @@ class Simulation {
   const OperatorSettings* operator_settings_ = nullptr;
   std::int64_t next_seq_ = 0;
   StepEvents step_events_;
-  // Reused by every step, so that listing and choosing a step allocates no vector.
+  // Reused by every step, so that listing and choosing a step allocates no vector or string.
   std::vector<Step> enabled_buffer_;
   std::vector<ActorWork> work_buffer_;
   std::vector<StepOption> option_buffer_;
@@ -189,8 +192,13 @@ class Simulation {
 
   // An actor's last answers and the state of what it reads (ActorInputs) they were given for.
   struct ActorAnswers {
+    ActorInputs inputs = ActorInputs::whole_world;   // the actor's inputs(), asked once
     std::int64_t resource_version = -1;
     std::int64_t now_ms = 0;
+    // api_clock_and_environment: shares of the world's Ray and environment state the answers
+    // were given for (while shared, neither can change in place).
+    CopyOnWrite<RayState> ray;
+    CopyOnWrite<EnvironmentState> environment;
     bool has_work = false;
     bool has_timer = false;
     std::vector<ActorWork> work;

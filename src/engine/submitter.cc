@@ -68,7 +68,7 @@ std::string without_scheme(std::string url) {
 }
 
 int find_process(const World& world, std::string_view pod_uid) {
-  const auto& processes = world.environment.submitters;
+  const auto& processes = world.environment->submitters;
   for (std::size_t i = 0; i < processes.size(); ++i) {
     if (processes[i].pod_uid == pod_uid) return static_cast<int>(i);
   }
@@ -104,7 +104,7 @@ bool sidecar_exited(const Pod& pod) {
 bool sidecar_may_start(const World& world, const Pod& pod) {
   if (sidecar_index(pod) < 0) return true;
   const std::string& cluster_uid = controller_owner(pod.metadata)->uid;
-  return std::any_of(world.ray.heads.begin(), world.ray.heads.end(), [&](const RayHead& head) {
+  return std::any_of(world.ray->heads.begin(), world.ray->heads.end(), [&](const RayHead& head) {
     return head.cluster_uid == cluster_uid && !head.table_lost;
   });
 }
@@ -164,7 +164,7 @@ int Submitter::live_head_with_job(StepContext& context, const SubmitCommand& com
   const DashboardResponse response =
       dashboard_->get_job_info(context, DashboardCaller::submitter, command.dashboard_url, command.submission_id);
   if (!response.connected || response.status != 200) return -1;
-  const std::vector<RayHead>& heads = context.world().ray.heads;
+  const std::vector<RayHead>& heads = context.world().ray->heads;
   for (std::size_t h = heads.size(); h-- > 0;) {
     if (heads[h].table_lost) continue;
     for (const RayJobRecord& job : heads[h].jobs) {
@@ -243,14 +243,14 @@ std::optional<Submitter::Exit> Submitter::exit_now(const World& world,
     return std::nullopt;
   }
   assert(process.head >= 0 && "rjsim bug: a submitted process without its head");
-  const RayHead& head = world.ray.heads[static_cast<std::size_t>(process.head)];
+  const RayHead& head = world.ray->heads[static_cast<std::size_t>(process.head)];
   if (head.table_lost) return Exit{1, "job_lost"};
   // The job it submitted: the last record of its id in that table (a deleted one is lost too).
   const RayJobRecord* job = nullptr;
   for (std::size_t i = head.jobs.size(); i-- > 0;) {
     if (head.jobs[i].submission_id != process.submission_id) continue;
     const bool deleted = std::any_of(
-        world.environment.deleted_ray_jobs.begin(), world.environment.deleted_ray_jobs.end(),
+        world.environment->deleted_ray_jobs.begin(), world.environment->deleted_ray_jobs.end(),
         [&](const DeletedRayJob& d) { return d.head == process.head && d.job == static_cast<int>(i); });
     if (!deleted) job = &head.jobs[i];
     break;
@@ -282,7 +282,7 @@ void Submitter::enabled(const World& world, std::vector<ActorWork>& out) const {
       continue;
     }
     if (pod.status.phase != "Running" || sidecar_exited(pod)) continue;
-    const SubmitterProcess& process = world.environment.submitters[static_cast<std::size_t>(index)];
+    const SubmitterProcess& process = world.environment->submitters[static_cast<std::size_t>(index)];
     if (process.submit_outcome.empty()) {
       out.push_back({std::string(kSubmit), object_ref(object), index});
     } else if (process.submit_outcome == "ok" && exit_now(world, process)) {
@@ -304,7 +304,7 @@ std::optional<std::int64_t> Submitter::next_timer_ms(const World& world) const {
       if (is_pending(pod)) consider(pod.metadata.creation_timestamp_ms + behaviour_.start_after_ms);
       continue;
     }
-    const SubmitterProcess& process = world.environment.submitters[static_cast<std::size_t>(index)];
+    const SubmitterProcess& process = world.environment->submitters[static_cast<std::size_t>(index)];
     if (pod.status.phase != "Running" || sidecar_exited(pod) || process.submit_outcome != "ok") continue;
     if (process.attempt < behaviour_.fail_attempts) {
       consider(process.started_at_ms + behaviour_.fail_after_ms);
@@ -331,7 +331,7 @@ void Submitter::apply(const ActorWork& work, StepContext& context) const {
     return;
   }
   assert(work.what == kExit && "rjsim bug: unknown submitter work");
-  const SubmitterProcess process = context.world().environment.submitters[static_cast<std::size_t>(work.index)];
+  const SubmitterProcess process = context.world().environment->submitters[static_cast<std::size_t>(work.index)];
   const std::optional<Exit> exit_code = exit_now(context.world(), process);
   assert(exit_code && "rjsim bug: an exit that is not due");
   exit_process(process, *exit_code, context);
@@ -350,7 +350,7 @@ void Submitter::start(const Pod& pod, StepContext& context) const {
   process.started_at_ms = context.now_ms();
   const bool fails_at_start = process.attempt < behaviour_.fail_attempts && behaviour_.fail_after_ms == 0;
   if (fails_at_start) process.submit_outcome = "not_submitted";
-  context.world().environment.submitters.push_back(process);
+  context.world().environment.edit().submitters.push_back(process);
   context.effect("submitter.start", "submitter", object_ref(Kind::Pod, pod.metadata))
       .with("attempt", process.attempt);
   if (fails_at_start) {
@@ -412,7 +412,7 @@ void Submitter::submit(int index, const Pod& pod, StepContext& context) const {
     } else {
       outcome = "ok";
       // The record the dashboard just added: name this pod as its submitter.
-      std::vector<RayHead>& heads = context.world().ray.heads;
+      std::vector<RayHead>& heads = context.world().ray.edit().heads;
       for (std::size_t h = 0; h < heads.size() && head < 0; ++h) {
         if (heads[h].table_lost || heads[h].jobs.empty()) continue;
         RayJobRecord& job = heads[h].jobs.back();
@@ -425,7 +425,7 @@ void Submitter::submit(int index, const Pod& pod, StepContext& context) const {
       assert(head >= 0 && "rjsim bug: an accepted submission is in no live table");
     }
   }
-  SubmitterProcess& process = context.world().environment.submitters[static_cast<std::size_t>(index)];
+  SubmitterProcess& process = context.world().environment.edit().submitters[static_cast<std::size_t>(index)];
   process.dashboard_url = command.dashboard_url;
   process.submission_id = command.submission_id;
   process.submit_outcome = outcome;

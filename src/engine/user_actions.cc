@@ -32,7 +32,7 @@ const RayJob* target_of(const World& world, const Action& action) {
 }  // namespace
 
 const Action* UserActions::next_action(const World& world) const {
-  const auto fired = static_cast<std::size_t>(world.environment.actions_fired);
+  const auto fired = static_cast<std::size_t>(world.environment->actions_fired);
   assert(fired <= actions_.size() && "rjsim bug: more actions fired than the scenario has");
   return fired < actions_.size() ? &actions_[fired] : nullptr;
 }
@@ -43,7 +43,7 @@ void UserActions::enabled(const World& world, std::vector<ActorWork>& out) const
   const RayJob* rayjob = target_of(world, *action);
   out.push_back({fmt::format("action.{}", what_of(action->type)),
                  rayjob ? object_ref(Kind::RayJob, rayjob->metadata) : std::string(),
-                 world.environment.actions_fired});
+                 world.environment->actions_fired});
 }
 
 std::optional<std::int64_t> UserActions::next_timer_ms(const World& world) const {
@@ -57,7 +57,7 @@ void UserActions::apply(const ActorWork&, StepContext& context) const {
   const Action* found = next_action(world);
   assert(found && found->at_ms <= world.now_ms && "rjsim bug: an action fired before its time");
   const Action& action = *found;
-  ++world.environment.actions_fired;
+  ++world.environment.edit().actions_fired;
 
   const RayJob* target = target_of(world, action);
   const std::string name = target ? target->metadata.name : action.rayjob;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/api_server.h"
+#include "engine/copy_on_write.h"
 #include "engine/environment_state.h"
 #include "engine/informer.h"
 #include "engine/ray_state.h"
@@ -49,8 +50,10 @@ struct World {
   ApiServer api;
   Process process;
   FaultsUsed faults_used;
-  RayState ray;
-  EnvironmentState environment;
+  // Shared by the world's copies until changed (copy_on_write.h): a fork copies no Ray job table,
+  // and the Simulation tells their changes apart by sharing (ActorInputs::api_clock_and_environment).
+  CopyOnWrite<RayState> ray;
+  CopyOnWrite<EnvironmentState> environment;
   friend bool operator==(const World&, const World&) = default;
 
   Informer* informer(Kind kind);

@@ -174,7 +174,7 @@ class CheckRun {
       const auto* cluster = world.api.find<engine::RayCluster>(kNamespace, cluster_name);
       REQUIRE(cluster);
       int incarnation = 0;
-      for (engine::RayHead& head : world.ray.heads) {
+      for (engine::RayHead& head : world.ray.edit().heads) {
         if (head.cluster_uid != cluster->metadata.uid) continue;
         incarnation = std::max(incarnation, head.incarnation);
         head.table_lost = true;
@@ -184,7 +184,7 @@ class CheckRun {
       head.cluster_name = cluster_name;
       head.cluster_uid = cluster->metadata.uid;
       head.incarnation = incarnation + 1;
-      world.ray.heads.push_back(head);
+      world.ray.edit().heads.push_back(head);
       c.effect("ray.head_up", "ray", cluster_ref(cluster_name))
           .with("cluster_uid", head.cluster_uid)
           .with("incarnation", head.incarnation);
@@ -258,11 +258,12 @@ class CheckRun {
  private:
   static std::string cluster_ref(const std::string& name) { return "RayCluster/default/" + name; }
   engine::RayHead& live_head(const std::string& cluster_name) {
-    for (auto it = world.ray.heads.rbegin(); it != world.ray.heads.rend(); ++it) {
+    std::vector<engine::RayHead>& heads = world.ray.edit().heads;
+    for (auto it = heads.rbegin(); it != heads.rend(); ++it) {
       if (it->cluster_name == cluster_name && !it->table_lost) return *it;
     }
     FAIL("no live head for " << cluster_name);
-    return world.ray.heads.front();
+    return heads.front();
   }
 
   engine::DefaultChooser chooser_{1};

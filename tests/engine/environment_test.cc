@@ -138,7 +138,7 @@ class Harness {
   void ready_cluster(std::int64_t ready_ms) {
     create(make_cluster());
     run_until(ready_ms);
-    REQUIRE(world().ray.heads.size() == 1);
+    REQUIRE(world().ray->heads.size() == 1);
   }
 
   std::vector<const Event*> events(std::string_view type) const {
@@ -246,9 +246,9 @@ TEST_CASE("v1.0.0's readiness rule: ready once the listed Pods run, before the h
   CHECK(h.cluster()->status.state == "ready");
   CHECK_FALSE(h.get("nothing").connected);   // the head Pod is not Ready: no dashboard yet
   h.run_until(9'999);
-  CHECK(h.world().ray.heads.empty());
+  CHECK(h.world().ray->heads.empty());
   h.run_until(10'000);
-  REQUIRE(h.world().ray.heads.size() == 1);
+  REQUIRE(h.world().ray->heads.size() == 1);
   CHECK(h.get("nothing").status == 404);
 }
 
@@ -259,7 +259,7 @@ TEST_CASE("v1.1.0's readiness rule: ready when the head Pod is Ready, before wor
   CHECK(h.cluster()->status.state == "");
   h.run_until(10'000);
   CHECK(h.cluster()->status.state == "ready");
-  CHECK(h.world().ray.heads.size() == 1);
+  CHECK(h.world().ray->heads.size() == 1);
 }
 
 TEST_CASE("v1.7.0's readiness rule: ready only when every desired Pod is Running and Ready") {
@@ -283,10 +283,10 @@ TEST_CASE("deletionTakes keeps a deleted RayCluster for that long, then its head
   h.run_until(34'999);
   REQUIRE(h.cluster() != nullptr);
   CHECK(h.cluster()->metadata.deletion_timestamp_ms == 5'000);
-  CHECK_FALSE(h.world().ray.heads[0].table_lost);
+  CHECK_FALSE(h.world().ray->heads[0].table_lost);
   h.run_until(35'000);
   CHECK(h.cluster() == nullptr);
-  CHECK(h.world().ray.heads[0].table_lost);
+  CHECK(h.world().ray->heads[0].table_lost);
   CHECK(h.events("ray.head_lost").size() == 1);
   // The garbage collector takes the head Service once its owner is gone.
   CHECK(h.world().api.objects(Kind::Service).empty());
@@ -298,15 +298,15 @@ TEST_CASE("a head comes up when its cluster is ready, and the dashboard answers 
   Harness h;   // readyAfter 20 s
   h.create(make_cluster());
   h.run_until(19'999);
-  CHECK(h.world().ray.heads.empty());
+  CHECK(h.world().ray->heads.empty());
   const DashboardResponse before = h.get("nothing");
   CHECK_FALSE(before.connected);
   CHECK(before.text.find("connection refused") != std::string::npos);
 
   h.run_until(20'000);
-  REQUIRE(h.world().ray.heads.size() == 1);
-  CHECK(h.world().ray.heads[0].incarnation == 1);
-  CHECK(h.world().ray.heads[0].cluster_uid == h.cluster()->metadata.uid);
+  REQUIRE(h.world().ray->heads.size() == 1);
+  CHECK(h.world().ray->heads[0].incarnation == 1);
+  CHECK(h.world().ray->heads[0].cluster_uid == h.cluster()->metadata.uid);
   const auto up = h.events("ray.head_up");
   REQUIRE(up.size() == 1);
   CHECK(up[0]->at_ms == 20'000);
@@ -345,7 +345,7 @@ TEST_CASE("a duplicate submission id answers 500 text and adds no second job") {
   CHECK(second.status == 500);
   CHECK_FALSE(second.json);
   CHECK(second.text.find("Please use a different submission_id") != std::string::npos);
-  CHECK(h.world().ray.heads[0].jobs.size() == 1);
+  CHECK(h.world().ray->heads[0].jobs.size() == 1);
   const auto calls = h.events("dashboard.submit_job");
   REQUIRE(calls.size() == 2);
   CHECK(text_field(*calls[1], "outcome") == "duplicate");
@@ -392,7 +392,7 @@ TEST_CASE("successive submissions of a RayJob take successive results, the last 
   h.submit("other");   // no RayJob has this id: counted by the id itself, so it is first
   h.run_until(40'000);
   std::vector<std::string> statuses;
-  for (const RayJobRecord& job : h.world().ray.heads[0].jobs) statuses.push_back(job.status);
+  for (const RayJobRecord& job : h.world().ray->heads[0].jobs) statuses.push_back(job.status);
   CHECK(statuses == std::vector<std::string>{"FAILED", "STOPPED", "SUCCEEDED", "SUCCEEDED", "FAILED"});
 }
 
@@ -424,8 +424,8 @@ TEST_CASE("deleting a Ray job needs a terminal status; the record stays in the h
   CHECK(h.remove_job("demo-xyz").status == 200);
   CHECK(h.get("demo-xyz").status == 404);
   CHECK(h.remove_job("demo-xyz").status == 404);
-  REQUIRE(h.world().ray.heads[0].jobs.size() == 1);
-  CHECK(h.world().ray.heads[0].jobs[0].status == "SUCCEEDED");
+  REQUIRE(h.world().ray->heads[0].jobs.size() == 1);
+  CHECK(h.world().ray->heads[0].jobs[0].status == "SUCCEEDED");
   CHECK(h.submit("demo-xyz").status == 200);   // the id is free again
 }
 
@@ -437,7 +437,7 @@ TEST_CASE("a head restart loses the job table, but the history keeps the lost ta
   h.sim.run_as_step([&](StepContext& c) { h.ray.restart_head(c, kNamespace, kCluster); });
   const DashboardResponse lost = h.get("demo-xyz");
   CHECK(lost.status == 404);
-  const std::vector<RayHead>& heads = h.world().ray.heads;
+  const std::vector<RayHead>& heads = h.world().ray->heads;
   REQUIRE(heads.size() == 2);
   CHECK(heads[0].table_lost);
   REQUIRE(heads[0].jobs.size() == 1);
@@ -449,7 +449,7 @@ TEST_CASE("a head restart loses the job table, but the history keeps the lost ta
   REQUIRE(restarts.size() == 1);
   CHECK(int_field(*restarts[0], "incarnation") == 2);
   h.run_until(60'000);
-  CHECK(h.world().ray.heads[0].jobs[0].status == "RUNNING");   // a lost table never moves on
+  CHECK(h.world().ray->heads[0].jobs[0].status == "RUNNING");   // a lost table never moves on
   CHECK(h.submit("demo-xyz").status == 200);                     // the new table does not know it
 }
 
@@ -544,8 +544,8 @@ TEST_CASE("a submitter Job runs a pod that submits, succeeds with the Ray job, a
   CHECK(h.pods()[0]->status.phase.empty());
   h.run_until(2'000);
   CHECK(h.pods()[0]->status.phase == "Running");
-  REQUIRE(h.world().ray.heads[0].jobs.size() == 1);
-  const RayJobRecord& job = h.world().ray.heads[0].jobs[0];
+  REQUIRE(h.world().ray->heads[0].jobs.size() == 1);
+  const RayJobRecord& job = h.world().ray->heads[0].jobs[0];
   CHECK(job.submission_id == "demo-xyz");
   CHECK(job.submitted_at_ms == 2'000);
   CHECK(job.submitted_by == "submitter/" + h.pods()[0]->metadata.name);
@@ -586,7 +586,7 @@ TEST_CASE("two failing attempts back off 10 s then 20 s, and the third succeeds"
   CHECK(pods[1]->status.phase == "Failed");
   CHECK(pods[2]->metadata.creation_timestamp_ms == 34'000);   // 14 s + 20 s
   CHECK(pods[2]->status.phase == "Succeeded");
-  CHECK(h.world().ray.heads[0].jobs.size() == 1);             // failing attempts never submitted
+  CHECK(h.world().ray->heads[0].jobs.size() == 1);             // failing attempts never submitted
   CHECK(has_true_condition(*h.job(), "Complete"));
   CHECK(h.job()->status.failed == 2);
 }
@@ -606,7 +606,7 @@ TEST_CASE("attempts beyond backoffLimit fail the Job: FailureTarget, then Failed
   CHECK(job.status.conditions[1].reason == "BackoffLimitExceeded");
   CHECK(job.status.conditions[1].last_transition_time_ms == 36'000);
   CHECK(job.status.failed == 3);
-  CHECK(h.world().ray.heads[0].jobs.empty());
+  CHECK(h.world().ray->heads[0].jobs.empty());
 }
 
 TEST_CASE("a failing attempt with failAfter submits, then exits 1 while the Ray job runs") {
@@ -621,8 +621,8 @@ TEST_CASE("a failing attempt with failAfter submits, then exits 1 while the Ray 
   CHECK(h.pods()[0]->status.phase == "Failed");
   CHECK(h.pods()[0]->status.container_statuses[0].finished_at_ms == 7'000);
   CHECK(has_true_condition(*h.job(), "Failed"));
-  REQUIRE(h.world().ray.heads[0].jobs.size() == 1);
-  CHECK(h.world().ray.heads[0].jobs[0].status == "SUCCEEDED");   // Ray went on regardless
+  REQUIRE(h.world().ray->heads[0].jobs.size() == 1);
+  CHECK(h.world().ray->heads[0].jobs[0].status == "SUCCEEDED");   // Ray went on regardless
 }
 
 TEST_CASE("a duplicate submission fails the submitter pod at once") {
@@ -634,7 +634,7 @@ TEST_CASE("a duplicate submission fails the submitter pod at once") {
   REQUIRE(h.pods().size() == 1);
   CHECK(h.pods()[0]->status.phase == "Failed");
   CHECK(h.pods()[0]->status.container_statuses[0].exit_code == 1);
-  CHECK(h.world().ray.heads[0].jobs.size() == 1);
+  CHECK(h.world().ray->heads[0].jobs.size() == 1);
   const auto exits = h.events("submitter.exit");
   REQUIRE(exits.size() == 1);
   CHECK(text_field(*exits[0], "reason") == "duplicate");
@@ -654,7 +654,7 @@ TEST_CASE("finishesAfter makes the submitter exit 0 whatever Ray does") {
   h.run_until(7'000);
   CHECK(h.pods()[0]->status.phase == "Succeeded");
   CHECK(has_true_condition(*h.job(), "Complete"));
-  CHECK(h.world().ray.heads[0].jobs[0].status == "RUNNING");
+  CHECK(h.world().ray->heads[0].jobs[0].status == "RUNNING");
 }
 
 TEST_CASE("a head restart makes the waiting submitter exit 1") {
@@ -706,7 +706,7 @@ TEST_CASE("the 1.7 submitter exits 0 after a FAILED Ray job: `ray job logs --fol
   h.ready_cluster(0);
   h.create(make_submitter_job_1_7("demo-xyz"));
   h.run_until(34'000);
-  CHECK(h.world().ray.heads[0].jobs[0].status == "FAILED");
+  CHECK(h.world().ray->heads[0].jobs[0].status == "FAILED");
   CHECK(h.pods()[0]->status.phase == "Succeeded");
   CHECK(has_true_condition(*h.job(), "Complete"));
 }
@@ -719,7 +719,7 @@ TEST_CASE("a retried 1.7 submitter pod finds the job with `ray job status` and f
   h.ready_cluster(0);
   h.create(make_submitter_job_1_7("demo-xyz"));
   h.run_until(40'000);
-  CHECK(h.world().ray.heads[0].jobs.size() == 1);   // one submission, no duplicate rejected
+  CHECK(h.world().ray->heads[0].jobs.size() == 1);   // one submission, no duplicate rejected
   REQUIRE(h.pods().size() == 2);
   CHECK(h.pods()[0]->status.phase == "Failed");
   CHECK(h.pods()[1]->status.phase == "Succeeded");
@@ -756,9 +756,9 @@ TEST_CASE("a cluster with the submitter sidecar gets a head Pod whose sidecar su
   h.run_until(19'999);   // startAfter has passed, but the GCS is not up before the cluster is ready
   CHECK(h.events("submitter.start").empty());
   h.run_until(20'000);
-  REQUIRE(h.world().ray.heads.size() == 1);
-  REQUIRE(h.world().ray.heads[0].jobs.size() == 1);
-  CHECK(h.world().ray.heads[0].jobs[0].submission_id == "demo-xyz");
+  REQUIRE(h.world().ray->heads.size() == 1);
+  REQUIRE(h.world().ray->heads[0].jobs.size() == 1);
+  CHECK(h.world().ray->heads[0].jobs[0].submission_id == "demo-xyz");
   h.run_until(52'000);   // the blocking submit exits 1 for FAILED; only the sidecar's container ends
   pod = h.world().api.find<Pod>(kNamespace, std::string(kCluster) + "-head");
   CHECK(pod->status.phase == "Running");
@@ -799,7 +799,7 @@ TEST_CASE("the user patches, restarts the head and deletes at the actions' times
 
   h.run_until(4'999);
   CHECK_FALSE(h.world().api.find<RayJob>(kNamespace, "demo")->spec->suspend);
-  CHECK(h.world().environment.actions_fired == 0);
+  CHECK(h.world().environment->actions_fired == 0);
   h.run_until(5'000);
   CHECK(h.world().api.find<RayJob>(kNamespace, "demo")->spec->suspend);
   const auto patches = h.events("action.patch");
@@ -809,7 +809,7 @@ TEST_CASE("the user patches, restarts the head and deletes at the actions' times
   CHECK(std::get<events::RawJson>(*patches[0]->find("patch")).text == R"({"spec":{"suspend":true}})");
 
   h.run_until(6'000);
-  CHECK(h.world().ray.heads.size() == 2);
+  CHECK(h.world().ray->heads.size() == 2);
   const auto restarts = h.events("action.head_restart");
   REQUIRE(restarts.size() == 1);
   CHECK(text_field(*restarts[0], "ray_cluster") == kCluster);
@@ -819,7 +819,7 @@ TEST_CASE("the user patches, restarts the head and deletes at the actions' times
   h.run_until(9'000);
   CHECK(h.world().api.find<RayJob>(kNamespace, "demo") == nullptr);
   CHECK(h.events("action.delete").size() == 1);
-  CHECK(h.world().environment.actions_fired == 3);
+  CHECK(h.world().environment->actions_fired == 3);
 }
 
 TEST_CASE("the environment is deterministic: the same seed gives the same events") {

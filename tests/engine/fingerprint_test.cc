@@ -42,7 +42,7 @@ std::vector<World> worlds_of_run(const char* name, bool random = false, std::uin
 }
 
 RayJobRecord* running_ray_job(World& world) {
-  for (RayHead& head : world.ray.heads) {
+  for (RayHead& head : world.ray.edit().heads) {
     for (RayJobRecord& job : head.jobs) {
       if (job.status == "RUNNING") return &job;
     }
@@ -54,7 +54,7 @@ RayJobRecord* running_ray_job(World& world) {
 // RequeueAfter timer is pending.
 World mid_run_world() {
   for (World& world : worlds_of_run("k8sjobmode-success.yaml")) {
-    if (running_ray_job(world) && !world.environment.submitters.empty() &&
+    if (running_ray_job(world) && !world.environment->submitters.empty() &&
         world.process.queue.next_timer_ms()) {
       return std::move(world);
     }
@@ -242,7 +242,7 @@ TEST_CASE("a change to any one part of the world changes its fingerprint") {
   }
   SUBCASE("a submitter process") {
     World changed = base;
-    changed.environment.submitters.front().submit_outcome = "http_error";
+    changed.environment.edit().submitters.front().submit_outcome = "http_error";
     check_told_apart(base, changed);
   }
   SUBCASE("the controller process") {

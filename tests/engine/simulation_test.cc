@@ -401,8 +401,9 @@ TEST_CASE("an event no reader reads is not built but takes its seq, so the other
   CHECK(static_cast<std::int64_t>(every_event.events.size()) == emitted);
 }
 
-// Counts the times it is asked what it could do; it offers "ready" from 1 s of virtual time on
-// and declares `inputs` as what it reads.
+// Counts the times it is asked what it could do; it offers "ready" from 1 s of virtual time on,
+// "head" once a Ray head exists and "acted" once a user action fired, and declares `inputs` as
+// what it reads.
 class CountingActor final : public Actor {
  public:
   explicit CountingActor(ActorInputs inputs) : inputs_(inputs) {}
@@ -411,6 +412,8 @@ class CountingActor final : public Actor {
   void enabled(const World& world, std::vector<ActorWork>& out) const override {
     ++asked;
     if (world.now_ms >= 1'000) out.push_back({"ready", "", 0});
+    if (!world.ray->heads.empty()) out.push_back({"head", "", 0});
+    if (world.environment->actions_fired > 0) out.push_back({"acted", "", 0});
   }
   std::optional<std::int64_t> next_timer_ms(const World&) const override { return std::nullopt; }
   void apply(const ActorWork&, StepContext&) const override {}
@@ -420,13 +423,15 @@ class CountingActor final : public Actor {
   ActorInputs inputs_;
 };
 
-bool offers_ready(const std::vector<Step>& steps) {
+bool offers(const std::vector<Step>& steps, std::string_view what) {
   return std::any_of(steps.begin(), steps.end(),
-                     [](const Step& step) { return step.kind == StepKind::actor && step.work.what == "ready"; });
+                     [&](const Step& step) { return step.kind == StepKind::actor && step.work.what == what; });
 }
+bool offers_ready(const std::vector<Step>& steps) { return offers(steps, "ready"); }
 
-TEST_CASE("an actor that reads only the API server and the clock is asked again only when they change") {
-  for (const ActorInputs inputs : {ActorInputs::api, ActorInputs::api_and_clock, ActorInputs::whole_world}) {
+TEST_CASE("an actor is asked again only when what it declares it reads changes") {
+  for (const ActorInputs inputs : {ActorInputs::api, ActorInputs::api_and_clock, ActorInputs::api_clock_and_environment,
+                                   ActorInputs::whole_world}) {
     CAPTURE(static_cast<int>(inputs));
     models::toy::ToyController controller;
     CountingActor actor(inputs);
@@ -452,6 +457,17 @@ TEST_CASE("an actor that reads only the API server and the clock is asked again 
     simulation.run_as_step([](StepContext& context) { patch_message(context, "changed"); });
     CHECK(offers_ready(simulation.enabled_steps()));
     CHECK(actor.asked == before_write + 1);   // a write takes a new resourceVersion
+
+    // The Ray and environment state change without a write to the API server.
+    const bool reads_environment = inputs == ActorInputs::api_clock_and_environment || every_time;
+    const int before_ray = actor.asked;
+    simulation.run_as_step([](StepContext& context) { context.world().ray.edit().heads.emplace_back(); });
+    CHECK(offers(simulation.enabled_steps(), "head") == reads_environment);
+    CHECK(actor.asked == before_ray + (reads_environment ? 1 : 0));
+    const int before_environment = actor.asked;
+    simulation.run_as_step([](StepContext& context) { ++context.world().environment.edit().actions_fired; });
+    CHECK(offers(simulation.enabled_steps(), "acted") == reads_environment);
+    CHECK(actor.asked == before_environment + (reads_environment ? 1 : 0));
 
     const int before_set_up = actor.asked;
     simulation.mutable_world();   // set-up may change anything: answers are dropped

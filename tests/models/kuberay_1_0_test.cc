@@ -91,7 +91,7 @@ TEST_CASE("kuberay-1.0: a deleted RayJob with JobStatus RUNNING stops the Ray jo
   harness.sync();
   CHECK(is_requeue_without_error(harness.reconcile("demo")));
   CHECK(harness.events_of("dashboard.stop_job").size() == 1);
-  CHECK(harness.world.ray.heads.back().jobs.front().status == "STOPPED");
+  CHECK(harness.world.ray->heads.back().jobs.front().status == "STOPPED");
   CHECK(harness.truth<RayJob>("demo") == nullptr);
 }
 

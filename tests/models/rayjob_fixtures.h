@@ -69,7 +69,7 @@ inline void put_ray_head(ModelHarness& harness, const engine::RayJob& rayjob, co
     job.end_time_ms = job_status == "RUNNING" || job_status == "PENDING" ? 0 : 9'000;
     head.jobs.push_back(job);
   }
-  harness.world.ray.heads.push_back(head);
+  harness.world.ray.edit().heads.push_back(head);
 }
 
 }  // namespace rjsim::testing
