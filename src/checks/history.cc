@@ -52,6 +52,18 @@ std::int64_t job_status_seq(std::span<const Event> step_events, const RaySubmiss
   return fallback;
 }
 
+// True when refreshing `seen` from its stored RayJob would change nothing but what is due: its uid
+// and persisted ids are the stored ones, and no ValidationFailed rest is being watched.
+bool up_to_date(const RayJobHistory& seen, const engine::RayJob& stored) {
+  const engine::RayJobStatus& status = stored.status;
+  const Attempt& attempt = seen.attempts.back();
+  return !seen.uid.empty() && seen.persisted_job_id == status.job_id &&
+         seen.persisted_cluster_name == status.ray_cluster_name &&
+         (status.job_id.empty() || attempt.job_id == status.job_id) &&
+         (status.ray_cluster_name.empty() || attempt.ray_cluster_name == status.ray_cluster_name) &&
+         !(seen.deployment_status == kValidationFailed && seen.validation_failed_on_spec);
+}
+
 }  // namespace
 
 bool is_terminal_job_status(std::string_view status) {
@@ -79,14 +91,14 @@ void StepFacts::clear() {
 
 const RayJobHistory* History::find(std::string_view ref) const {
   const int index = find_index(ref);
-  return index < 0 ? nullptr : &rayjobs_[static_cast<std::size_t>(index)];
+  return index < 0 ? nullptr : &*rayjobs_[static_cast<std::size_t>(index)];
 }
 
 int History::find_index(std::string_view ref) const {
   int last = -1;
   for (std::size_t i = 0; i < rayjobs_.size(); ++i) {
-    if (rayjobs_[i].ref != ref) continue;
-    if (!rayjobs_[i].gone) return static_cast<int>(i);
+    if (rayjobs_[i]->ref != ref) continue;
+    if (!rayjobs_[i]->gone) return static_cast<int>(i);
     last = static_cast<int>(i);
   }
   return last;
@@ -155,12 +167,12 @@ void History::apply_step(const World& world, const engine::StepLog& step, StepFa
       if (event.text("outcome") != "ok") continue;
       if (is_rayjob_ref(event.object)) {
         const int known = find_index(event.object);
-        if (known >= 0 && !rayjobs_[static_cast<std::size_t>(known)].gone) {
+        if (known >= 0 && !rayjobs_[static_cast<std::size_t>(known)]->gone) {
           // A RayJob with this name was tracked: the new object replaces it.
-          rayjobs_[static_cast<std::size_t>(known)].gone = Moment{event.seq, event.at_ms};
+          rayjobs_[static_cast<std::size_t>(known)].edit().gone = Moment{event.seq, event.at_ms};
         }
         track(world, event.object, {event.seq, event.at_ms});
-        RayJobHistory& created = rayjobs_.back();
+        RayJobHistory& created = rayjobs_.back().edit();
         created.last_write_seq = event.seq;
         // A create stores no status: whatever the world shows came from later writes of this step.
         created.deployment_status.clear();
@@ -173,12 +185,12 @@ void History::apply_step(const World& world, const engine::StepLog& step, StepFa
       if (is_rayjob_ref(event.object) && event.text("outcome") == "ok" &&
           body_bool(event, "changed")) {
         const int index = find_index(event.object);
-        if (index >= 0) rayjobs_[static_cast<std::size_t>(index)].last_write_seq = event.seq;
+        if (index >= 0) rayjobs_[static_cast<std::size_t>(index)].edit().last_write_seq = event.seq;
       }
     } else if (type == "action.patch" || type == "action.delete") {
       const int index = find_index(event.object);
       if (index >= 0) {
-        rayjobs_[static_cast<std::size_t>(index)].interference.push_back({{event.seq, event.at_ms}, std::string(type)});
+        rayjobs_[static_cast<std::size_t>(index)].edit().interference.push_back({{event.seq, event.at_ms}, std::string(type)});
       }
     }
   }
@@ -203,8 +215,8 @@ void History::catch_up(const World& world) {
 void History::on_transition(const World& world, const Event& event, StepFacts& facts) {
   const Moment at{event.seq, event.at_ms};
   int index = find_index(event.object);
-  if (index < 0 || rayjobs_[static_cast<std::size_t>(index)].gone) index = track(world, event.object, at);
-  RayJobHistory& rayjob = rayjobs_[static_cast<std::size_t>(index)];
+  if (index < 0 || rayjobs_[static_cast<std::size_t>(index)]->gone) index = track(world, event.object, at);
+  RayJobHistory& rayjob = rayjobs_[static_cast<std::size_t>(index)].edit();
 
   PersistedTransition transition;
   transition.at = at;
@@ -252,7 +264,7 @@ void History::on_transition(const World& world, const Event& event, StepFacts& f
 int History::rayjob_for_uid(const World& world, std::string_view uid) {
   if (uid.empty()) return -1;
   for (std::size_t i = rayjobs_.size(); i-- > 0;) {
-    if (rayjobs_[i].uid == uid) return static_cast<int>(i);
+    if (rayjobs_[i]->uid == uid) return static_cast<int>(i);
   }
   for (const engine::Object& object : world.api.objects(Kind::RayJob)) {
     const auto& rayjob = std::get<engine::RayJob>(object);
@@ -276,7 +288,7 @@ void History::on_cluster_create(const World& world, const Event& event, StepFact
     index = find_index(reconciling_);   // gone within its own step: credit the reconciled RayJob
   }
   if (index < 0) return;
-  RayJobHistory& rayjob = rayjobs_[static_cast<std::size_t>(index)];
+  RayJobHistory& rayjob = rayjobs_[static_cast<std::size_t>(index)].edit();
   rayjob.attempts.back().clusters.push_back({ref.name, uid, event.seq});
 
   ClusterCreated created;
@@ -330,7 +342,7 @@ int History::add_submission(const World& world, int head_index, int job_index, M
   submission.rayjob = attribute(world, head, record);
   const int index = static_cast<int>(submissions_.size());
   if (submission.rayjob >= 0) {
-    RayJobHistory& rayjob = rayjobs_[static_cast<std::size_t>(submission.rayjob)];
+    RayJobHistory& rayjob = rayjobs_[static_cast<std::size_t>(submission.rayjob)].edit();
     submission.attempt = rayjob.attempt_index();
     rayjob.attempts.back().submissions.push_back(index);
   }
@@ -433,15 +445,26 @@ void History::refresh_rayjobs(const World& world, std::span<const Event> step_ev
   rayjob_log_size_ = world.api.watch_log(Kind::RayJob).size();
   const Moment now{facts->last_seq, world.now_ms};
   for (std::size_t i = 0; i < rayjobs_.size(); ++i) {
-    RayJobHistory& rayjob = rayjobs_[i];
-    if (rayjob.gone) continue;
-    const engine::ObjectVersion* version = world.api.find_version(Kind::RayJob, rayjob.namespace_, rayjob.name);
+    const RayJobHistory& seen = *rayjobs_[i];
+    if (seen.gone) continue;
+    const engine::ObjectVersion* version = world.api.find_version(Kind::RayJob, seen.namespace_, seen.name);
     const auto* stored = version ? &std::get<engine::RayJob>(**version) : nullptr;
-    if (!stored || (!rayjob.uid.empty() && stored->metadata.uid != rayjob.uid)) {
-      rayjob.gone = Moment{deletion_seq(step_events, rayjob.ref, facts->last_seq), world.now_ms};
+    if (!stored || (!seen.uid.empty() && stored->metadata.uid != seen.uid)) {
+      rayjobs_[i].edit().gone = Moment{deletion_seq(step_events, seen.ref, facts->last_seq), world.now_ms};
       facts->deleted.push_back(static_cast<int>(i));
       continue;
     }
+    const int index = static_cast<int>(i);
+    const auto due = [index](const std::vector<int>& list) {
+      return std::find(list.begin(), list.end(), index) != list.end();
+    };
+    const bool snapshot_due =
+        due(spec_snapshot_due_) && (!seen.accepted_spec() || *seen.accepted_spec() != stored->spec);
+    const bool validation_due = due(validation_entered_);
+    // Most refreshes change nothing: the history shared with a snapshot is then left shared.
+    if (!snapshot_due && !validation_due && up_to_date(seen, *stored)) continue;
+
+    RayJobHistory& rayjob = rayjobs_[i].edit();
     if (rayjob.uid.empty()) rayjob.uid = stored->metadata.uid;
     const engine::RayJobStatus& status = stored->status;
     rayjob.persisted_job_id = status.job_id;
@@ -450,14 +473,8 @@ void History::refresh_rayjobs(const World& world, std::span<const Event> step_ev
     if (!status.job_id.empty()) attempt.job_id = status.job_id;
     if (!status.ray_cluster_name.empty()) attempt.ray_cluster_name = status.ray_cluster_name;
 
-    const int index = static_cast<int>(i);
-    const auto due = [index](const std::vector<int>& list) {
-      return std::find(list.begin(), list.end(), index) != list.end();
-    };
-    if (due(spec_snapshot_due_) && (!rayjob.accepted_spec() || *rayjob.accepted_spec() != stored->spec)) {
-      rayjob.accepted_version = *version;
-    }
-    if (due(validation_entered_)) {
+    if (snapshot_due) rayjob.accepted_version = *version;
+    if (validation_due) {
       rayjob.validation_failed_on_spec = rayjob.accepted_spec() && stored->spec != *rayjob.accepted_spec();
     }
     if (rayjob.deployment_status == kValidationFailed && rayjob.validation_failed_on_spec) {
@@ -476,7 +493,7 @@ void History::refresh_rayjobs(const World& world, std::span<const Event> step_ev
     });
     if (known) continue;
     const int index = track(world, engine::object_ref(object), now);
-    RayJobHistory& rayjob = rayjobs_[static_cast<std::size_t>(index)];
+    RayJobHistory& rayjob = rayjobs_[static_cast<std::size_t>(index)].edit();
     const engine::RayJobStatus& status = std::get<engine::RayJob>(object).status;
     rayjob.persisted_job_id = status.job_id;
     rayjob.persisted_cluster_name = status.ray_cluster_name;

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/copy_on_write.h"
 #include "engine/objects.h"
 #include "engine/step_context.h"
 #include "engine/world.h"
@@ -164,7 +165,9 @@ class History {
   // Takes in RayJobs and Ray jobs of `world` not seen yet (the end of a run).
   void catch_up(const engine::World& world);
 
-  const std::vector<RayJobHistory>& rayjobs() const { return rayjobs_; }
+  // Each shared with the copies of this history until it changes (exploration copies the
+  // history with every snapshot; most steps change no RayJob's history).
+  const std::vector<engine::CopyOnWrite<RayJobHistory>>& rayjobs() const { return rayjobs_; }
   const std::vector<RaySubmission>& submissions() const { return submissions_; }
   // The RayJob with this ref that is still in the API server, else the last one that was.
   const RayJobHistory* find(std::string_view ref) const;
@@ -192,7 +195,7 @@ class History {
   void follow_submissions(const engine::World& world, std::span<const events::Event> step_events,
                           StepFacts* facts);
 
-  std::vector<RayJobHistory> rayjobs_;
+  std::vector<engine::CopyOnWrite<RayJobHistory>> rayjobs_;
   std::vector<RaySubmission> submissions_;
   std::vector<std::vector<int>> submission_of_;   // [head][job] -> index into submissions_, -1
   std::vector<std::size_t> scanned_jobs_;          // per head: jobs below this index are tracked

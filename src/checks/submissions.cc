@@ -23,7 +23,7 @@ void single_submission(const StepView& view, Reporter& reporter) {
   const History& history = view.history;
   const auto& submissions = history.submissions();
   auto attempt_of = [&](const RaySubmission& s) -> const Attempt& {
-    return history.rayjobs()[static_cast<std::size_t>(s.rayjob)].attempts[static_cast<std::size_t>(s.attempt)];
+    return history.rayjobs()[static_cast<std::size_t>(s.rayjob)]->attempts[static_cast<std::size_t>(s.attempt)];
   };
   // A second submission id in the attempt.
   for (const int index : view.facts.submitted) {
@@ -35,7 +35,7 @@ void single_submission(const StepView& view, Reporter& reporter) {
     });
     if (first == attempt.submissions.end()) continue;
     const RaySubmission& earlier = submissions[static_cast<std::size_t>(*first)];
-    const std::string& ref = history.rayjobs()[static_cast<std::size_t>(submission.rayjob)].ref;
+    const std::string& ref = history.rayjobs()[static_cast<std::size_t>(submission.rayjob)]->ref;
     reporter.report("single-submission", ref, submission.submitted.seq,
                     fmt::format("{}: a second submission id reached a dashboard in attempt {} (begun at seq {}): "
                                 "{} at seq {}, after {} at seq {}",
@@ -53,7 +53,7 @@ void single_submission(const StepView& view, Reporter& reporter) {
     });
     if (first == attempt.submissions.end()) continue;
     const RaySubmission& earlier = submissions[static_cast<std::size_t>(*first)];
-    const std::string& ref = history.rayjobs()[static_cast<std::size_t>(submission.rayjob)].ref;
+    const std::string& ref = history.rayjobs()[static_cast<std::size_t>(submission.rayjob)]->ref;
     reporter.report("single-submission", ref, submission.started->seq,
                     fmt::format("{}: attempt {} (begun at seq {}) started executing a second time at seq {}: "
                                 "{} reached RUNNING after {} had at seq {}",

@@ -89,7 +89,7 @@ TEST_CASE("a copied checker goes on from where the original was, independently")
   CHECK(run.violations().size() == 1);
   CHECK(fork.violations().empty());
   CHECK(fork.history().rayjobs().size() == 1);
-  CHECK(fork.history().rayjobs()[0].deployment_status == "Suspending");
+  CHECK(fork.history().rayjobs()[0]->deployment_status == "Suspending");
 }
 
 }  // namespace

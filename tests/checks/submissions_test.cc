@@ -118,7 +118,7 @@ TEST_CASE("single-cluster counts a resume out of Suspended as a new attempt, als
   run.create_cluster("demo", "demo-raycluster-bbbbb");
   run.finish(RunEnd::quiescent);
   CHECK(run.violations().empty());
-  CHECK(run.checker.history().rayjobs()[0].attempts.size() == 2);
+  CHECK(run.checker.history().rayjobs()[0]->attempts.size() == 2);
 }
 
 TEST_CASE("no-rerun-after-terminal fires on a submission after a terminal jobStatus in the same attempt") {
