@@ -135,9 +135,11 @@ int History::track(const World& world, std::string_view ref, Moment at) {
 }
 
 events::EventTypes History::reads() {
-  return events::EventTypes::only({"status.transition", "reconcile.begin", "reconcile.panic",
-                                   "dashboard.submit_job", "api.", "action.patch", "action.delete",
-                                   "ray.job_status"});
+  // Built once: every run asks (exhaustive exploration makes thousands of short runs).
+  static const events::EventTypes types =
+      events::EventTypes::only({"status.transition", "reconcile.begin", "reconcile.panic", "dashboard.submit_job",
+                                "api.", "action.patch", "action.delete", "ray.job_status"});
+  return types;
 }
 
 void History::apply_step(const World& world, const engine::StepLog& step, StepFacts& facts) {

@@ -148,7 +148,7 @@ ObjectVersion* ApiServer::find_slot(Kind kind, std::string_view namespace_, std:
 void ApiServer::append_watch(WatchType type, const ObjectVersion& version) {
   const int kind = kind_index(kind_of(*version));
   const WatchEvent& event =
-      watch_logs_[kind].emplace_back(WatchEvent{meta(*version).resource_version, type, version});
+      watch_logs_[kind].edit().emplace_back(WatchEvent{meta(*version).resource_version, type, version});
   if (takes_digests_) watch_log_digests_[kind] = extend_watch_log_digest(watch_log_digests_[kind], event);
 }
 

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/copy_on_write.h"
 #include "engine/error.h"
 #include "engine/hash128.h"
 #include "engine/object_version.h"
@@ -74,7 +75,7 @@ class ApiServer {
   std::span<const ObjectVersion> objects(Kind kind) const { return objects_[kind_index(kind)]; }
   // The last resourceVersion handed out (0 before the first write).
   std::int64_t resource_version() const { return resource_version_; }
-  const std::vector<WatchEvent>& watch_log(Kind kind) const { return watch_logs_[kind_index(kind)]; }
+  const std::vector<WatchEvent>& watch_log(Kind kind) const { return *watch_logs_[kind_index(kind)]; }
 
   // ---- writes; `object` carries the request and receives the stored object on success ----
   // Fails with AlreadyExists when the name is taken, also by an object being deleted.
@@ -115,7 +116,9 @@ class ApiServer {
   void erase(Kind kind, const ObjectMeta& meta);
 
   std::array<std::vector<ObjectVersion>, kKindCount> objects_;
-  std::array<std::vector<WatchEvent>, kKindCount> watch_logs_;
+  // Shared by the server's copies until appended to (copy_on_write.h): a fork copies no log, and
+  // a step appends to one or two kinds' logs.
+  std::array<CopyOnWrite<std::vector<WatchEvent>>, kKindCount> watch_logs_;
   // Per kind: extend_watch_log_digest over every event of watch_logs_, in order.
   std::array<Hash128, kKindCount> watch_log_digests_;
   std::int64_t resource_version_ = 0;

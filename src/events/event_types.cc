@@ -1,6 +1,7 @@
 #include "events/event_types.h"
 
 #include <algorithm>
+#include <array>
 
 namespace rjsim::events {
 
@@ -35,7 +36,17 @@ bool EventTypes::contains(std::string_view type) const {
 
 EventTypes& EventTypes::add(const EventTypes& other) {
   if (other.all_) *this = all();
-  for (std::size_t i = 0; i < other.size_ && !all_; ++i) insert(other.entries_[i]);
+  if (all_) return *this;
+  // Both lists are sorted and hold each entry once: their union is one merge.
+  std::array<std::string_view, 2 * kMaxEntries> merged;
+  const auto merged_end =
+      std::set_union(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(size_), other.entries_.begin(),
+                     other.entries_.begin() + static_cast<std::ptrdiff_t>(other.size_), merged.begin());
+  const auto size = static_cast<std::size_t>(merged_end - merged.begin());
+  if (size > kMaxEntries) return *this = all();
+  std::copy(merged.begin(), merged_end, entries_.begin());
+  size_ = size;
+  for (std::size_t i = 0; i < first_bytes_.size(); ++i) first_bytes_[i] |= other.first_bytes_[i];
   return *this;
 }
 

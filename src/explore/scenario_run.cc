@@ -54,7 +54,10 @@ class TransitionSink final : public events::EventSink {
   void emit(const Event& event) override {
     if (std::optional<Transition> transition = transition_of(event)) transitions.push_back(std::move(*transition));
   }
-  events::EventTypes reads() const override { return events::EventTypes::only({"status.transition"}); }
+  events::EventTypes reads() const override {
+    static const events::EventTypes types = events::EventTypes::only({"status.transition"});
+    return types;
+  }
   std::vector<Transition> transitions;
 };
 

@@ -397,6 +397,20 @@ TEST_CASE("a write that changes the spec stores a spec of its own, and the old v
   CHECK(stored_as<RayJob>(api, "job").spec->entrypoint == "python v2.py");
 }
 
+TEST_CASE("a copy of the server shares its watch logs until either appends, then each keeps its own") {
+  ApiServer api;
+  const Object original = created(api, rayjob());
+  const ApiServer fork = api;   // as exploration's snapshots copy it
+  CHECK(&fork.watch_log(Kind::RayJob) == &api.watch_log(Kind::RayJob));   // shared, not copied
+  Object request = original;
+  as_rayjob(request).spec.edit().entrypoint = "python v2.py";
+  REQUIRE(api.update(request, kCreatedAt).changed);
+  CHECK(api.watch_log(Kind::RayJob).size() == 2);
+  CHECK(fork.watch_log(Kind::RayJob).size() == 1);   // the copy does not see the append
+  CHECK(fork.watch_log(Kind::RayJob).front().type == WatchType::Added);
+  CHECK_FALSE(fork == api);
+}
+
 // ---- patch -------------------------------------------------------------------------------
 
 TEST_CASE("a merge patch applies without precondition: last writer wins, even right after "
