@@ -277,9 +277,8 @@ DashboardResponse RayDashboard::submit_job(StepContext& context, DashboardCaller
     return response;
   }
   World& world = context.world();
-  RayHead& head = call.live_head_to_change();
   const int earlier = count_submission(
-      world.ray.edit(), submission_counter_key(world, head.cluster_namespace, submission_id));
+      world.ray.edit(), submission_counter_key(world, call.live_head().cluster_namespace, submission_id));
   RayJobRecord job;
   job.submission_id = submission_id;
   job.entrypoint = request.entrypoint;
@@ -291,7 +290,7 @@ DashboardResponse RayDashboard::submit_job(StepContext& context, DashboardCaller
   job.submitted_by = std::string(to_string(caller));
   job.submitted_at_ms = context.now_ms();
   job.next_change_at_ms = context.now_ms() + ray_.pending_for_ms;
-  head.jobs.push_back(std::move(job));
+  call.live_head_to_change().jobs.push_back(std::move(job));
 
   DashboardResponse response;
   response.submission_id = submission_id;

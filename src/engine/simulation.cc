@@ -233,9 +233,7 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
     for (const ActorWork& item : actor_work(i, work)) {
       Step& step = add(StepKind::actor);
       step.actor = static_cast<int>(i);
-      step.work.what = item.what;
-      step.work.object = item.object;
-      step.work.index = item.index;
+      step.work = item;   // copy-assignment keeps the slot's string buffers
     }
   }
   if (has_due_timers()) add(StepKind::timers);
