@@ -106,7 +106,7 @@ int History::find_index(std::string_view ref) const {
 
 const RaySubmission* History::ray_job_of(const Attempt& attempt) const {
   for (auto it = attempt.submissions.rbegin(); it != attempt.submissions.rend(); ++it) {
-    const RaySubmission& submission = submissions_[static_cast<std::size_t>(*it)];
+    const RaySubmission& submission = (*submissions_)[static_cast<std::size_t>(*it)];
     if (attempt.job_id.empty() || submission.submission_id == attempt.job_id) return &submission;
   }
   return nullptr;
@@ -316,8 +316,9 @@ void History::on_submit(const World& world, const Event& event, StepFacts& facts
         head.incarnation != incarnation) {
       continue;
     }
-    if (submission_of_.size() <= h) submission_of_.resize(h + 1);
-    std::vector<int>& known = submission_of_[h];
+    std::vector<std::vector<int>>& submission_of = submission_of_.edit();   // a submission: rare
+    if (submission_of.size() <= h) submission_of.resize(h + 1);
+    std::vector<int>& known = submission_of[h];
     if (known.size() < head.jobs.size()) known.resize(head.jobs.size(), -1);
     for (std::size_t j = head.jobs.size(); j-- > 0;) {
       if (head.jobs[j].submission_id == submission_id && known[j] < 0) {
@@ -342,14 +343,14 @@ int History::add_submission(const World& world, int head_index, int job_index, M
   submission.submitted_by = record.submitted_by;
   submission.submitted = at;
   submission.rayjob = attribute(world, head, record);
-  const int index = static_cast<int>(submissions_.size());
+  const int index = static_cast<int>(submissions_->size());
   if (submission.rayjob >= 0) {
     RayJobHistory& rayjob = rayjobs_[static_cast<std::size_t>(submission.rayjob)].edit();
     submission.attempt = rayjob.attempt_index();
     rayjob.attempts.back().submissions.push_back(index);
   }
-  submissions_.push_back(std::move(submission));
-  submission_of_[static_cast<std::size_t>(head_index)][static_cast<std::size_t>(job_index)] = index;
+  submissions_.edit().push_back(std::move(submission));
+  submission_of_.edit()[static_cast<std::size_t>(head_index)][static_cast<std::size_t>(job_index)] = index;
   open_submissions_.push_back(index);
   if (facts) facts->submitted.push_back(index);
   return index;
@@ -396,15 +397,15 @@ int History::attribute(const World& world, const engine::RayHead& head,
 
 void History::discover_submissions(const World& world, StepFacts* facts) {
   const std::vector<engine::RayHead>& heads = world.ray->heads;
-  if (submission_of_.size() < heads.size()) submission_of_.resize(heads.size());
+  if (submission_of_->size() < heads.size()) submission_of_.edit().resize(heads.size());
   if (scanned_jobs_.size() < heads.size()) scanned_jobs_.resize(heads.size(), 0);
   for (std::size_t h = 0; h < heads.size(); ++h) {
     const std::size_t jobs = heads[h].jobs.size();
     if (scanned_jobs_[h] >= jobs) continue;
-    std::vector<int>& known = submission_of_[h];
-    if (known.size() < jobs) known.resize(jobs, -1);
+    if ((*submission_of_)[h].size() < jobs) submission_of_.edit()[h].resize(jobs, -1);
     for (std::size_t j = scanned_jobs_[h]; j < jobs; ++j) {
-      if (known[j] < 0) {
+      // Read again each time: add_submission may have given this history a copy of its own.
+      if ((*submission_of_)[h][j] < 0) {
         add_submission(world, static_cast<int>(h), static_cast<int>(j), {facts->last_seq, world.now_ms}, facts);
       }
     }
@@ -416,7 +417,8 @@ void History::follow_submissions(const World& world, std::span<const Event> step
                                  StepFacts* facts) {
   const std::vector<engine::RayHead>& heads = world.ray->heads;
   for (auto it = open_submissions_.begin(); it != open_submissions_.end();) {
-    RaySubmission& submission = submissions_[static_cast<std::size_t>(*it)];
+    const auto index = static_cast<std::size_t>(*it);
+    const RaySubmission& submission = (*submissions_)[index];
     const auto head = static_cast<std::size_t>(submission.head);
     const auto job = static_cast<std::size_t>(submission.job);
     if (head >= heads.size() || job >= heads[head].jobs.size()) {
@@ -427,13 +429,15 @@ void History::follow_submissions(const World& world, std::span<const Event> step
     // Started: RUNNING now, or a start time (0 is a valid virtual time, so also the event).
     const std::int64_t running_seq = job_status_seq(step_events, submission, "RUNNING", -1);
     if (!submission.started && (record.status == "RUNNING" || record.start_time_ms > 0 || running_seq >= 0)) {
-      submission.started = Moment{running_seq >= 0 ? running_seq : facts->last_seq, record.start_time_ms};
+      // Edited only when it moves on: most steps leave the submissions shared.
+      submissions_.edit()[index].started = Moment{running_seq >= 0 ? running_seq : facts->last_seq, record.start_time_ms};
       facts->started.push_back(*it);
     }
     if (is_terminal_job_status(record.status)) {
-      submission.final = Moment{job_status_seq(step_events, submission, record.status, facts->last_seq),
-                                record.end_time_ms > 0 ? record.end_time_ms : world.now_ms};
-      submission.final_status = record.status;
+      const std::int64_t final_seq = job_status_seq(step_events, (*submissions_)[index], record.status, facts->last_seq);
+      RaySubmission& finished = submissions_.edit()[index];
+      finished.final = Moment{final_seq, record.end_time_ms > 0 ? record.end_time_ms : world.now_ms};
+      finished.final_status = record.status;
       facts->finished.push_back(*it);
       it = open_submissions_.erase(it);
     } else {

@@ -168,7 +168,7 @@ class History {
   // Each shared with the copies of this history until it changes (exploration copies the
   // history with every snapshot; most steps change no RayJob's history).
   const std::vector<engine::CopyOnWrite<RayJobHistory>>& rayjobs() const { return rayjobs_; }
-  const std::vector<RaySubmission>& submissions() const { return submissions_; }
+  const std::vector<RaySubmission>& submissions() const { return *submissions_; }
   // The RayJob with this ref that is still in the API server, else the last one that was.
   const RayJobHistory* find(std::string_view ref) const;
   // The attempt's Ray job (DESIGN §5): its latest submission with the attempt's job id, or its
@@ -196,8 +196,9 @@ class History {
                           StepFacts* facts);
 
   std::vector<engine::CopyOnWrite<RayJobHistory>> rayjobs_;
-  std::vector<RaySubmission> submissions_;
-  std::vector<std::vector<int>> submission_of_;   // [head][job] -> index into submissions_, -1
+  // Shared with the copies of this history until a submission is added or moves on (rare).
+  engine::CopyOnWrite<std::vector<RaySubmission>> submissions_;
+  engine::CopyOnWrite<std::vector<std::vector<int>>> submission_of_;   // [head][job] -> index into submissions_, -1
   std::vector<std::size_t> scanned_jobs_;          // per head: jobs below this index are tracked
   std::vector<int> open_submissions_;             // not final yet
   std::size_t rayjob_log_size_ = 0;

@@ -40,8 +40,9 @@ class InvariantChecker final : public engine::StepObserver {
 
  private:
   Settings settings_;
-  std::vector<const Invariant*> safety_;     // selected, with an after-step judgement
-  std::vector<const Invariant*> liveness_;   // selected, with an end-of-run judgement
+  // Chosen once, and shared by the checker's copies (exploration copies it with every snapshot).
+  engine::CopyOnWrite<std::vector<const Invariant*>> safety_;     // selected, with an after-step judgement
+  engine::CopyOnWrite<std::vector<const Invariant*>> liveness_;   // selected, with an end-of-run judgement
   History history_;
   StepFacts facts_;
   Reporter reporter_;

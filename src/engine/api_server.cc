@@ -132,17 +132,13 @@ const Object* ApiServer::find(Kind kind, std::string_view namespace_, std::strin
 }
 
 const ObjectVersion* ApiServer::find_version(Kind kind, std::string_view namespace_, std::string_view name) const {
-  const std::vector<ObjectVersion>& objects = objects_[kind_index(kind)];
+  const std::vector<ObjectVersion>& objects = *objects_[kind_index(kind)];
   auto it = std::lower_bound(objects.begin(), objects.end(), 0, [&](const Object& o, int) {
     return key_less(meta(o), namespace_, name);
   });
   if (it == objects.end()) return nullptr;
   const ObjectMeta& m = meta(*it);
   return (m.namespace_ == namespace_ && m.name == name) ? &*it : nullptr;
-}
-
-ObjectVersion* ApiServer::find_slot(Kind kind, std::string_view namespace_, std::string_view name) {
-  return const_cast<ObjectVersion*>(find_version(kind, namespace_, name));
 }
 
 void ApiServer::append_watch(WatchType type, const ObjectVersion& version) {
@@ -193,7 +189,7 @@ WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
   return outcome;
 }
 
-WriteOutcome ApiServer::commit_change(ObjectVersion& stored, Object next) {
+WriteOutcome ApiServer::commit_change(const ObjectVersion& stored, Object next) {
   WriteOutcome outcome;
   outcome.resource_version_before = meta(*stored).resource_version;
   outcome.resource_version_after = outcome.resource_version_before;
@@ -220,15 +216,21 @@ WriteOutcome ApiServer::commit_change(ObjectVersion& stored, Object next) {
     return outcome;
   }
   outcome.watch_type = WatchType::Modified;
-  stored = ObjectVersion(std::move(next), takes_digests_);
-  append_watch(WatchType::Modified, stored);
+  // `stored` is in this server's objects of its kind: its place there is its place in this
+  // server's own copy of them.
+  const int kind = kind_index(kind_of(next));
+  const std::size_t index = static_cast<std::size_t>(&stored - objects_[kind]->data());
+  assert(index < objects_[kind]->size() && "rjsim bug: a change to a version the API server does not hold");
+  ObjectVersion& slot = objects_[kind].edit()[index];
+  slot = ObjectVersion(std::move(next), takes_digests_);
+  append_watch(WatchType::Modified, slot);
   return outcome;
 }
 
 WriteOutcome ApiServer::update(Object& object, std::int64_t /*now_ms*/) {
   const ObjectMeta& request = meta(object);
   const Kind kind = kind_of(object);
-  ObjectVersion* stored = find_slot(kind, request.namespace_, request.name);
+  const ObjectVersion* stored = find_version(kind, request.namespace_, request.name);
   if (Error err = check_put_precondition(stored ? &**stored : nullptr, object)) return failed(std::move(err));
   if (meta(**stored).deletion_timestamp_ms && adds_finalizer(meta(**stored), request)) {
     return failed(new_finalizer_refused(**stored));
@@ -247,19 +249,20 @@ WriteOutcome ApiServer::update(Object& object, std::int64_t /*now_ms*/) {
 WriteOutcome ApiServer::update_status(Object& object, std::int64_t /*now_ms*/) {
   const ObjectMeta& request = meta(object);
   const Kind kind = kind_of(object);
-  ObjectVersion* stored = find_slot(kind, request.namespace_, request.name);
+  const ObjectVersion* stored = find_version(kind, request.namespace_, request.name);
   if (Error err = check_put_precondition(stored ? &**stored : nullptr, object)) return failed(std::move(err));
   Object next = **stored;
   copy_status(object, next);   // /status ignores everything but .status
   truncate_status_times_to_seconds(next);
+  const std::string namespace_ = request.namespace_, name = request.name;
   WriteOutcome outcome = commit_change(*stored, std::move(next));
-  object = **stored;
+  if (const Object* now_stored = find(kind, namespace_, name)) object = *now_stored;
   return outcome;
 }
 
 WriteOutcome ApiServer::patch(Kind kind, std::string_view namespace_, std::string_view name,
                               const std::function<void(Object&)>& mutate, std::int64_t /*now_ms*/) {
-  ObjectVersion* stored = find_slot(kind, namespace_, name);
+  const ObjectVersion* stored = find_version(kind, namespace_, name);
   if (!stored) return failed(not_found(kind, name));
   Object next = **stored;
   mutate(next);
@@ -276,7 +279,7 @@ WriteOutcome ApiServer::patch(Kind kind, std::string_view namespace_, std::strin
 WriteOutcome ApiServer::patch_status(Kind kind, std::string_view namespace_, std::string_view name,
                                      const std::function<void(Object&)>& mutate,
                                      std::int64_t /*now_ms*/) {
-  ObjectVersion* stored = find_slot(kind, namespace_, name);
+  const ObjectVersion* stored = find_version(kind, namespace_, name);
   if (!stored) return failed(not_found(kind, name));
   Object next = **stored;
   mutate(next);
@@ -291,7 +294,7 @@ WriteOutcome ApiServer::patch_status(Kind kind, std::string_view namespace_, std
 
 WriteOutcome ApiServer::remove(Kind kind, std::string_view namespace_, std::string_view name,
                                Propagation propagation, std::int64_t now_ms) {
-  ObjectVersion* stored = find_slot(kind, namespace_, name);
+  const ObjectVersion* stored = find_version(kind, namespace_, name);
   if (!stored) return failed(not_found(kind, name));
   WriteOutcome outcome;
   outcome.resource_version_before = meta(**stored).resource_version;

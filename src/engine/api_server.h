@@ -72,7 +72,7 @@ class ApiServer {
     return object ? &std::get<T>(*object) : nullptr;
   }
   // A kind's objects, ordered by namespace then name.
-  std::span<const ObjectVersion> objects(Kind kind) const { return objects_[kind_index(kind)]; }
+  std::span<const ObjectVersion> objects(Kind kind) const { return *objects_[kind_index(kind)]; }
   // The last resourceVersion handed out (0 before the first write).
   std::int64_t resource_version() const { return resource_version_; }
   const std::vector<WatchEvent>& watch_log(Kind kind) const { return *watch_logs_[kind_index(kind)]; }
@@ -107,15 +107,19 @@ class ApiServer {
   friend class Fingerprinter;
 
  private:
-  std::vector<ObjectVersion>& bucket(Kind kind) { return objects_[kind_index(kind)]; }
-  ObjectVersion* find_slot(Kind kind, std::string_view namespace_, std::string_view name);
+  // A kind's objects, to change: this server's own (copied first when a copy shares them).
+  std::vector<ObjectVersion>& bucket(Kind kind) { return objects_[kind_index(kind)].edit(); }
   // Stores `next` in place of `stored` (or deletes it when it is deleting and has no
-  // finalizers left), with a new rv and one watch event; a no-op when nothing changed.
-  WriteOutcome commit_change(ObjectVersion& stored, Object next);
+  // finalizers left), with a new rv and one watch event; a no-op when nothing changed. A
+  // change gives the server its own copy of the kind's objects: `stored` may then be the
+  // version a copy still holds, so read the result with find().
+  WriteOutcome commit_change(const ObjectVersion& stored, Object next);
   void append_watch(WatchType type, const ObjectVersion& version);
   void erase(Kind kind, const ObjectMeta& meta);
 
-  std::array<std::vector<ObjectVersion>, kKindCount> objects_;
+  // Per kind, shared by the server's copies until changed (copy_on_write.h): a write changes one
+  // kind, and a fork copies none.
+  std::array<CopyOnWrite<std::vector<ObjectVersion>>, kKindCount> objects_;
   // Shared by the server's copies until appended to (copy_on_write.h): a fork copies no log, and
   // a step appends to one or two kinds' logs.
   std::array<CopyOnWrite<std::vector<WatchEvent>>, kKindCount> watch_logs_;

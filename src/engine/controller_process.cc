@@ -41,15 +41,17 @@ void enqueue(StepContext& context, const std::string& key, int priority, std::st
 }
 
 void receive_watch_events(World& world, Kind kind) {
-  Informer* informer = world.informer(kind);
+  const Informer* informer = world.informer(kind);
   assert(informer && "rjsim bug: no informer for a kind the controller uses");
-  informer->receive(world.api.watch_log(kind));
+  const std::vector<WatchEvent>& log = world.api.watch_log(kind);
+  // Nothing new leaves the informer shared with the world's copies.
+  if (informer->has_unreceived(log)) world.edit_informer(kind).receive(log);
 }
 
 void deliver_one(StepContext& context, const Watches& watches, Kind kind) {
   World& world = context.world();
   receive_watch_events(world, kind);
-  Informer& informer = *world.informer(kind);
+  Informer& informer = world.edit_informer(kind);
   const std::vector<WatchEvent>& log = world.api.watch_log(kind);
   const std::vector<Notification> notifications = informer.pop(log);
   const std::string actor = "informer/" + std::string(to_string(kind));

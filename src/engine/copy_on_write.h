@@ -7,11 +7,16 @@
 // most of the cost of the models' object copies. It behaves as a value: == compares contents,
 // and no change made through edit() is seen by another copy.
 // Copies may live on different threads (exploration workers); a value is changed in place only
-// when no other copy holds it.
+// when no other copy holds it. So a holder of a copy (a snapshot, a fingerprint memo) may trust
+// that the value it shares stays as it is, and tell it apart from any other by shares_value_with.
+// A T without a default value (an Informer) has no default-made copy to read: such a copy must
+// be given a value before it is read or edited.
 #pragma once
 
 #include <atomic>
+#include <cassert>
 #include <memory>
+#include <type_traits>
 
 namespace rjsim::engine {
 
@@ -26,14 +31,25 @@ class CopyOnWrite {
   CopyOnWrite(CopyOnWrite&&) noexcept = default;
   CopyOnWrite& operator=(CopyOnWrite&&) noexcept = default;
 
-  const T& operator*() const { return value_ ? *value_ : default_value(); }
+  const T& operator*() const {
+    if constexpr (std::is_default_constructible_v<T>) {
+      return value_ ? *value_ : default_value();
+    } else {
+      assert(value_ && "rjsim bug: a read of a copy that was never given a value");
+      return *value_;
+    }
+  }
   const T* operator->() const { return &**this; }
   operator const T&() const { return **this; }   // NOLINT: reads see the value
 
   // The value, to change: this copy's own (copied first when it is shared).
   T& edit() {
     if (!value_) {
-      value_ = std::make_shared<T>();
+      if constexpr (std::is_default_constructible_v<T>) {
+        value_ = std::make_shared<T>();
+      } else {
+        assert(false && "rjsim bug: an edit of a copy that was never given a value");
+      }
     } else if (value_.use_count() == 1) {
       // Pairs with the release of the last other copy's reference count decrement, so that its
       // reads happen before this write.

@@ -1,8 +1,9 @@
 // One add() per struct of the World, each opening with a structured binding that names every
 // member, so that a member added to a struct stops this file compiling until it is hashed here
 // (or, like World::steps, left out on purpose). Leaves are written at their own width into a
-// chunk that is flushed into an XXH3 streaming state: a few stores per field, one XXH3 update per
-// 2 KiB. A stored object (in the API server, a watch event, a cache) is hashed as the 128-bit
+// chunk: a few stores per field. What fits in the 2 KiB chunk is hashed by one XXH3 call; more
+// is flushed into a streaming state, one update per chunk. The world's shared parts are hashed
+// apart, each into a digest of its own, which a FingerprintMemo remembers. A stored object (in the API server, a watch event, a cache) is hashed as the 128-bit
 // digest of its contents, which its ObjectVersion took once when the version was made: hashing it
 // again in every fingerprint was most of a fingerprint's cost, and the digest is of the contents,
 // not of a resourceVersion, so it trusts nothing about how the logs and caches relate.
@@ -28,21 +29,24 @@ namespace rjsim::engine {
 // Befriended by ApiServer, Informer and WorkQueue to read their private members.
 class Fingerprinter {
  public:
-  explicit Fingerprinter(bool wide) : wide_(wide) {
-    if (wide_) {
-      XXH3_128bits_reset(&state_);
-    } else {
-      XXH3_64bits_reset(&state_);
-    }
-  }
+  // `memo`: where the digests of a world's shared parts are remembered (none: hash each part).
+  explicit Fingerprinter(bool wide, FingerprintMemo* memo = nullptr) : wide_(wide), memo_(memo) {}
 
+  // What fits in one chunk is hashed in one call (most objects, most worlds): the same hash as
+  // streaming it, without the streaming state's set-up.
   std::uint64_t digest64() {
+    if (!streaming_) return XXH3_64bits(chunk_, used_);
     flush();
     return XXH3_64bits_digest(&state_);
   }
   Hash128 digest128() {
-    flush();
-    const XXH128_hash_t digest = XXH3_128bits_digest(&state_);
+    XXH128_hash_t digest;
+    if (!streaming_) {
+      digest = XXH3_128bits(chunk_, used_);
+    } else {
+      flush();
+      digest = XXH3_128bits_digest(&state_);
+    }
     return Hash128{digest.low64, digest.high64};
   }
 
@@ -237,7 +241,7 @@ class Fingerprinter {
   void add(const ApiServer& value) {
     const auto& [objects, watch_logs, watch_log_digests, resource_version, next_uid, takes_digests] = value;
     assert(takes_digests && "rjsim bug: a fingerprint of a world whose API server takes no digests");
-    add(objects);
+    for (std::size_t kind = 0; kind < objects.size(); ++kind) add_part(objects[kind], memo_->objects_[kind]);
     // The logs through the digests the server extends as it appends to them: hashing the logs
     // themselves would make a fingerprint's cost grow with the length of the run.
     for (const std::vector<WatchEvent>& log : watch_logs) add_length(log.size());
@@ -316,7 +320,11 @@ class Fingerprinter {
   // ---- world.h ----
   void add(const Process& value) {
     const auto& [incarnation, up, restart_at_ms, worker_busy_until_ms, informers, queue, pending_notifications] = value;
-    add_all(incarnation, up, restart_at_ms, worker_busy_until_ms, informers, queue, pending_notifications);
+    add_all(incarnation, up, restart_at_ms, worker_busy_until_ms);
+    add_length(informers.size());
+    memo_->informers_.resize(informers.size());
+    for (std::size_t i = 0; i < informers.size(); ++i) add_part(informers[i], memo_->informers_[i]);
+    add_all(queue, pending_notifications);
   }
   void add(const FaultsUsed& value) {
     const auto& [conflicts, write_failures, http_errors, restarts] = value;
@@ -325,7 +333,9 @@ class Fingerprinter {
   void add(const World& value) {
     const auto& [now_ms, steps, api, process, faults_used, ray, environment] = value;
     static_cast<void>(steps);   // a bound on the run, not state (fingerprint.h)
-    add_all(now_ms, api, process, faults_used, ray, environment);
+    add_all(now_ms, api, process, faults_used);
+    add_part(ray, memo_->ray_);
+    add_part(environment, memo_->environment_);
   }
 
  private:
@@ -333,11 +343,24 @@ class Fingerprinter {
 
   void add_length(std::size_t length) { add(static_cast<std::uint32_t>(length)); }
 
+  // A shared part of the world (FingerprintMemo), as the digest of its contents: the one
+  // `remembered` when the part is still the one it was taken of.
+  template <class T>
+  void add_part(const CopyOnWrite<T>& part, FingerprintMemo::Remembered<T>& remembered) {
+    assert(memo_ && "rjsim bug: a world's part hashed without a memo");
+    if (!remembered.known || !remembered.part.shares_value_with(part)) {
+      Fingerprinter contents(/*wide=*/true);
+      contents.add(*part);
+      remembered = FingerprintMemo::Remembered<T>{part, contents.digest128(), true};
+    }
+    add(remembered.digest);
+  }
+
   void bytes(const void* data, std::size_t size) {
     if (kChunk - used_ < size) {
       flush();
       if (size > kChunk) {
-        update(data, size);
+        update(data, size);   // flush() began streaming
         return;
       }
     }
@@ -345,6 +368,14 @@ class Fingerprinter {
     used_ += size;
   }
   void flush() {
+    if (!streaming_) {
+      streaming_ = true;
+      if (wide_) {
+        XXH3_128bits_reset(&state_);
+      } else {
+        XXH3_64bits_reset(&state_);
+      }
+    }
     update(chunk_, used_);
     used_ = 0;
   }
@@ -357,19 +388,27 @@ class Fingerprinter {
   }
 
   bool wide_;
+  FingerprintMemo* memo_;
+  bool streaming_ = false;   // the chunk overflowed: state_ holds what was flushed
   std::size_t used_ = 0;
   alignas(64) unsigned char chunk_[kChunk];
   XXH3_state_t state_;
 };
 
-std::uint64_t fingerprint(const World& world) {
-  Fingerprinter fingerprinter(/*wide=*/false);
+std::uint64_t fingerprint(const World& world, FingerprintMemo& memo) {
+  Fingerprinter fingerprinter(/*wide=*/false, &memo);
   fingerprinter.add(world);
   return fingerprinter.digest64();
 }
 
+std::uint64_t fingerprint(const World& world) {
+  FingerprintMemo memo;
+  return fingerprint(world, memo);
+}
+
 Hash128 fingerprint128(const World& world) {
-  Fingerprinter fingerprinter(/*wide=*/true);
+  FingerprintMemo memo;
+  Fingerprinter fingerprinter(/*wide=*/true, &memo);
   fingerprinter.add(world);
   return fingerprinter.digest128();
 }

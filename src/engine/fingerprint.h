@@ -2,11 +2,13 @@
 // §8): a hash of everything that determines the future of a run. Worlds that are == apart from
 // World::steps have equal fingerprints, in every run and process of one rjsim build (it is not a
 // stored format). Every member is hashed in declaration order, each length before its contents,
-// into XXH3, the watch logs through the digests the API server keeps of them; no pointer and no
-// unordered iteration reaches it.
+// into XXH3, the watch logs through the digests the API server keeps of them and the shared parts
+// through digests of their contents (below); no pointer and no unordered iteration reaches it.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <vector>
 
 #include "engine/hash128.h"
 #include "engine/world.h"
@@ -34,8 +36,35 @@ namespace rjsim::engine {
 // ApiServer, Informer and WorkQueue befriend its Fingerprinter for their private members. (A
 // sizeof static_assert would miss a member that fits in padding and break on another standard
 // library; hash functions beside each struct would still compile when a member was forgotten.)
+//
+// The parts of a World that its copies share until one changes them (copy_on_write.h: each kind's
+// objects in the API server, each informer, the Ray state, the environment) are hashed as the
+// digests of their contents, so a FingerprintMemo can remember them. With or without a memo, a
+// world's fingerprint is the same.
+class FingerprintMemo;
 std::uint64_t fingerprint(const World& world);
+std::uint64_t fingerprint(const World& world, FingerprintMemo& memo);
 Hash128 fingerprint128(const World& world);
+
+// The digests of the shared parts of the last world fingerprinted with it. A part that the next
+// world still shares (a step changes few) is hashed as its remembered digest without being read
+// again. The memo keeps a copy of each part it remembers, and a shared part is never changed in
+// place (a world that edits it gets a copy of its own), so a remembered digest is always that of
+// the part's contents. For one thread: exploration keeps one per search.
+class FingerprintMemo {
+ private:
+  friend class Fingerprinter;
+  template <class T>
+  struct Remembered {
+    CopyOnWrite<T> part;
+    Hash128 digest;
+    bool known = false;
+  };
+  std::array<Remembered<std::vector<ObjectVersion>>, kKindCount> objects_;
+  std::vector<Remembered<Informer>> informers_;
+  Remembered<RayState> ray_;
+  Remembered<EnvironmentState> environment_;
+};
 
 // The digest of a kind's watch log once `event` is appended to a log whose digest was
 // `log_digest` (Hash128{} for the empty log). ApiServer extends one per kind on every append;

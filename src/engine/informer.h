@@ -51,8 +51,10 @@ class Informer {
   void receive(const std::vector<WatchEvent>& log);
   // True when events are received and not applied, or in the log and not yet received.
   bool has_pending(const std::vector<WatchEvent>& log) const {
-    return !pending_.empty() || received_ < log.size();
+    return !pending_.empty() || has_unreceived(log);
   }
+  // True when the log holds events the reflector has not received yet.
+  bool has_unreceived(const std::vector<WatchEvent>& log) const { return received_ < log.size(); }
   // Events received and not yet applied.
   std::size_t pending_events() const { return pending_.size(); }
   // How many pops are possible now: events (RealFIFO) or distinct keys (DeltaFIFO).

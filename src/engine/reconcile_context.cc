@@ -24,10 +24,13 @@ bool labels_include(const StringMap& labels, const StringMap& wanted) {
 void ReconcileContext::advance_before_read(Kind kind) {
   World& world = context_.world();
   receive_watch_events(world, kind);
-  Informer& informer = *world.informer(kind);
+  const Informer* informer = world.informer(kind);
   const std::size_t bound = static_cast<std::size_t>(faults_.max_lag);
-  while (informer.pending_events() > bound) deliver_one(context_, watches_, kind);
-  const std::size_t optional_pops = informer.pending_pops(world.api.watch_log(kind));
+  while (informer->pending_events() > bound) {
+    deliver_one(context_, watches_, kind);
+    informer = world.informer(kind);   // the delivery may have given the world a copy of its own
+  }
+  const std::size_t optional_pops = informer->pending_pops(world.api.watch_log(kind));
   // Alternative 0 is the fresh read (every pending pop applied, as when nothing went wrong);
   // alternative k leaves the last k pops unapplied, so a bigger pick is a staler read.
   const std::uint64_t held = context_.decide(ChoicePoint::cache_advance, optional_pops + 1, to_string(kind));

@@ -39,17 +39,6 @@ std::string Step::describe() const {
   }
 }
 
-Informer* World::informer(Kind kind) {
-  for (Informer& informer : process.informers) {
-    if (informer.kind() == kind) return &informer;
-  }
-  return nullptr;
-}
-
-const Informer* World::informer(Kind kind) const {
-  return const_cast<World*>(this)->informer(kind);
-}
-
 namespace {
 
 // The kinds the controller caches: For, Owns and the selectors' kinds, each once, in Kind order.
@@ -92,7 +81,7 @@ World Simulation::initial_world(const Controller& controller) {
   World world;
   world.process.queue = WorkQueue(environment.queue);
   for (Kind kind : cached_kinds(watches)) {
-    world.process.informers.emplace_back(kind, environment.fifo, selector_for(watches, kind));
+    world.process.informers.emplace_back(Informer(kind, environment.fifo, selector_for(watches, kind)));
   }
   return world;
 }
@@ -219,9 +208,9 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
   // Deliveries: an informer has events (received or still in flight) it has not applied.
   std::size_t deliveries = 0;
   if (process.up) {
-    for (const Informer& informer : process.informers) {
-      if (!informer.has_pending(world_.api.watch_log(informer.kind()))) continue;
-      add(StepKind::deliver).informer_kind = informer.kind();
+    for (const CopyOnWrite<Informer>& informer : process.informers) {
+      if (!informer->has_pending(world_.api.watch_log(informer->kind()))) continue;
+      add(StepKind::deliver).informer_kind = informer->kind();
       ++deliveries;
     }
   }
@@ -475,7 +464,8 @@ void Simulation::restart(StepContext& context) {
   process.up = true;
   context.effect("process.restart", "controller").with("incarnation", process.incarnation);
   const std::int64_t head = world_.api.resource_version();
-  for (Informer& informer : process.informers) {
+  for (CopyOnWrite<Informer>& shared : process.informers) {
+    Informer& informer = shared.edit();
     // A relist at "0" may be served by a lagging apiserver: any revision up to where the dead
     // process had got to (time travel, §1.7, §7.2 item 9); the head otherwise.
     std::vector<std::int64_t> points = {head};

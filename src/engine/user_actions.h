@@ -9,7 +9,7 @@
 // How many actions fired is World::environment.actions_fired.
 #pragma once
 
-#include <vector>
+#include <span>
 
 #include "engine/actor.h"
 #include "engine/ray_dashboard.h"
@@ -19,10 +19,11 @@ namespace rjsim::engine {
 
 class UserActions final : public Actor {
  public:
-  // `actions` in time order (file order for equal times), as Scenario::actions holds them.
+  // `actions` in time order (file order for equal times), as Scenario::actions holds them; they
+  // must outlive the actor (the scenario does: runs share its actions instead of copying them).
   // `dashboard` null: a headRestart finds no head.
-  UserActions(std::vector<Action> actions, const RayDashboard* dashboard)
-      : actions_(std::move(actions)), dashboard_(dashboard) {}
+  UserActions(std::span<const Action> actions, const RayDashboard* dashboard)
+      : actions_(actions), dashboard_(dashboard) {}
 
   std::string_view name() const override { return "user"; }
   ActorInputs inputs() const override { return ActorInputs::api_clock_and_environment; }
@@ -33,7 +34,7 @@ class UserActions final : public Actor {
  private:
   const Action* next_action(const World& world) const;
 
-  std::vector<Action> actions_;
+  std::span<const Action> actions_;
   const RayDashboard* dashboard_;
 };
 

@@ -5,7 +5,9 @@
 // lives in the Simulation and the actors, which take a World and change it one step at a time.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,7 +29,9 @@ struct Process {
   // The single worker is still inside a reconcile whose dashboard call timed out: it takes no
   // other key before then (the reconcile's effects are at its start; kuberay-rayjob §3.5).
   std::int64_t worker_busy_until_ms = 0;
-  std::vector<Informer> informers;         // one per cached kind, in Kind order
+  // One per cached kind, in Kind order. Each is shared by the world's copies until changed
+  // (copy_on_write.h): a delivery changes one informer, and a fork copies none.
+  std::vector<CopyOnWrite<Informer>> informers;
   WorkQueue queue;
   // Initial-list handler notifications not yet in the queue (releases whose workers start once
   // the caches synced, before every notification is delivered).
@@ -56,8 +60,26 @@ struct World {
   CopyOnWrite<EnvironmentState> environment;
   friend bool operator==(const World&, const World&) = default;
 
-  Informer* informer(Kind kind);
+  // The informer of `kind`, or null when the controller does not cache it.
   const Informer* informer(Kind kind) const;
+  // The informer of `kind`, to change: this world's own (copied first when a copy shares it).
+  // Requires the controller to cache the kind.
+  Informer& edit_informer(Kind kind);
 };
+
+inline const Informer* World::informer(Kind kind) const {
+  for (const CopyOnWrite<Informer>& informer : process.informers) {
+    if (informer->kind() == kind) return &*informer;
+  }
+  return nullptr;
+}
+
+inline Informer& World::edit_informer(Kind kind) {
+  for (CopyOnWrite<Informer>& informer : process.informers) {
+    if (informer->kind() == kind) return informer.edit();
+  }
+  assert(false && "rjsim bug: no informer for a kind the controller uses");
+  std::abort();
+}
 
 }  // namespace rjsim::engine

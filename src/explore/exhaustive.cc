@@ -99,6 +99,7 @@ RunReport whole_run(const engine::Scenario& scenario, const ExhaustiveOptions& o
 ExhaustiveReport explore_exhaustively(const engine::Scenario& scenario, const ExhaustiveOptions& options) {
   ExhaustiveReport report;
   std::unordered_set<std::uint64_t> visited;   // membership only: its order never reaches output
+  engine::FingerprintMemo memo;                 // consecutive states share most of their parts
   std::vector<Node> stack = {Node{}};
   while (!stack.empty()) {
     if ((options.max_runs && report.runs >= *options.max_runs) || (options.out_of_time && options.out_of_time())) {
@@ -113,7 +114,7 @@ ExhaustiveReport explore_exhaustively(const engine::Scenario& scenario, const Ex
     run.fingerprintable = true;
     run.stop_when = [&](const engine::World& world) {
       ++report.states_generated;
-      const bool seen = !visited.insert(engine::fingerprint(world)).second;
+      const bool seen = !visited.insert(engine::fingerprint(world, memo)).second;
       return seen && chooser.past_prefix();
     };
     if (options.fork) {

@@ -411,6 +411,26 @@ TEST_CASE("a copy of the server shares its watch logs until either appends, then
   CHECK_FALSE(fork == api);
 }
 
+TEST_CASE("a copy of the server shares each kind's objects until either writes that kind") {
+  ApiServer api;
+  const Object original = created(api, rayjob());
+  created(api, pod());
+  const ApiServer fork = api;   // as exploration's snapshots copy it
+  CHECK(fork.objects(Kind::RayJob).data() == api.objects(Kind::RayJob).data());   // shared, not copied
+
+  Object stale = original;
+  as_rayjob(stale).metadata.resource_version = 1'000;
+  REQUIRE(api.update(stale, kCreatedAt).error);   // a refused write changes nothing...
+  CHECK(fork.objects(Kind::RayJob).data() == api.objects(Kind::RayJob).data());   // ...and copies nothing
+
+  Object request = original;
+  as_rayjob(request).spec.edit().entrypoint = "python v2.py";
+  REQUIRE(api.update(request, kCreatedAt).changed);
+  CHECK(stored_as<RayJob>(api, "job").spec->entrypoint == "python v2.py");
+  CHECK(stored_as<RayJob>(fork, "job").spec->entrypoint == "python main.py");   // the copy keeps its own
+  CHECK(fork.objects(Kind::Pod).data() == api.objects(Kind::Pod).data());       // the other kinds stay shared
+}
+
 // ---- patch -------------------------------------------------------------------------------
 
 TEST_CASE("a merge patch applies without precondition: last writer wins, even right after "

@@ -68,12 +68,13 @@ Job make_submitter_job(std::string_view submission_id, int backoff_limit = 2) {
 // A world with every environment actor and a controller that does nothing.
 class Harness {
  public:
-  explicit Harness(WorldBehaviour behaviour = {}, std::vector<Action> actions = {},
+  explicit Harness(WorldBehaviour behaviour = {}, std::vector<Action> scenario_actions = {},
                    RayClusterReadiness readiness = RayClusterReadiness::listed_pods_ready)
-      : ray(behaviour.dashboard, behaviour.ray, behaviour.ray_cluster.head_ready_ms()),
+      : actions(std::move(scenario_actions)),
+        ray(behaviour.dashboard, behaviour.ray, behaviour.ray_cluster.head_ready_ms()),
         clusters(behaviour.ray_cluster, readiness),
         submitter(behaviour.submitter, &ray),
-        user(std::move(actions), &ray),
+        user(actions, &ray),
         controller([](const Request&, Clients&) { return ReconcileResult::done(); }),
         chooser(1),
         sim(Simulation::initial_world(controller), controller,
@@ -157,6 +158,7 @@ class Harness {
     return pods_of_job(world().api, kNamespace, submitter_job->metadata.uid);
   }
 
+  std::vector<Action> actions;   // the user's, which it reads in place
   RayDashboard ray;
   RayClusterController clusters;
   JobController jobs;

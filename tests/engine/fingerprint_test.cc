@@ -1,6 +1,7 @@
 // World fingerprints (engine/fingerprint.h): worlds that are equal apart from the step counter
 // hash alike, also across runs; a change to any one part of a world changes both widths of the
-// hash. The worlds are taken from runs of a bundled scenario through a StepObserver.
+// hash; a FingerprintMemo changes no fingerprint. Also how world copies share their parts, which
+// the memo relies on. The worlds are taken from runs of a bundled scenario through a StepObserver.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -205,7 +206,7 @@ TEST_CASE("a change to any one part of the world changes its fingerprint") {
     receive_watch_events(received, Kind::RayJob);   // the reflector got it; not applied yet
     check_told_apart(written, received);
     World applied = received;
-    Informer& informer = *applied.informer(Kind::RayJob);
+    Informer& informer = applied.edit_informer(Kind::RayJob);
     REQUIRE(informer.pending_events() > 0);
     informer.pop(applied.api.watch_log(Kind::RayJob));   // now the cache has it
     check_told_apart(received, applied);
@@ -250,6 +251,54 @@ TEST_CASE("a change to any one part of the world changes its fingerprint") {
     changed.process.incarnation += 1;
     check_told_apart(base, changed);
   }
+}
+
+TEST_CASE("a memo changes no fingerprint, also when a part it remembers is then changed in place") {
+  const std::vector<World> worlds = worlds_of_run("suspend-in-initializing-then-resume.yaml");
+  FingerprintMemo along_the_run;
+  std::size_t differ = 0;
+  for (const World& world : worlds) differ += fingerprint(world, along_the_run) != fingerprint(world);
+  CHECK(differ == 0);
+
+  // Each part below is this world's alone, so an edit would change it in place, were the memo not
+  // holding a copy of what it remembers: its digest would then be stale.
+  World world = mid_run_world();
+  FingerprintMemo memo;
+  std::uint64_t last = fingerprint(world, memo);
+  auto check_seen = [&](const char* change) {
+    INFO(change);
+    const std::uint64_t now = fingerprint(world, memo);
+    CHECK(now != last);
+    CHECK(now == fingerprint(world));
+    last = now;
+  };
+  running_ray_job(world)->status = "FAILED";
+  check_seen("the Ray state");
+  world.environment.edit().submitters.front().submit_outcome = "http_error";
+  check_seen("the environment");
+  const ObjectMeta rayjob = the_rayjob(world);
+  REQUIRE(world.api.patch_status(Kind::RayJob, rayjob.namespace_, rayjob.name,
+                                 [](Object& object) { std::get<RayJob>(object).status.message = "changed"; },
+                                 world.now_ms).changed);
+  check_seen("the API server's RayJobs");
+  receive_watch_events(world, Kind::RayJob);
+  check_seen("the RayJob informer");
+}
+
+TEST_CASE("a copy of a world shares its informers until it changes one, which then is its own") {
+  World world = mid_run_world();
+  receive_watch_events(world, Kind::RayJob);   // what is in the log is received: pending counts it all
+  World copy = world;
+  CHECK(copy.informer(Kind::RayJob) == world.informer(Kind::RayJob));   // shared, not copied
+  const ObjectMeta rayjob = the_rayjob(copy);
+  REQUIRE(copy.api.patch_status(Kind::RayJob, rayjob.namespace_, rayjob.name,
+                                [](Object& object) { std::get<RayJob>(object).status.message = "changed"; },
+                                copy.now_ms).changed);
+  receive_watch_events(copy, Kind::RayCluster);   // nothing new for it: it stays shared
+  CHECK(copy.informer(Kind::RayCluster) == world.informer(Kind::RayCluster));
+  receive_watch_events(copy, Kind::RayJob);
+  CHECK(copy.informer(Kind::RayJob) != world.informer(Kind::RayJob));
+  CHECK(copy.informer(Kind::RayJob)->pending_events() == world.informer(Kind::RayJob)->pending_events() + 1);
 }
 
 }  // namespace

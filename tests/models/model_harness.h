@@ -42,7 +42,8 @@ class ModelHarness {
 
   // Applies every pending watch event to the caches (a fault-free world between reconciles).
   void sync() {
-    for (engine::Informer& informer : world.process.informers) {
+    for (engine::CopyOnWrite<engine::Informer>& shared : world.process.informers) {
+      engine::Informer& informer = shared.edit();
       informer.receive(world.api.watch_log(informer.kind()));
       while (informer.pending_events() > 0) informer.pop(world.api.watch_log(informer.kind()));
     }
