@@ -1,7 +1,9 @@
 // The world of one run: everything that changes while it runs, as one plain value (DESIGN §1).
 // It can be copied (exploration forks it), compared and hashed (fingerprint.h); nothing in it
 // refers to another part of it except by key or index. The only pointers it holds are to object
-// versions, which are immutable and shared between worlds and their copies (object_version.h). Behaviour
+// versions, which are immutable and shared between worlds and their copies (object_version.h),
+// and to the parts its copies share until one changes them (copy_on_write.h: each kind's objects
+// and watch log, each informer, the Ray and environment state), which behave as values. Behaviour
 // lives in the Simulation and the actors, which take a World and change it one step at a time.
 #pragma once
 
