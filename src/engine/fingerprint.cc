@@ -3,10 +3,11 @@
 // (or, like World::steps, left out on purpose). Leaves are written at their own width into a
 // chunk: a few stores per field. What fits in the 2 KiB chunk is hashed by one XXH3 call; more
 // is flushed into a streaming state, one update per chunk. The world's shared parts are hashed
-// apart, each into a digest of its own, which a FingerprintMemo remembers. A stored object (in the API server, a watch event, a cache) is hashed as the 128-bit
-// digest of its contents, which its ObjectVersion took once when the version was made: hashing it
-// again in every fingerprint was most of a fingerprint's cost, and the digest is of the contents,
-// not of a resourceVersion, so it trusts nothing about how the logs and caches relate.
+// apart, each into a digest of its own, which a FingerprintMemo remembers. A stored object (in
+// the API server, a watch event, a cache) is hashed as the 128-bit digest of its contents, which
+// its ObjectVersion took once when the version was made: hashing it again in every fingerprint
+// was most of a fingerprint's cost, and the digest is of the contents, not of a resourceVersion,
+// so it trusts nothing about how the logs and caches relate.
 #include "engine/fingerprint.h"
 
 #include <array>
