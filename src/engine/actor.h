@@ -5,7 +5,9 @@
 // the work it picks (DESIGN §1, kubernetes-semantics §7.2 item 7).
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,21 +24,43 @@ struct ActorWork {
   std::string what;
   std::string object;
   int index = 0;
+  friend bool operator==(const ActorWork&, const ActorWork&) = default;
 };
 
 // The parts of the World that an actor's enabled() and next_timer_ms() read. The Simulation
-// reuses an actor's last answers while those parts are unchanged, so an actor must not read more
-// than it declares: the API server's objects (whose resourceVersion moves on every change), for
-// api_and_clock also the virtual time, and for api_clock_and_environment also World::ray and
-// World::environment (the Simulation keeps a share of them: any change makes them values of
-// their own).
-enum class ActorInputs : std::uint8_t { api, api_and_clock, api_clock_and_environment, whole_world };
+// reuses an actor's last answers while those parts are unchanged (actor_answers.h), so an actor
+// must not read more than it declares (RunOptions::check_reused_answers finds one that does).
+struct ActorInputs {
+  bool whole_world = true;                       // anything: asked again at every listing
+  std::array<bool, kKindCount> objects{};        // the API server's objects of these kinds
+  bool clock = false;                            // World::now_ms
+  bool ray_and_environment = false;              // World::ray and World::environment
+  friend bool operator==(const ActorInputs&, const ActorInputs&) = default;
+
+  // Reads the objects of `kinds` (and nothing else unless told below).
+  static ActorInputs objects_of(std::initializer_list<Kind> kinds) {
+    ActorInputs inputs;
+    inputs.whole_world = false;
+    for (Kind kind : kinds) inputs.objects[kind_index(kind)] = true;
+    return inputs;
+  }
+  ActorInputs and_clock() const {
+    ActorInputs inputs = *this;
+    inputs.clock = true;
+    return inputs;
+  }
+  ActorInputs and_ray_and_environment() const {
+    ActorInputs inputs = *this;
+    inputs.ray_and_environment = true;
+    return inputs;
+  }
+};
 
 class Actor {
  public:
   virtual ~Actor() = default;
   virtual std::string_view name() const = 0;
-  virtual ActorInputs inputs() const { return ActorInputs::whole_world; }
+  virtual ActorInputs inputs() const { return ActorInputs{}; }
   // Appends the work that can be done at world.now_ms, in a fixed order.
   virtual void enabled(const World& world, std::vector<ActorWork>& out) const = 0;
   // The earliest future time at which new work becomes enabled, if any.

@@ -145,7 +145,11 @@ void ApiServer::append_watch(WatchType type, const ObjectVersion& version) {
   const int kind = kind_index(kind_of(*version));
   const WatchEvent& event =
       watch_logs_[kind].edit().emplace_back(WatchEvent{meta(*version).resource_version, type, version});
-  if (takes_digests_) watch_log_digests_[kind] = extend_watch_log_digest(watch_log_digests_[kind], event);
+  if (takes_digests_) {
+    watch_log_digests_[kind] = extend_watch_log_digest(watch_log_digests_[kind], event);
+  } else {
+    ++watch_log_digests_[kind].low;   // the count of its events (api_server.h)
+  }
 }
 
 void ApiServer::erase(Kind kind, const ObjectMeta& m) {

@@ -76,6 +76,11 @@ class ApiServer {
   // The last resourceVersion handed out (0 before the first write).
   std::int64_t resource_version() const { return resource_version_; }
   const std::vector<WatchEvent>& watch_log(Kind kind) const { return *watch_logs_[kind_index(kind)]; }
+  // The digest of the kind's watch log. Every change to a kind's objects appends to its log, so
+  // two servers whose logs of a kind have the same digest hold the same objects of that kind,
+  // even when their histories differ elsewhere. A server that takes no digests counts the log's
+  // events here instead, which tells its objects apart only within one history.
+  const Hash128& watch_log_digest(Kind kind) const { return watch_log_digests_[kind_index(kind)]; }
 
   // ---- writes; `object` carries the request and receives the stored object on success ----
   // Fails with AlreadyExists when the name is taken, also by an object being deleted.
@@ -123,7 +128,8 @@ class ApiServer {
   // Shared by the server's copies until appended to (copy_on_write.h): a fork copies no log, and
   // a step appends to one or two kinds' logs.
   std::array<CopyOnWrite<std::vector<WatchEvent>>, kKindCount> watch_logs_;
-  // Per kind: extend_watch_log_digest over every event of watch_logs_, in order.
+  // Per kind: extend_watch_log_digest over every event of watch_logs_, in order (without
+  // digests: the count of those events).
   std::array<Hash128, kKindCount> watch_log_digests_;
   std::int64_t resource_version_ = 0;
   std::int64_t next_uid_ = 1;

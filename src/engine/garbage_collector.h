@@ -15,7 +15,9 @@ namespace rjsim::engine {
 class GarbageCollector final : public Actor {
  public:
   std::string_view name() const override { return "gc"; }
-  ActorInputs inputs() const override { return ActorInputs::api; }
+  ActorInputs inputs() const override {
+    return ActorInputs::objects_of({Kind::RayJob, Kind::RayCluster, Kind::Service, Kind::Job, Kind::Pod});
+  }
   void enabled(const World& world, std::vector<ActorWork>& out) const override;
   std::optional<std::int64_t> next_timer_ms(const World&) const override { return std::nullopt; }
   void apply(const ActorWork& work, StepContext& context) const override;

@@ -38,7 +38,7 @@ bool has_true_condition(const Job& job, std::string_view type);
 class JobController final : public Actor {
  public:
   std::string_view name() const override { return "job-controller"; }
-  ActorInputs inputs() const override { return ActorInputs::api_and_clock; }
+  ActorInputs inputs() const override { return ActorInputs::objects_of({Kind::Job, Kind::Pod}).and_clock(); }
   void enabled(const World& world, std::vector<ActorWork>& out) const override;
   std::optional<std::int64_t> next_timer_ms(const World& world) const override;
   void apply(const ActorWork& work, StepContext& context) const override;

@@ -46,7 +46,9 @@ class RayDashboard final : public Actor {
   // Actor: job status changes on their timers; a head comes up when its cluster is ready and its
   // head Pod is Ready.
   std::string_view name() const override { return "ray"; }
-  ActorInputs inputs() const override { return ActorInputs::api_clock_and_environment; }
+  ActorInputs inputs() const override {
+    return ActorInputs::objects_of({Kind::RayCluster}).and_clock().and_ray_and_environment();
+  }
   void enabled(const World& world, std::vector<ActorWork>& out) const override;
   std::optional<std::int64_t> next_timer_ms(const World& world) const override;
   void apply(const ActorWork& work, StepContext& context) const override;

@@ -43,7 +43,9 @@ class RayClusterController final : public Actor {
       : behaviour_(behaviour), ready_after_ms_(behaviour.state_ready_after_ms(readiness)) {}
 
   std::string_view name() const override { return "raycluster-controller"; }
-  ActorInputs inputs() const override { return ActorInputs::api_and_clock; }
+  ActorInputs inputs() const override {
+    return ActorInputs::objects_of({Kind::RayCluster, Kind::Service, Kind::Pod}).and_clock();
+  }
   void enabled(const World& world, std::vector<ActorWork>& out) const override;
   std::optional<std::int64_t> next_timer_ms(const World& world) const override;
   void apply(const ActorWork& work, StepContext& context) const override;

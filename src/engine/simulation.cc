@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -97,9 +98,12 @@ Simulation::Simulation(World world, Controller& controller, std::vector<const Ac
       sink_(sink),
       faults_(faults),
       limits_(limits),
-      built_(sink.reads()),
-      actor_answers_(actors_.size()) {
-  for (std::size_t i = 0; i < actors_.size(); ++i) actor_answers_[i].inputs = actors_[i]->inputs();
+      built_(sink.reads()) {}
+
+void Simulation::remember_answers_in(ActorAnswers& answers) {
+  assert(world_.api.takes_digests() && "rjsim bug: answers kept across runs are told apart by the logs' digests");
+  answers.adopt(actors_);
+  remembered_answers_ = &answers;
 }
 
 void Simulation::add_observer(StepObserver* observer) {
@@ -122,60 +126,46 @@ std::optional<std::int64_t> Simulation::next_timer_ms() const {
 }
 
 const std::vector<ActorWork>& Simulation::actor_work(std::size_t actor, std::vector<ActorWork>& scratch) const {
-  if (actor_answers_[actor].inputs == ActorInputs::whole_world) {
+  if (answers().inputs(actor).whole_world) {
     scratch.clear();
     actors_[actor]->enabled(world_, scratch);
     return scratch;
   }
-  ActorAnswers& answers = current_answers(actor);
-  if (!answers.has_work) {
-    answers.work.clear();
-    actors_[actor]->enabled(world_, answers.work);
-    answers.has_work = true;
+  ActorAnswers::Answer& answer = answers().current(actor, world_);
+  if (!answer.has_work) {
+    answer.work.clear();
+    actors_[actor]->enabled(world_, answer.work);
+    answer.has_work = true;
+  } else if (check_reused_answers_) {
+    check_reused_answer(actor, answer);
   }
-  return answers.work;
+  return answer.work;
 }
 
 std::optional<std::int64_t> Simulation::actor_timer_ms(std::size_t actor) const {
-  if (actor_answers_[actor].inputs == ActorInputs::whole_world) return actors_[actor]->next_timer_ms(world_);
-  ActorAnswers& answers = current_answers(actor);
-  if (!answers.has_timer) {
-    answers.timer_ms = actors_[actor]->next_timer_ms(world_);
-    answers.has_timer = true;
+  if (answers().inputs(actor).whole_world) return actors_[actor]->next_timer_ms(world_);
+  ActorAnswers::Answer& answer = answers().current(actor, world_);
+  if (!answer.has_timer) {
+    answer.timer_ms = actors_[actor]->next_timer_ms(world_);
+    answer.has_timer = true;
+  } else if (check_reused_answers_) {
+    check_reused_answer(actor, answer);
   }
-  return answers.timer_ms;
+  return answer.timer_ms;
 }
 
-// The actor's answers, emptied when what it reads changed since they were given: every change
-// to the API server's objects takes a new resourceVersion (api_server.h), and the Ray and
-// environment state changed when the world no longer shares the value the answers kept.
-Simulation::ActorAnswers& Simulation::current_answers(std::size_t actor) const {
-  ActorAnswers& answers = actor_answers_[actor];
-  const ActorInputs inputs = answers.inputs;
-  const std::int64_t now_ms = inputs == ActorInputs::api ? 0 : world_.now_ms;
-  bool changed = answers.resource_version != world_.api.resource_version() || answers.now_ms != now_ms;
-  if (inputs == ActorInputs::api_clock_and_environment) {
-    if (!answers.ray.shares_value_with(world_.ray)) {
-      answers.ray = world_.ray;
-      changed = true;
-    }
-    if (!answers.environment.shares_value_with(world_.environment)) {
-      answers.environment = world_.environment;
-      changed = true;
-    }
-  }
-  if (changed) {
-    answers.resource_version = world_.api.resource_version();
-    answers.now_ms = now_ms;
-    answers.has_work = false;
-    answers.has_timer = false;
-  }
-  return answers;
+void Simulation::check_reused_answer(std::size_t actor, const ActorAnswers::Answer& answer) const {
+  std::vector<ActorWork> work;
+  if (answer.has_work) actors_[actor]->enabled(world_, work);
+  const bool same_work = !answer.has_work || work == answer.work;
+  const bool same_timer = !answer.has_timer || actors_[actor]->next_timer_ms(world_) == answer.timer_ms;
+  if (same_work && same_timer) return;
+  throw std::logic_error(fmt::format("rjsim bug: actor {} answered differently at step {} for what its inputs() "
+                                     "declare unchanged: it reads more than it declares",
+                                     actors_[actor]->name(), world_.steps));
 }
 
-void Simulation::forget_actor_answers() {
-  for (ActorAnswers& answers : actor_answers_) answers.resource_version = -1;
-}
+void Simulation::forget_actor_answers() { answers().forget(); }
 
 std::int64_t Simulation::dashboard_timeout_ms() const {
   const std::optional<std::int64_t> scenario = dashboard_ ? dashboard_->behaviour().timeout_ms : std::nullopt;

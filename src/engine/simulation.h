@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "engine/actor.h"
+#include "engine/actor_answers.h"
 #include "engine/chooser.h"
 #include "engine/controller.h"
 #include "engine/ray_dashboard.h"
@@ -111,6 +112,14 @@ class Simulation {
   void set_dashboard(const RayDashboard* dashboard) { dashboard_ = dashboard; }
   // The operator's env and feature gates the model may read (none: all unset, gates at defaults).
   void set_operator_settings(const OperatorSettings* settings) { operator_settings_ = settings; }
+  // Keeps the actors' answers in `answers`, which must outlive the simulation, instead of its
+  // own: they go on being used while they hold, also by a later simulation of the same
+  // scenario (exhaustive exploration). Answers for other actors are dropped. Requires a world
+  // whose API server takes digests (they tell the runs' objects apart).
+  void remember_answers_in(ActorAnswers& answers);
+  // Tests: each reused actor answer is compared with a fresh one, and a difference throws
+  // std::logic_error naming the actor (one that reads more than its ActorInputs declare).
+  void check_reused_answers(bool check) { check_reused_answers_ = check; }
 
   // Appends an event that belongs to no step (the run's header, a check's verdict): it gets the
   // next seq and the current virtual time and goes to the sink only, not to the observers.
@@ -118,7 +127,7 @@ class Simulation {
   void record(events::Event event);
 
   const World& world() const { return world_; }
-  // For set-up and tests. The actors' reused answers (ActorInputs) are dropped here; later
+  // For set-up and tests. The actors' reused answers (actor_answers.h) are dropped here; later
   // changes through the reference must go through the API server's writes or the clock.
   World& mutable_world() {
     forget_actor_answers();
@@ -165,6 +174,7 @@ class Simulation {
   const std::vector<ActorWork>& actor_work(std::size_t actor, std::vector<ActorWork>& scratch) const;
   std::optional<std::int64_t> actor_timer_ms(std::size_t actor) const;
   void forget_actor_answers();
+  void check_reused_answer(std::size_t actor, const ActorAnswers::Answer& answer) const;
   // How long a timed-out dashboard call holds the worker: the scenario's, else the release's.
   std::int64_t dashboard_timeout_ms() const;
   bool has_due_timers() const;
@@ -190,22 +200,20 @@ class Simulation {
   events::EventTypes built_;   // the types the sink and the observers read
   bool stop_requested_ = false;
 
-  // An actor's last answers and the state of what it reads (ActorInputs) they were given for.
-  struct ActorAnswers {
-    ActorInputs inputs = ActorInputs::whole_world;   // the actor's inputs(), asked once
-    std::int64_t resource_version = -1;
-    std::int64_t now_ms = 0;
-    // api_clock_and_environment: shares of the world's Ray and environment state the answers
-    // were given for (while shared, neither can change in place).
-    CopyOnWrite<RayState> ray;
-    CopyOnWrite<EnvironmentState> environment;
-    bool has_work = false;
-    bool has_timer = false;
-    std::vector<ActorWork> work;
-    std::optional<std::int64_t> timer_ms;
-  };
-  ActorAnswers& current_answers(std::size_t actor) const;
-  mutable std::vector<ActorAnswers> actor_answers_;   // one per actor
+  // The actors' last answers: those given to it (remember_answers_in), else its own, fitted to
+  // the actors when first used (a simulation given answers makes none of its own).
+  ActorAnswers& answers() const {
+    if (remembered_answers_) return *remembered_answers_;
+    if (!own_answers_fitted_) {
+      own_answers_.adopt(actors_);
+      own_answers_fitted_ = true;
+    }
+    return own_answers_;
+  }
+  mutable ActorAnswers own_answers_;
+  mutable bool own_answers_fitted_ = false;
+  ActorAnswers* remembered_answers_ = nullptr;
+  bool check_reused_answers_ = false;
 };
 
 }  // namespace rjsim::engine

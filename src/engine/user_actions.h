@@ -26,7 +26,9 @@ class UserActions final : public Actor {
       : actions_(actions), dashboard_(dashboard) {}
 
   std::string_view name() const override { return "user"; }
-  ActorInputs inputs() const override { return ActorInputs::api_clock_and_environment; }
+  ActorInputs inputs() const override {
+    return ActorInputs::objects_of({Kind::RayJob}).and_clock().and_ray_and_environment();
+  }
   void enabled(const World& world, std::vector<ActorWork>& out) const override;
   std::optional<std::int64_t> next_timer_ms(const World& world) const override;
   void apply(const ActorWork& work, StepContext& context) const override;

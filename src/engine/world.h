@@ -57,7 +57,7 @@ struct World {
   Process process;
   FaultsUsed faults_used;
   // Shared by the world's copies until changed (copy_on_write.h): a fork copies no Ray job table,
-  // and the Simulation tells their changes apart by sharing (ActorInputs::api_clock_and_environment).
+  // and the Simulation tells their changes apart by sharing (actor_answers.h).
   CopyOnWrite<RayState> ray;
   CopyOnWrite<EnvironmentState> environment;
   friend bool operator==(const World&, const World&) = default;

@@ -84,6 +84,7 @@ RunOptions search_run(PrefixChooser& chooser, const ExhaustiveOptions& options) 
   RunOptions run = exploration_run(chooser);
   run.controller = options.controller;
   run.stop_at_violation = !options.all;
+  run.check_reused_answers = options.check_reused_answers;
   return run;
 }
 
@@ -100,6 +101,7 @@ ExhaustiveReport explore_exhaustively(const engine::Scenario& scenario, const Ex
   ExhaustiveReport report;
   std::unordered_set<std::uint64_t> visited;   // membership only: its order never reaches output
   engine::FingerprintMemo memo;                 // consecutive states share most of their parts
+  engine::ActorAnswers answers;                 // consecutive runs share most of the actors' inputs
   std::vector<Node> stack = {Node{}};
   while (!stack.empty()) {
     if ((options.max_runs && report.runs >= *options.max_runs) || (options.out_of_time && options.out_of_time())) {
@@ -112,6 +114,7 @@ ExhaustiveReport explore_exhaustively(const engine::Scenario& scenario, const Ex
     if (node.fork) forks.push_back(node.fork);
     RunOptions run = search_run(chooser, options);
     run.fingerprintable = true;
+    if (options.remember_answers) run.actor_answers = &answers;
     run.stop_when = [&](const engine::World& world) {
       ++report.states_generated;
       const bool seen = !visited.insert(engine::fingerprint(world, memo)).second;

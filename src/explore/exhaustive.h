@@ -27,6 +27,8 @@ namespace rjsim::explore {
 struct ExhaustiveOptions {
   std::string controller;
   bool fork = true;                           // continue from snapshots (false: re-execute)
+  bool remember_answers = true;               // runs reuse the actors' answers of earlier runs
+  bool check_reused_answers = false;          // tests: RunOptions::check_reused_answers
   std::optional<std::int64_t> max_runs;       // stop (incomplete) after this many runs
   std::function<bool()> out_of_time;          // stop (incomplete) when it says so
   bool all = false;                           // keep going after a violation

@@ -224,6 +224,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
                         chooser, sink, faults, limits);
   assert(simulation.world().api.takes_digests() == options.fingerprintable &&
          "rjsim bug: a run continued from a snapshot taken with other digest settings");
+  if (options.actor_answers) simulation.remember_answers_in(*options.actor_answers);
+  simulation.check_reused_answers(options.check_reused_answers);
   simulation.set_dashboard(&environment.ray);
   simulation.set_operator_settings(&scenario.world.operator_settings);
   // A continued run goes on with the checks' memory of the steps before it.

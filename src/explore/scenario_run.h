@@ -51,6 +51,11 @@ struct RunOptions {
                                              // skips them unless the search fingerprints)
   bool stop_at_violation = false;            // end the run after the step of the first violation
                                              // (exploration; liveness is then not judged)
+  // Where the actors' answers are kept, to be reused by later runs of the same scenario and
+  // controller (exhaustive exploration; actor_answers.h); default: the run's own. Requires
+  // fingerprintable (the API server's digests tell the runs' objects apart).
+  engine::ActorAnswers* actor_answers = nullptr;
+  bool check_reused_answers = false;         // tests: Simulation::check_reused_answers
   // Also see each step's world, after the checks (tests, benchmarks); they must not change it.
   std::vector<engine::StepObserver*> observers;
   // Asked after each step, after the checks: true ends the run there, as stop_at_violation does

@@ -430,9 +430,14 @@ bool offers(const std::vector<Step>& steps, std::string_view what) {
 bool offers_ready(const std::vector<Step>& steps) { return offers(steps, "ready"); }
 
 TEST_CASE("an actor is asked again only when what it declares it reads changes") {
-  for (const ActorInputs inputs : {ActorInputs::api, ActorInputs::api_and_clock, ActorInputs::api_clock_and_environment,
-                                   ActorInputs::whole_world}) {
-    CAPTURE(static_cast<int>(inputs));
+  const ActorInputs rayjobs = ActorInputs::objects_of({Kind::RayJob});
+  const ActorInputs pods = ActorInputs::objects_of({Kind::Pod});
+  for (const ActorInputs inputs : {rayjobs, rayjobs.and_clock(), rayjobs.and_clock().and_ray_and_environment(),
+                                   pods.and_clock(), ActorInputs{}}) {
+    CAPTURE(inputs.whole_world);
+    CAPTURE(inputs.objects[kind_index(Kind::RayJob)]);
+    CAPTURE(inputs.clock);
+    CAPTURE(inputs.ray_and_environment);
     models::toy::ToyController controller;
     CountingActor actor(inputs);
     DefaultChooser chooser(1);
@@ -441,25 +446,28 @@ TEST_CASE("an actor is asked again only when what it declares it reads changes")
     faults.squash = true;   // deliveries may wait, so that the actors are asked beside them
     Simulation simulation(Simulation::initial_world(controller), controller, {&actor}, chooser, sink, faults);
     create_rayjob(simulation);
-    const bool every_time = inputs == ActorInputs::whole_world;
+    const bool every_time = inputs.whole_world;
 
     CHECK_FALSE(offers_ready(simulation.enabled_steps()));
     CHECK_FALSE(offers_ready(simulation.enabled_steps()));
     CHECK(actor.asked == (every_time ? 2 : 1));   // nothing changed in between
 
     simulation.run_as_step([](StepContext& context) { context.world().now_ms = 1'000; });
+    const bool reads_clock = inputs.clock || every_time;
     const int before_clock = actor.asked;
     const bool ready = offers_ready(simulation.enabled_steps());
-    CHECK(actor.asked == (inputs == ActorInputs::api ? before_clock : before_clock + 1));
-    CHECK(ready == (inputs != ActorInputs::api));   // an actor that says it ignores the clock is believed
+    CHECK(actor.asked == before_clock + (reads_clock ? 1 : 0));
+    CHECK(ready == reads_clock);   // an actor that says it ignores the clock is believed
 
+    // A write changes one kind's objects: only their readers are asked again.
+    const bool reads_rayjobs = inputs.objects[kind_index(Kind::RayJob)] || every_time;
     const int before_write = actor.asked;
     simulation.run_as_step([](StepContext& context) { patch_message(context, "changed"); });
-    CHECK(offers_ready(simulation.enabled_steps()));
-    CHECK(actor.asked == before_write + 1);   // a write takes a new resourceVersion
+    simulation.enabled_steps();
+    CHECK(actor.asked == before_write + (reads_rayjobs ? 1 : 0));
 
     // The Ray and environment state change without a write to the API server.
-    const bool reads_environment = inputs == ActorInputs::api_clock_and_environment || every_time;
+    const bool reads_environment = inputs.ray_and_environment || every_time;
     const int before_ray = actor.asked;
     simulation.run_as_step([](StepContext& context) { context.world().ray.edit().heads.emplace_back(); });
     CHECK(offers(simulation.enabled_steps(), "head") == reads_environment);
@@ -473,6 +481,75 @@ TEST_CASE("an actor is asked again only when what it declares it reads changes")
     simulation.mutable_world();   // set-up may change anything: answers are dropped
     simulation.enabled_steps();
     CHECK(actor.asked == before_set_up + 1);
+  }
+}
+
+TEST_CASE("remembered actor answers serve a later simulation of a world that shares what they read") {
+  models::toy::ToyController controller;
+  CountingActor actor(ActorInputs::objects_of({Kind::RayJob}).and_clock());
+  DefaultChooser chooser(1);
+  MemorySink sink;
+  FaultBudget faults;
+  faults.squash = true;   // deliveries may wait, so that the actor is asked beside them
+  ActorAnswers answers;
+  World world = Simulation::initial_world(controller);
+  {
+    Simulation first(world, controller, {&actor}, chooser, sink, faults);
+    first.remember_answers_in(answers);
+    create_rayjob(first);
+    first.enabled_steps();
+    world = first.world();
+  }
+  CHECK(actor.asked == 1);
+
+  Simulation again(world, controller, {&actor}, chooser, sink, faults);   // a copy of the world it answered for
+  again.remember_answers_in(answers);
+  again.enabled_steps();
+  CHECK(actor.asked == 1);
+
+  // The same resourceVersion and clock, reached another way: other objects, so asked again.
+  World other = Simulation::initial_world(controller);
+  {
+    Simulation elsewhere(other, controller, {&actor}, chooser, sink, faults);
+    create_rayjob(elsewhere, "other");
+    other = elsewhere.world();
+  }
+  CHECK(other.api.resource_version() == world.api.resource_version());
+  CHECK(other.now_ms == world.now_ms);
+  const int before = actor.asked;
+  Simulation branch(other, controller, {&actor}, chooser, sink, faults);
+  branch.remember_answers_in(answers);
+  branch.enabled_steps();
+  CHECK(actor.asked == before + 1);
+
+  CountingActor renamed_inputs(ActorInputs::objects_of({Kind::Pod}));
+  Simulation other_actors(world, controller, {&renamed_inputs}, chooser, sink, faults);
+  other_actors.remember_answers_in(answers);   // answers for other actors are dropped
+  other_actors.enabled_steps();
+  CHECK(renamed_inputs.asked == 1);
+}
+
+TEST_CASE("checking reused answers finds an actor that reads more than it declares") {
+  for (const bool declares_clock : {true, false}) {
+    CAPTURE(declares_clock);
+    models::toy::ToyController controller;
+    const ActorInputs rayjobs = ActorInputs::objects_of({Kind::RayJob});
+    CountingActor actor(declares_clock ? rayjobs.and_clock() : rayjobs);   // it reads the clock
+    DefaultChooser chooser(1);
+    MemorySink sink;
+    FaultBudget faults;
+    faults.squash = true;
+    Simulation simulation(Simulation::initial_world(controller), controller, {&actor}, chooser, sink, faults);
+    simulation.check_reused_answers(true);
+    create_rayjob(simulation);
+    simulation.enabled_steps();
+    simulation.run_as_step([](StepContext& context) { context.world().now_ms = 1'000; });
+    if (declares_clock) {
+      CHECK_NOTHROW(simulation.enabled_steps());
+    } else {
+      CHECK_THROWS_WITH_AS(simulation.enabled_steps(), doctest::Contains("actor counting answered differently"),
+                           std::logic_error);
+    }
   }
 }
 

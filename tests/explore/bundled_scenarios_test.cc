@@ -74,5 +74,19 @@ TEST_CASE("exploration's fast path, building only the events the checks read, gi
   }
 }
 
+TEST_CASE("every actor reads only what it declares: a reused answer is what asking afresh gives") {
+  for (const auto& file : bundled_scenarios()) {
+    const engine::Scenario scenario = engine::load_scenario(file.string());
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+      CAPTURE(file.string());
+      CAPTURE(seed);
+      engine::RandomChooser chooser(seed);
+      RunOptions options = exploration_run(chooser);
+      options.check_reused_answers = true;
+      CHECK_NOTHROW(run_scenario(scenario, options));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rjsim::explore

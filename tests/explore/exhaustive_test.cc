@@ -60,6 +60,22 @@ TEST_CASE("exhaustive search completes the bounded suspend/resume space with no 
   CHECK(report.distinct_states < report.states_generated);
 }
 
+TEST_CASE("runs that reuse the actors' answers of earlier runs search what runs that ask afresh search") {
+  for (const char* name :
+       {"suspend-resume-bounded.yaml", "suspend-before-cluster-cached.yaml", "v17-submitter-timeout-vs-restarts.yaml"}) {
+    CAPTURE(name);
+    ExhaustiveOptions remembering;
+    remembering.check_reused_answers = true;   // every reused answer is also asked afresh
+    remembering.max_runs = 3'000;
+    ExhaustiveOptions afresh = remembering;
+    afresh.remember_answers = false;
+    ExhaustiveReport reused;
+    CHECK_NOTHROW(reused = explore_exhaustively(acceptance(name), remembering));
+    check_same_search(reused, explore_exhaustively(acceptance(name), afresh));
+    CHECK(reused.steps == explore_exhaustively(acceptance(name), afresh).steps);
+  }
+}
+
 TEST_CASE("exhaustive search gives the same counts every time") {
   const ExhaustiveReport a = explore_exhaustively(bounded(), ExhaustiveOptions{});
   const ExhaustiveReport b = explore_exhaustively(bounded(), ExhaustiveOptions{});

@@ -1,0 +1,91 @@
+#include "engine/actor_answers.h"
+
+#include <cassert>
+
+namespace rjsim::engine {
+
+namespace {
+
+// Keeps a share of `now` in `kept`; true when `kept` held another value.
+template <class T>
+bool keep_share(CopyOnWrite<T>& kept, const CopyOnWrite<T>& now) {
+  if (kept.shares_value_with(now)) return false;
+  kept = now;
+  return true;
+}
+
+// Keeps the digests of the logs of the kinds the answer reads; true when one changed.
+bool keep_log_digests(ActorAnswers::Answer& answer, const ApiServer& api) {
+  bool changed = false;
+  for (std::size_t i = 0; i < answer.kind_count; ++i) {
+    const Kind kind = answer.kinds[i];
+    const Hash128& digest = api.watch_log_digest(kind);
+    Hash128& kept = answer.log_digests[kind_index(kind)];
+    if (kept != digest) {
+      kept = digest;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+bool answered_for(const ActorAnswers::Answer& answer, const Actor& actor) {
+  return answer.actor == actor.name() && answer.inputs == actor.inputs();
+}
+
+}  // namespace
+
+void ActorAnswers::adopt(std::span<const Actor* const> actors) {
+  bool same = answers_.size() == actors.size();
+  for (std::size_t i = 0; same && i < actors.size(); ++i) same = answered_for(answers_[i], *actors[i]);
+  if (same) {
+    for (Answer& answer : answers_) answer.resource_version_seen = false;   // a new run
+    return;
+  }
+  answers_.assign(actors.size(), Answer{});
+  for (std::size_t i = 0; i < actors.size(); ++i) {
+    Answer& answer = answers_[i];
+    answer.actor = std::string(actors[i]->name());
+    answer.inputs = actors[i]->inputs();
+    for (Kind kind : kAllKinds) {
+      if (answer.inputs.objects[kind_index(kind)]) answer.kinds[answer.kind_count++] = kind;
+    }
+  }
+}
+
+ActorAnswers::Answer& ActorAnswers::current(std::size_t actor, const World& world) {
+  Answer& answer = answers_[actor];
+  const ActorInputs& inputs = answer.inputs;
+  assert(!inputs.whole_world && "rjsim bug: the answers of an actor that reads the whole world are kept");
+  bool changed = !answer.known;
+  // Within one run, the same resourceVersion means that no object changed since the last look.
+  const std::int64_t resource_version = world.api.resource_version();
+  if (!answer.resource_version_seen || answer.resource_version != resource_version) {
+    changed = keep_log_digests(answer, world.api) || changed;
+    answer.resource_version = resource_version;
+    answer.resource_version_seen = true;
+  }
+  if (inputs.clock && answer.now_ms != world.now_ms) {
+    answer.now_ms = world.now_ms;
+    changed = true;
+  }
+  if (inputs.ray_and_environment) {
+    changed = keep_share(answer.ray, world.ray) || changed;
+    changed = keep_share(answer.environment, world.environment) || changed;
+  }
+  if (changed) {
+    answer.known = true;
+    answer.has_work = false;
+    answer.has_timer = false;
+  }
+  return answer;
+}
+
+void ActorAnswers::forget() {
+  for (Answer& answer : answers_) {
+    answer.known = false;
+    answer.resource_version_seen = false;
+  }
+}
+
+}  // namespace rjsim::engine

@@ -1,0 +1,65 @@
+// The actors' last answers (their enabled work and next timer), each kept with a key of the state
+// it was given for (ActorInputs): per declared kind, the digest of the kind's watch log
+// (api_server.h: every change to a kind's objects appends to it); the clock; shares of the Ray
+// and environment state (copy_on_write.h: any change makes them values of their own). The
+// Simulation asks an actor again only when that key changed. A server that takes no digests
+// counts each log's events instead, which tells its objects apart within one run only; digests
+// tell them apart across runs, whose histories differ. So answers kept for a server that takes
+// digests may outlive a Simulation: exhaustive exploration keeps one ActorAnswers for all its
+// runs of a scenario (whose actors are built alike from it), so that a run continued from a
+// snapshot starts with the answers of the runs before it.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/actor.h"
+#include "engine/copy_on_write.h"
+#include "engine/hash128.h"
+#include "engine/world.h"
+
+namespace rjsim::engine {
+
+class ActorAnswers {
+ public:
+  // One actor's answers and what they were given for.
+  struct Answer {
+    std::string actor;   // its name, and what it declared it reads
+    ActorInputs inputs;
+    std::array<Kind, kKindCount> kinds{};   // the kinds inputs.objects names, in Kind order
+    std::size_t kind_count = 0;
+    bool known = false;   // false: nothing below was given yet (or it was forgotten)
+    std::array<Hash128, kKindCount> log_digests{};   // declared kinds only
+    // The resourceVersion at the last look in this run (a new run, whose history differs, cannot
+    // trust it): while it stays, no object changed and the digests need no look.
+    std::int64_t resource_version = 0;
+    bool resource_version_seen = false;
+    std::int64_t now_ms = 0;
+    CopyOnWrite<RayState> ray;
+    CopyOnWrite<EnvironmentState> environment;
+    bool has_work = false;
+    bool has_timer = false;
+    std::vector<ActorWork> work;
+    std::optional<std::int64_t> timer_ms;
+  };
+
+  // Fits the answers to `actors` at the start of a run: kept when they answered for actors of
+  // the same names and declared inputs, in the same order; otherwise started afresh.
+  void adopt(std::span<const Actor* const> actors);
+  const ActorInputs& inputs(std::size_t actor) const { return answers_[actor].inputs; }
+  // Actor `actor`'s answers, emptied first when what it reads in `world` is not what they were
+  // given for. Not for an actor that reads the whole world.
+  Answer& current(std::size_t actor, const World& world);
+  // Every actor is asked again (set-up may have changed anything, in place).
+  void forget();
+
+ private:
+  std::vector<Answer> answers_;
+};
+
+}  // namespace rjsim::engine
