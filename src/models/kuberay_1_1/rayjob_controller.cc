@@ -95,9 +95,15 @@ Error init_rayjob_status_if_need(Clients& clients, RayJob& rayjob) {
   return {};
 }
 
+// What updateRayJobStatus reads of the reconcile's DeepCopy of the RayJob (RJC:L120): the rest
+// of the copy is never read, so the model keeps these two fields instead of copying the object.
+struct OriginalStatus {
+  std::string job_status;
+  std::string job_deployment_status;
+};
+
 // updateRayJobStatus (RJC:L579-600): the only status write.
-Error update_rayjob_status(Clients& clients, const RayJob& old_rayjob, RayJob& new_rayjob) {
-  const RayJobStatus& old_status = old_rayjob.status;
+Error update_rayjob_status(Clients& clients, const OriginalStatus& old_status, RayJob& new_rayjob) {
   RayJobStatus& new_status = new_rayjob.status;
   if (old_status.job_status == new_status.job_status &&
       old_status.job_deployment_status == new_status.job_deployment_status) {
@@ -431,7 +437,7 @@ ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& cli
   }
   if (rayjob.metadata.deletion_timestamp_ms) return reconcile_deletion(clients, rayjob);   // :91
   if (Error err = validate_rayjob_spec(rayjob)) return requeue_with(err);               // :114-117
-  const RayJob original = rayjob;                                                       // :120
+  const OriginalStatus original{rayjob.status.job_status, rayjob.status.job_deployment_status};   // :120
 
   StateResult result;
   const std::string& state = rayjob.status.job_deployment_status;                       // :123
