@@ -144,7 +144,8 @@ const std::vector<ActorWork>& Simulation::actor_work(std::size_t actor, std::vec
 
 std::optional<std::int64_t> Simulation::actor_timer_ms(std::size_t actor) const {
   if (answers().inputs(actor).whole_world) return actors_[actor]->next_timer_ms(world_);
-  ActorAnswers::Answer& answer = answers().current(actor, world_);
+  // actor_work(actor) checked the answers against this world earlier in the same listing.
+  ActorAnswers::Answer& answer = answers().checked(actor);
   if (!answer.has_timer) {
     answer.timer_ms = actors_[actor]->next_timer_ms(world_);
     answer.has_timer = true;

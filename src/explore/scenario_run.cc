@@ -76,8 +76,8 @@ class VerdictRecorder final : public StepObserver {
   void before_step(const World& world, std::span<const engine::Step> steps) override {
     if (!options_.on_snapshot || steps.empty() || world.steps == resumed_at_steps_) return;
     if (steps.size() == 1 && !engine::may_decide_within(steps.front().kind)) return;
-    options_.on_snapshot(std::make_shared<const RunSnapshot>(
-        RunSnapshot{world, simulation_.events_emitted(), checker_, recorded_}));
+    // Made in place (C++20 aggregate initialization from parentheses): no temporary to destroy.
+    options_.on_snapshot(std::make_shared<const RunSnapshot>(world, simulation_.events_emitted(), checker_, recorded_));
   }
   events::EventTypes reads() const override { return checker_.reads(); }
   void after_step(const World& world, const engine::StepLog& step) override {
