@@ -28,7 +28,9 @@ namespace rjsim::engine {
 // 64 bits: by the birthday bound n^2 / 2^65, the chance that two of n distinct states collide
 // (and one of them is silently not explored) is 3e-6 for n = 10^7, 3e-4 for 10^8 and 3% for
 // 10^9. That is enough for the ~10^7 states of a bounded scenario; fingerprint128() takes the
-// same time and twice the visited set's memory, for searches beyond ~10^8 states.
+// same time and twice the visited set's memory, for searches beyond ~10^8 states. A 64-bit
+// fingerprint hashes the 128-bit digests of the world's parts and logs by their low halves: a
+// part collision is then as unlikely as a fingerprint collision, and there is less to hash.
 //
 // No member is forgotten: fingerprint.cc hashes each struct through a structured binding that
 // names all its members, so adding a member anywhere in World stops that file compiling ("only N
