@@ -29,7 +29,7 @@ struct ActorWork {
 
 // The parts of the World that an actor's enabled() and next_timer_ms() read. The Simulation
 // reuses an actor's last answers while those parts are unchanged (actor_answers.h), so an actor
-// must not read more than it declares (RunOptions::check_reused_answers finds one that does).
+// must not read more than it declares (Simulation::check_reused_answers finds one that does).
 struct ActorInputs {
   bool whole_world = true;                       // anything: asked again at every listing
   std::array<bool, kKindCount> objects{};        // the API server's objects of these kinds

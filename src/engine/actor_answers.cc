@@ -17,8 +17,8 @@ bool keep_share(CopyOnWrite<T>& kept, const CopyOnWrite<T>& now) {
 // Keeps the digests of the logs of the kinds the answer reads; true when one changed.
 bool keep_log_digests(ActorAnswers::Answer& answer, const ApiServer& api) {
   bool changed = false;
-  for (std::size_t i = 0; i < answer.kind_count; ++i) {
-    const Kind kind = answer.kinds[i];
+  for (Kind kind : kAllKinds) {
+    if (!answer.inputs.objects[kind_index(kind)]) continue;
     const Hash128& digest = api.watch_log_digest(kind);
     Hash128& kept = answer.log_digests[kind_index(kind)];
     if (kept != digest) {
@@ -39,17 +39,13 @@ void ActorAnswers::adopt(std::span<const Actor* const> actors) {
   bool same = answers_.size() == actors.size();
   for (std::size_t i = 0; same && i < actors.size(); ++i) same = answered_for(answers_[i], *actors[i]);
   if (same) {
-    for (Answer& answer : answers_) answer.resource_version_seen = false;   // a new run
+    for (Answer& answer : answers_) answer.resource_version.reset();   // a new run
     return;
   }
   answers_.assign(actors.size(), Answer{});
   for (std::size_t i = 0; i < actors.size(); ++i) {
-    Answer& answer = answers_[i];
-    answer.actor = std::string(actors[i]->name());
-    answer.inputs = actors[i]->inputs();
-    for (Kind kind : kAllKinds) {
-      if (answer.inputs.objects[kind_index(kind)]) answer.kinds[answer.kind_count++] = kind;
-    }
+    answers_[i].actor = std::string(actors[i]->name());
+    answers_[i].inputs = actors[i]->inputs();
   }
 }
 
@@ -60,10 +56,9 @@ ActorAnswers::Answer& ActorAnswers::current(std::size_t actor, const World& worl
   bool changed = !answer.known;
   // Within one run, the same resourceVersion means that no object changed since the last look.
   const std::int64_t resource_version = world.api.resource_version();
-  if (!answer.resource_version_seen || answer.resource_version != resource_version) {
+  if (answer.resource_version != resource_version) {
     changed = keep_log_digests(answer, world.api) || changed;
     answer.resource_version = resource_version;
-    answer.resource_version_seen = true;
   }
   if (inputs.clock && answer.now_ms != world.now_ms) {
     answer.now_ms = world.now_ms;
@@ -84,7 +79,7 @@ ActorAnswers::Answer& ActorAnswers::current(std::size_t actor, const World& worl
 void ActorAnswers::forget() {
   for (Answer& answer : answers_) {
     answer.known = false;
-    answer.resource_version_seen = false;
+    answer.resource_version.reset();
   }
 }
 

@@ -32,14 +32,12 @@ class ActorAnswers {
   struct Answer {
     std::string actor;   // its name, and what it declared it reads
     ActorInputs inputs;
-    std::array<Kind, kKindCount> kinds{};   // the kinds inputs.objects names, in Kind order
-    std::size_t kind_count = 0;
     bool known = false;   // false: nothing below was given yet (or it was forgotten)
     std::array<Hash128, kKindCount> log_digests{};   // declared kinds only
-    // The resourceVersion at the last look in this run (a new run, whose history differs, cannot
-    // trust it): while it stays, no object changed and the digests need no look.
-    std::int64_t resource_version = 0;
-    bool resource_version_seen = false;
+    // The resourceVersion at the last look in this run (none: no look yet; a new run, whose
+    // history differs, cannot trust it): while it stays, no object changed and the digests need
+    // no look.
+    std::optional<std::int64_t> resource_version;
     std::int64_t now_ms = 0;
     CopyOnWrite<RayState> ray;
     CopyOnWrite<EnvironmentState> environment;
