@@ -145,7 +145,8 @@ class Controller {
   virtual ~Controller() = default;
   virtual std::string_view name() const = 0;
   virtual ReleaseEnvironment environment() const = 0;
-  virtual Watches watches() const = 0;
+  // Built once: a simulation keeps the reference for its lifetime.
+  virtual const Watches& watches() const = 0;
   virtual ReconcileResult reconcile(const Request& request, Clients& clients) = 0;
   // The persisted jobDeploymentStatus edges (from, to) the model declares legal, for the
   // legal-transition invariant; empty when the model declares none.

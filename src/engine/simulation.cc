@@ -78,7 +78,7 @@ void reuse_as(Step& step, StepKind kind) {
 
 World Simulation::initial_world(const Controller& controller) {
   const ReleaseEnvironment environment = controller.environment();
-  const Watches watches = controller.watches();
+  const Watches& watches = controller.watches();
   World world;
   world.process.queue = WorkQueue(environment.queue);
   for (Kind kind : cached_kinds(watches)) {
@@ -94,11 +94,24 @@ Simulation::Simulation(World world, Controller& controller, std::vector<const Ac
       environment_(controller.environment()),
       watches_(controller.watches()),
       actors_(std::move(actors)),
-      chooser_(chooser),
+      chooser_(&chooser),
       sink_(sink),
       faults_(faults),
       limits_(limits),
       built_(sink.reads()) {}
+
+void Simulation::start_over(World world, Chooser& chooser) {
+  world_ = std::move(world);
+  chooser_ = &chooser;
+  next_seq_ = 0;
+  stop_requested_ = false;
+  if (remembered_answers_) {
+    remember_answers_in(*remembered_answers_);   // a new run: see ActorAnswers::adopt
+  } else {
+    own_answers_ = ActorAnswers();
+    own_answers_fitted_ = false;
+  }
+}
 
 void Simulation::remember_answers_in(ActorAnswers& answers) {
   assert(world_.api.takes_digests() && "rjsim bug: answers kept across runs are told apart by the logs' digests");
@@ -263,7 +276,7 @@ void Simulation::step(std::span<const Step> steps) {
   for (StepObserver* observer : observers_) observer->before_step(world_, steps);
   step_events_.clear();
   const std::int64_t first_seq = next_seq_;
-  StepContext context(world_, chooser_, next_seq_, step_events_, built_);
+  StepContext context(world_, *chooser_, next_seq_, step_events_, built_);
   std::vector<StepOption>& options = option_buffer_;
   options.clear();
   for (const Step& step : steps) options.push_back(step.option());
@@ -281,7 +294,7 @@ void Simulation::run_as_step(const std::function<void(StepContext&)>& apply_step
   for (StepObserver* observer : observers_) observer->before_step(world_, {});
   step_events_.clear();
   const std::int64_t first_seq = next_seq_;
-  StepContext context(world_, chooser_, next_seq_, step_events_, built_);
+  StepContext context(world_, *chooser_, next_seq_, step_events_, built_);
   apply_step(context);
   ++world_.steps;
   finish_step(first_seq);

@@ -134,6 +134,13 @@ class Simulation {
     return world_;
   }
   std::int64_t events_emitted() const { return next_seq_; }
+  // Starts another run on this simulation, from `world` under `chooser`, which must outlive it:
+  // events are numbered from 0 again and no stop is pending. The controller, actors, sink,
+  // observers, budget, limits and settings stay, and so do the answers kept in
+  // remember_answers_in (its own are dropped). Exhaustive exploration makes thousands of runs a
+  // few steps long: building a simulation for each, and growing the buffers its steps reuse
+  // again, was a twentieth of them.
+  void start_over(World world, Chooser& chooser);
   // Numbers the next event `seq`: a simulation that continues a run from a copy of its world
   // (exhaustive exploration forks runs) goes on with that run's numbering.
   void continue_numbering_from(std::int64_t seq) { next_seq_ = seq; }
@@ -183,9 +190,9 @@ class Simulation {
   World world_;
   Controller& controller_;
   ReleaseEnvironment environment_;
-  Watches watches_;
+  const Watches& watches_;
   std::vector<const Actor*> actors_;
-  Chooser& chooser_;
+  Chooser* chooser_;   // never null
   events::EventSink& sink_;
   FaultBudget faults_;
   Limits limits_;

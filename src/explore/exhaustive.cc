@@ -90,9 +90,10 @@ RunOptions search_run(PrefixChooser& chooser, const ExhaustiveOptions& options) 
 
 // A violating run continued from a fork reports the continuation only: run its schedule again
 // from time 0 for the whole report.
-RunReport whole_run(const engine::Scenario& scenario, const ExhaustiveOptions& options, const Schedule& schedule) {
+RunReport whole_run(ScenarioRunner& runner, const engine::Scenario& scenario, const ExhaustiveOptions& options,
+                    const Schedule& schedule) {
   PrefixChooser chooser(schedule, scenario.seed);
-  return run_scenario(scenario, search_run(chooser, options));
+  return runner.run(search_run(chooser, options));
 }
 
 }  // namespace
@@ -102,6 +103,7 @@ ExhaustiveReport explore_exhaustively(const engine::Scenario& scenario, const Ex
   std::unordered_set<std::uint64_t> visited;   // membership only: its order never reaches output
   engine::FingerprintMemo memo;                 // consecutive states share most of their parts
   engine::ActorAnswers answers;                 // consecutive runs share most of the actors' inputs
+  ScenarioRunner runner(scenario, options.controller);
   std::vector<Node> stack = {Node{}};
   while (!stack.empty()) {
     if ((options.max_runs && report.runs >= *options.max_runs) || (options.out_of_time && options.out_of_time())) {
@@ -126,14 +128,14 @@ ExhaustiveReport explore_exhaustively(const engine::Scenario& scenario, const Ex
         forks.push_back(std::make_shared<const Fork>(Fork{std::move(snapshot), chooser.names(), chooser.taken().size()}));
       };
     }
-    RunReport result = run_scenario(scenario, run);
+    RunReport result = runner.run(run);
     ++report.runs;
     report.steps += result.steps - (run.resume_from ? run.resume_from->world.steps : 0);
     report.max_depth = std::max<std::int64_t>(report.max_depth, static_cast<std::int64_t>(chooser.taken().size()));
     report.distinct_states = static_cast<std::int64_t>(visited.size());
     const bool violated = !result.violations.empty();
     if (violated) {
-      if (run.resume_from) result = whole_run(scenario, options, chooser.taken());
+      if (run.resume_from) result = whole_run(runner, scenario, options, chooser.taken());
       report.failures.push_back(ExhaustiveFailure{chooser.taken(), std::move(result), report.runs - 1});
     }
     if (options.on_run) options.on_run(report);

@@ -64,27 +64,36 @@ class TransitionSink final : public events::EventSink {
 // Puts the checker's verdicts into the log as `invariant.violated` effects, right after the step
 // that broke the invariant (or at the end, for liveness), so that a replay compares them too.
 // The checker itself only observes; this is the driver writing down what it said.
+// One recorder serves every run of a simulation that starts over: start() gives it the run's.
 class VerdictRecorder final : public StepObserver {
  public:
-  VerdictRecorder(checks::InvariantChecker& checker, Simulation& simulation, const RunOptions& options)
-      : checker_(checker), simulation_(simulation), options_(options) {}
+  explicit VerdictRecorder(Simulation& simulation) : simulation_(simulation) {}
+
+  // A run from its start, or (resume) from a snapshot. `checker` and `options` must outlive it.
+  void start(checks::InvariantChecker& checker, const RunOptions& options) {
+    checker_ = &checker;
+    options_ = &options;
+    recorded_ = 0;
+    resumed_at_steps_ = -1;
+  }
 
   // A snapshot is taken before a step only when the step can make a decision: a run continues
   // from the snapshot before the step of its last decision, so the others would never be used
   // (they were 6 in 7). None before a step the driver runs itself (scenario set-up: continuing
   // skips it) or at the point the run itself continued from (that snapshot exists).
   void before_step(const World& world, std::span<const engine::Step> steps) override {
-    if (!options_.on_snapshot || steps.empty() || world.steps == resumed_at_steps_) return;
+    if (!options_->on_snapshot || steps.empty() || world.steps == resumed_at_steps_) return;
     if (steps.size() == 1 && !engine::may_decide_within(steps.front().kind)) return;
     // Made in place (C++20 aggregate initialization from parentheses): no temporary to destroy.
-    options_.on_snapshot(std::make_shared<const RunSnapshot>(world, simulation_.events_emitted(), checker_, recorded_));
+    options_->on_snapshot(std::make_shared<const RunSnapshot>(world, simulation_.events_emitted(), *checker_, recorded_));
   }
-  events::EventTypes reads() const override { return checker_.reads(); }
+  // InvariantChecker::reads(), for every checker: known before start() gives it one.
+  events::EventTypes reads() const override { return checks::History::reads(); }
   void after_step(const World& world, const engine::StepLog& step) override {
-    checker_.after_step(world, step);
+    checker_->after_step(world, step);
     record_new_violations();
-    if (options_.stop_at_violation && recorded_ > 0) simulation_.stop();
-    if (options_.stop_when && options_.stop_when(world)) simulation_.stop();
+    if (options_->stop_at_violation && recorded_ > 0) simulation_.stop();
+    if (options_->stop_when && options_->stop_when(world)) simulation_.stop();
   }
   // Continues from a snapshot: its count of violations already logged, and where it was taken.
   void resume(const RunSnapshot& snapshot) {
@@ -92,13 +101,13 @@ class VerdictRecorder final : public StepObserver {
     resumed_at_steps_ = snapshot.world.steps;
   }
   void finish(const World& world, RunEnd end) {
-    checker_.finish(world, end);
+    checker_->finish(world, end);
     record_new_violations();
   }
 
  private:
   void record_new_violations() {
-    const std::vector<checks::Violation>& found = checker_.violations();
+    const std::vector<checks::Violation>& found = checker_->violations();
     for (; recorded_ < found.size(); ++recorded_) {
       const checks::Violation& violation = found[recorded_];
       Event event;
@@ -111,9 +120,9 @@ class VerdictRecorder final : public StepObserver {
     }
   }
 
-  checks::InvariantChecker& checker_;
   Simulation& simulation_;
-  const RunOptions& options_;
+  checks::InvariantChecker* checker_ = nullptr;
+  const RunOptions* options_ = nullptr;
   std::size_t recorded_ = 0;
   std::int64_t resumed_at_steps_ = -1;   // world.steps of the snapshot the run continued from
 };
@@ -188,53 +197,116 @@ std::string outcome_of(RunEnd end, bool violated) {
   return violated ? "violation" : "pass";
 }
 
+std::unique_ptr<Controller> model_named(const Scenario& scenario, const std::string& controller) {
+  const std::string& name = controller.empty() ? scenario.controller : controller;
+  std::unique_ptr<Controller> model = models::make_model(name);
+  if (!model) {
+    throw UnknownController(
+        fmt::format("no model named \"{}\" (models: {})", name, fmt::join(models::model_names(), ", ")));
+  }
+  return model;
+}
+
 }  // namespace
 
-RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
-  const std::string controller_name =
-      options.controller.empty() ? scenario.controller : options.controller;
-  std::unique_ptr<Controller> model = models::make_model(controller_name);
-  if (!model) {
-    throw UnknownController(fmt::format("no model named \"{}\" (models: {})", controller_name,
-                                        fmt::join(models::model_names(), ", ")));
+// The model, and the actors built from the scenario (they read the model's release).
+struct ScenarioRunner::Parts {
+  Parts(const Scenario& scenario, std::unique_ptr<Controller> controller)
+      : model(std::move(controller)), environment(scenario, model->environment().ray_cluster_readiness) {}
+  std::unique_ptr<Controller> model;
+  Environment environment;
+};
+
+// A simulation of the scenario with the sinks and the verdict recorder its runs report through.
+struct ScenarioRunner::Simulated {
+  Simulated(const Scenario& scenario, Parts& parts, World world, Chooser& chooser, const RunOptions& options)
+      : sink(sinks_for(options)),
+        simulation(std::move(world), *parts.model, parts.environment.actors(), chooser, sink,
+                   options.faults ? scenario.faults : FaultBudget{},
+                   Limits{.steps = scenario.limits.steps, .time_ms = scenario.limits.time_ms}),
+        verdicts(simulation),
+        faults(options.faults),
+        answers(options.actor_answers) {
+    if (options.actor_answers) simulation.remember_answers_in(*options.actor_answers);
+    simulation.set_dashboard(&parts.environment.ray);
+    simulation.set_operator_settings(&scenario.world.operator_settings);
+    simulation.add_observer(&verdicts);
+    for (StepObserver* observer : options.observers) simulation.add_observer(observer);
   }
+
+  // Whether a run with `options` may start over on this simulation: exploration's fast path
+  // (nothing but the transitions and the verdicts read the run) with the same fault budget and
+  // the same kept answers. Other runs get a simulation of their own.
+  bool serves(const RunOptions& options) const {
+    return is_fast_path(options) && options.faults == faults && options.actor_answers == answers;
+  }
+  static bool is_fast_path(const RunOptions& options) {
+    return !options.hash_log && !options.keep_events && options.sinks.empty() && options.observers.empty();
+  }
+
+  std::vector<events::EventSink*> sinks_for(const RunOptions& options) {
+    std::vector<events::EventSink*> sinks = {&transitions};
+    if (options.hash_log) sinks.push_back(&hash);
+    if (options.keep_events) sinks.push_back(&memory);
+    sinks.insert(sinks.end(), options.sinks.begin(), options.sinks.end());
+    return sinks;
+  }
+
+  events::MemorySink memory;
+  HashSink hash;
+  TransitionSink transitions;
+  events::TeeSink sink;
+  Simulation simulation;
+  VerdictRecorder verdicts;
+  bool faults;                    // what it was built for (serves)
+  ActorAnswers* answers;
+};
+
+ScenarioRunner::ScenarioRunner(const Scenario& scenario, const std::string& controller)
+    : scenario_(scenario), parts_(std::make_unique<Parts>(scenario, model_named(scenario, controller))) {}
+
+ScenarioRunner::~ScenarioRunner() = default;
+
+RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
+  return ScenarioRunner(scenario, options.controller).run(options);
+}
+
+ScenarioRunner::Simulated& ScenarioRunner::simulated_for(const RunOptions& options, World world, Chooser& chooser,
+                                                         std::unique_ptr<Simulated>& own) {
+  if (last_ && last_->serves(options)) {
+    last_->transitions.transitions.clear();
+    last_->simulation.start_over(std::move(world), chooser);
+    return *last_;
+  }
+  auto simulated = std::make_unique<Simulated>(scenario_, *parts_, std::move(world), chooser, options);
+  std::unique_ptr<Simulated>& keeper = Simulated::is_fast_path(options) ? last_ : own;
+  keeper = std::move(simulated);
+  return *keeper;
+}
+
+RunReport ScenarioRunner::run(const RunOptions& options) {
+  const Scenario& scenario = scenario_;
+  const Controller* model = parts_->model.get();
   const std::uint64_t seed = options.seed.value_or(scenario.seed);
   DefaultChooser fault_free(seed);
   RandomChooser random(seed);
   Chooser& chooser = options.chooser ? *options.chooser
                      : options.faults ? static_cast<Chooser&>(random)
                                       : static_cast<Chooser&>(fault_free);
-  const FaultBudget faults = options.faults ? scenario.faults : FaultBudget{};
-
-  Environment environment(scenario, model->environment().ray_cluster_readiness);
-  events::MemorySink memory;
-  HashSink hash;
-  TransitionSink transitions;
-  std::vector<events::EventSink*> sinks = {&transitions};
-  if (options.hash_log) sinks.push_back(&hash);
-  if (options.keep_events) sinks.push_back(&memory);
-  sinks.insert(sinks.end(), options.sinks.begin(), options.sinks.end());
-  events::TeeSink sink(sinks);
-
-  Limits limits;
-  limits.steps = scenario.limits.steps;
-  limits.time_ms = scenario.limits.time_ms;
   const RunSnapshot* resume = options.resume_from.get();
-  Simulation simulation(resume ? resume->world : initial_world(*model, options), *model, environment.actors(),
-                        chooser, sink, faults, limits);
+  std::unique_ptr<Simulated> own;
+  Simulated& simulated =
+      simulated_for(options, resume ? resume->world : initial_world(*model, options), chooser, own);
+  Simulation& simulation = simulated.simulation;
   assert(simulation.world().api.takes_digests() == options.fingerprintable &&
          "rjsim bug: a run continued from a snapshot taken with other digest settings");
-  if (options.actor_answers) simulation.remember_answers_in(*options.actor_answers);
   simulation.check_reused_answers(options.check_reused_answers);
-  simulation.set_dashboard(&environment.ray);
-  simulation.set_operator_settings(&scenario.world.operator_settings);
   // A continued run goes on with the checks' memory of the steps before it.
   checks::InvariantChecker checker =
       resume ? resume->checker
              : checks::InvariantChecker(scenario.invariants, model->transition_table(), scenario.limits.eventually_ms);
-  VerdictRecorder verdicts(checker, simulation, options);
-  simulation.add_observer(&verdicts);
-  for (StepObserver* observer : options.observers) simulation.add_observer(observer);
+  VerdictRecorder& verdicts = simulated.verdicts;
+  verdicts.start(checker, options);
   if (resume) {
     simulation.continue_numbering_from(resume->events_emitted);
     verdicts.resume(*resume);
@@ -253,8 +325,8 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   report.steps = simulation.world().steps;
   report.virtual_ms = simulation.world().now_ms;
   report.events = simulation.events_emitted() - (resume ? resume->events_emitted : 0);
-  if (options.hash_log) report.log_hash = hash.hasher.hex();
-  report.transitions = std::move(transitions.transitions);
+  if (options.hash_log) report.log_hash = simulated.hash.hasher.hex();
+  report.transitions = std::move(simulated.transitions.transitions);
   if (options.judge_expectations) {
     for (const RayJob& rayjob : scenario.rayjobs) {
       report.final[rayjob.metadata.name] = final_state_of(simulation.world(), rayjob);
@@ -264,7 +336,7 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
     report.violations.push_back(ViolationReport{violation.seq, violation.invariant, violation.message});
   }
   report.outcome = outcome_of(end, !report.violations.empty());
-  if (options.keep_events) report.event_log = std::move(memory.events);
+  if (options.keep_events) report.event_log = std::move(simulated.memory.events);
   if (options.judge_expectations) {
     const bool judge_outcome = !scenario.has_faults && !options.faults;
     report.unmet = unmet_expectations(scenario.expect, report, judge_outcome);

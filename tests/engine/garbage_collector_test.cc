@@ -132,7 +132,10 @@ class IdleController final : public Controller {
     environment.panic_kills_process = false;
     return environment;
   }
-  Watches watches() const override { return Watches{}; }
+  const Watches& watches() const override {
+    static const Watches none;
+    return none;
+  }
   ReconcileResult reconcile(const Request&, Clients&) override { return ReconcileResult::done(); }
 };
 

@@ -14,15 +14,13 @@ class LambdaController final : public engine::Controller {
 
   LambdaController(Body body, engine::ReleaseEnvironment environment = {},
                    std::vector<engine::Kind> owns = {engine::Kind::RayCluster})
-      : body_(std::move(body)), environment_(environment), owns_(std::move(owns)) {}
+      : body_(std::move(body)), environment_(environment) {
+    watches_.owns = std::move(owns);
+  }
 
   std::string_view name() const override { return "test-lambda"; }
   engine::ReleaseEnvironment environment() const override { return environment_; }
-  engine::Watches watches() const override {
-    engine::Watches watches;
-    watches.owns = owns_;
-    return watches;
-  }
+  const engine::Watches& watches() const override { return watches_; }
   engine::ReconcileResult reconcile(const engine::Request& request, engine::Clients& clients) override {
     ++reconciles;
     return body_(request, clients);
@@ -33,7 +31,7 @@ class LambdaController final : public engine::Controller {
  private:
   Body body_;
   engine::ReleaseEnvironment environment_;
-  std::vector<engine::Kind> owns_;
+  engine::Watches watches_;
 };
 
 // The environment of KubeRay 1.7's release (priority queue, RealFIFO, panics recovered).

@@ -316,7 +316,7 @@ ReleaseEnvironment RayJobReconciler::environment() const {
 }
 
 // SetupWithManager (RJC:L480-487); Job cache filter (main.go:L179-189).
-Watches RayJobReconciler::watches() const { return shared::rayjob_watches(); }
+const Watches& RayJobReconciler::watches() const { return shared::rayjob_watches(); }
 
 // Reconcile (RJC:L75-339): one pipeline, each step ending the pass or going on.
 ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& clients) {

@@ -426,7 +426,7 @@ ReleaseEnvironment RayJobReconciler::environment() const {
 }
 
 // SetupWithManager (RJC:L518-534); Job cache filter (main.go:L231-240).
-Watches RayJobReconciler::watches() const { return shared::rayjob_watches(); }
+const Watches& RayJobReconciler::watches() const { return shared::rayjob_watches(); }
 
 // Reconcile (RJC:L74-336).
 ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& clients) {

@@ -867,14 +867,15 @@ ReleaseEnvironment RayJobReconciler::environment() const {
   return environment;
 }
 
-Watches RayJobReconciler::watches() const {
-  Watches watches;   // SetupWithManager (RJC:L864-881); cache selectors (internal/managercache/cache.go:L18-38)
-  watches.for_kind = Kind::RayJob;
-  watches.owns = {Kind::RayCluster, Kind::Service, Kind::Job};
+const Watches& RayJobReconciler::watches() const {
+  // SetupWithManager (RJC:L864-881); cache selectors (internal/managercache/cache.go:L18-38).
   // Pods are selected by `ray.io/node-type in (head, worker, redis-cleanup)`; rjsim's selector
   // holds one value and the model lists only head Pods.
-  watches.cache_selectors = {{Kind::Job, LabelSelector{kKubernetesCreatedByLabelKey, kComponentName}},
-                             {Kind::Pod, LabelSelector{kRayNodeTypeLabelKey, "head"}}};
+  static const Watches watches{
+      .for_kind = Kind::RayJob,
+      .owns = {Kind::RayCluster, Kind::Service, Kind::Job},
+      .cache_selectors = {{Kind::Job, LabelSelector{kKubernetesCreatedByLabelKey, kComponentName}},
+                          {Kind::Pod, LabelSelector{kRayNodeTypeLabelKey, "head"}}}};
   return watches;
 }
 

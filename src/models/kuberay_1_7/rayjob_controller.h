@@ -22,7 +22,7 @@ class RayJobReconciler final : public engine::Controller {
  public:
   std::string_view name() const override { return kModelName; }
   engine::ReleaseEnvironment environment() const override;
-  engine::Watches watches() const override;
+  const engine::Watches& watches() const override;
   engine::ReconcileResult reconcile(const engine::Request& request, engine::Clients& clients) override;
   // The persisted deploymentStatus edges of v1.7.0 (reference §1.13).
   std::vector<std::pair<std::string, std::string>> transition_table() const override;

@@ -50,11 +50,11 @@ ReleaseEnvironment legacy_release_environment() {
   return environment;
 }
 
-Watches rayjob_watches() {
-  Watches watches;
-  watches.for_kind = Kind::RayJob;
-  watches.owns = {Kind::RayCluster, Kind::Service, Kind::Job};
-  watches.cache_selectors = {{Kind::Job, LabelSelector{"app.kubernetes.io/created-by", "kuberay-operator"}}};
+const Watches& rayjob_watches() {
+  static const Watches watches{
+      .for_kind = Kind::RayJob,
+      .owns = {Kind::RayCluster, Kind::Service, Kind::Job},
+      .cache_selectors = {{Kind::Job, LabelSelector{"app.kubernetes.io/created-by", "kuberay-operator"}}}};
   return watches;
 }
 

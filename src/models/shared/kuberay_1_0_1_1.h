@@ -34,6 +34,6 @@ engine::Error transport_error(const engine::DashboardResponse& response);
 // The legacy queue, DeltaFIFO, workers once the caches synced, panics that kill the process.
 engine::ReleaseEnvironment legacy_release_environment();
 // For(RayJob), Owns(RayCluster, Service, Job); Jobs cached only with the created-by label.
-engine::Watches rayjob_watches();
+const engine::Watches& rayjob_watches();
 
 }  // namespace rjsim::models::shared

@@ -4,10 +4,8 @@ namespace rjsim::models::toy {
 
 using namespace rjsim::engine;
 
-Watches ToyController::watches() const {
-  Watches watches;
-  watches.for_kind = Kind::RayJob;
-  watches.owns = {Kind::RayCluster};
+const Watches& ToyController::watches() const {
+  static const Watches watches{.for_kind = Kind::RayJob, .owns = {Kind::RayCluster}, .cache_selectors = {}};
   return watches;
 }
 

@@ -19,7 +19,7 @@ class ToyController final : public engine::Controller {
 
   std::string_view name() const override { return "kernel-toy"; }
   engine::ReleaseEnvironment environment() const override { return environment_; }
-  engine::Watches watches() const override;
+  const engine::Watches& watches() const override;
   engine::ReconcileResult reconcile(const engine::Request& request, engine::Clients& clients) override;
 
  private:
