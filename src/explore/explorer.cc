@@ -97,11 +97,12 @@ class Search {
   }
 
   void work() {
+    ScenarioRunner runner(scenario_, options_.controller);   // one per thread: its runs start over
     while (true) {
       const std::int64_t local = next_local_.fetch_add(1);
       const std::int64_t index = options_.shard_index + local * options_.shard_count;
       if (local >= budget_ || index >= stop_before_.load() || out_of_time()) return;
-      record(run_schedule(index));
+      record(run_schedule(runner, index));
     }
   }
 
@@ -162,7 +163,7 @@ class Search {
     return options_.time_ms && seconds_since(started_) * 1000.0 >= static_cast<double>(*options_.time_ms);
   }
 
-  ScheduleResult run_schedule(std::int64_t index) {
+  ScheduleResult run_schedule(ScenarioRunner& runner, std::int64_t index) {
     ScheduleResult result;
     result.index = index;
     result.seed = schedule_seed(options_.seed, index);
@@ -182,7 +183,7 @@ class Search {
     run.seed = result.seed;
     run.controller = options_.controller;
     run.stop_at_violation = !options_.all;
-    result.report = run_scenario(scenario_, run);
+    result.report = runner.run(run);
     result.schedule = recording.take();
     result.execution = schedule_hash(result.schedule);
     return result;

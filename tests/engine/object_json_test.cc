@@ -392,6 +392,29 @@ TEST_CASE("a merge patch sets fields, null deletes them, and a bad patch leaves 
   CHECK(object == before);
 }
 
+TEST_CASE("a suspend patch, set in place, gives what the JSON round trip of any other patch gives") {
+  for (const bool suspend : {true, false}) {
+    CAPTURE(suspend);
+    const json patch = {{"spec", {{"suspend", suspend}}}};
+    for (RayJob rayjob : {full_rayjob(), RayJob{}}) {
+      rayjob.spec.edit().suspend = !suspend;
+      json merged = to_json(Object{rayjob});
+      merged.merge_patch(patch);
+      Object patched = rayjob;
+      apply_merge_patch(patched, patch);
+      CHECK(patched == object_from_json(merged, Kind::RayJob));
+      CHECK(std::get<RayJob>(patched).spec->suspend == suspend);
+    }
+  }
+  // Beside another field, or with a value that is not a bool, the patch takes the round trip.
+  Object both = full_rayjob();
+  apply_merge_patch(both, json::parse(R"({"spec": {"suspend": true, "entrypoint": "x"}})"));
+  CHECK(std::get<RayJob>(both).spec->entrypoint == "x");
+  CHECK(std::get<RayJob>(both).spec->suspend);
+  Object cluster = full_raycluster();
+  CHECK_THROWS_AS(apply_merge_patch(cluster, json::parse(R"({"spec": {"suspend": 1}})")), ObjectFormatError);
+}
+
 TEST_CASE("JSON paths quote keys that are not identifiers") {
   CHECK(json_path_key("", "spec") == "spec");
   CHECK(json_path_key("spec", "rayClusterSpec") == "spec.rayClusterSpec");
