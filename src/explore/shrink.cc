@@ -23,7 +23,8 @@ namespace {
 class Shrinker {
  public:
   Shrinker(const engine::Scenario& scenario, const RunOptions& base, std::string invariant, std::int64_t max_runs)
-      : scenario_(scenario), base_(base), invariant_(std::move(invariant)), max_runs_(max_runs) {}
+      : scenario_(scenario), base_(base), invariant_(std::move(invariant)), max_runs_(max_runs),
+        runner_(scenario, base.controller) {}
 
   bool budget_left() const { return result_.runs < max_runs_; }
   const Schedule& best() const { return result_.schedule; }
@@ -39,7 +40,7 @@ class Shrinker {
     options.seed = base_.seed;
     options.controller = base_.controller;
     options.stop_at_violation = stops_at_violation();
-    RunReport report = run_scenario(scenario_, options);
+    RunReport report = runner_.run(options);
     if (!fails(report)) {
       last_passing_ = std::move(report);
       return false;
@@ -79,6 +80,7 @@ class Shrinker {
   RunOptions base_;
   std::string invariant_;
   std::int64_t max_runs_;
+  ScenarioRunner runner_;   // the candidates' runs start over on one simulation
   ShrinkResult result_;
   bool have_best_ = false;
   RunReport last_passing_;   // the last candidate run that did not fail
