@@ -25,8 +25,10 @@ class InvariantChecker final : public engine::StepObserver {
                    std::vector<std::pair<std::string, std::string>> transition_table,
                    std::int64_t eventually_ms);
 
+  // The event types every checker reads (the same for all: a driver may ask before it has one).
+  static events::EventTypes types_read() { return History::reads(); }
   // StepObserver: folds the step in and judges the selected safety invariants.
-  events::EventTypes reads() const override { return History::reads(); }
+  events::EventTypes reads() const override { return types_read(); }
   void after_step(const engine::World& world, const engine::StepLog& step) override;
   // Judges the selected liveness invariants on the final world; `end` says how the run ended
   // (no-stuck-state is judged only on a quiescent end). Call once, after the last step.

@@ -87,8 +87,8 @@ class VerdictRecorder final : public StepObserver {
     // Made in place (C++20 aggregate initialization from parentheses): no temporary to destroy.
     options_->on_snapshot(std::make_shared<const RunSnapshot>(world, simulation_.events_emitted(), *checker_, recorded_));
   }
-  // InvariantChecker::reads(), for every checker: known before start() gives it one.
-  events::EventTypes reads() const override { return checks::History::reads(); }
+  // The checker's, known before start() gives it one.
+  events::EventTypes reads() const override { return checks::InvariantChecker::types_read(); }
   void after_step(const World& world, const engine::StepLog& step) override {
     checker_->after_step(world, step);
     record_new_violations();
