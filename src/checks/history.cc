@@ -89,6 +89,11 @@ void StepFacts::clear() {
   deleted.clear();
 }
 
+bool StepFacts::empty() const {
+  return transitions.empty() && clusters_created.empty() && submitted.empty() && started.empty() &&
+         finished.empty() && panics.empty() && deleted.empty();
+}
+
 const RayJobHistory* History::find(std::string_view ref) const {
   const int index = find_index(ref);
   return index < 0 ? nullptr : &*rayjobs_[static_cast<std::size_t>(index)];

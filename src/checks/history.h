@@ -150,6 +150,8 @@ struct StepFacts {
   std::vector<ModelPanic> panics;
   std::vector<int> deleted;      // RayJobs gone from the API server in this step
   void clear();
+  // True when the step added nothing to judge (most steps).
+  bool empty() const;
 };
 
 // jobStatus values (kuberay-rayjob §2.1).

@@ -1,5 +1,6 @@
 // The invariants of DESIGN §5 as data: each has its stable name and up to two judgements, one
-// after every step (safety: it reads what the step added) and one at the end of the run
+// after every step (safety: it judges what the step added, StepFacts, so it is not asked after a
+// step that added nothing) and one at the end of the run
 // (liveness: it reads the whole history and the final world). Judgements are plain functions of
 // the History, the World and the Settings; they report to a Reporter and change nothing else.
 // A Violation names the invariant, the seq of the step where it failed and the RayJob; its
@@ -81,7 +82,7 @@ using EndJudgement = void (*)(const EndView&, Reporter&);
 
 struct Invariant {
   std::string_view name;
-  StepJudgement after_step = nullptr;   // safety part, judged after every step
+  StepJudgement after_step = nullptr;   // safety part, judged after every step that added facts
   EndJudgement at_end = nullptr;        // liveness part, judged at the end of the run
 };
 

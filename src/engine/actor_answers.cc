@@ -40,8 +40,10 @@ void ActorAnswers::adopt(std::span<const Actor* const> actors) {
   for (std::size_t i = 0; same && i < actors.size(); ++i) same = answered_for(answers_[i], *actors[i]);
   if (same) {
     for (Answer& answer : answers_) answer.resource_version.reset();   // a new run
+    seen_.resource_version.reset();
     return;
   }
+  seen_ = Seen{};
   answers_.assign(actors.size(), Answer{});
   for (std::size_t i = 0; i < actors.size(); ++i) {
     answers_[i].actor = std::string(actors[i]->name());
@@ -49,10 +51,24 @@ void ActorAnswers::adopt(std::span<const Actor* const> actors) {
   }
 }
 
-ActorAnswers::Answer& ActorAnswers::current(std::size_t actor, const World& world) {
-  Answer& answer = answers_[actor];
+void ActorAnswers::refresh(const World& world) {
+  if (seen_unchanged(world)) return;
+  for (Answer& answer : answers_) {
+    if (!answer.inputs.whole_world) bring_up_to(answer, world);
+  }
+  seen_.resource_version = world.api.resource_version();
+  seen_.now_ms = world.now_ms;
+  keep_share(seen_.ray, world.ray);
+  keep_share(seen_.environment, world.environment);
+}
+
+bool ActorAnswers::seen_unchanged(const World& world) const {
+  return seen_.resource_version == world.api.resource_version() && seen_.now_ms == world.now_ms &&
+         seen_.ray.shares_value_with(world.ray) && seen_.environment.shares_value_with(world.environment);
+}
+
+void ActorAnswers::bring_up_to(Answer& answer, const World& world) {
   const ActorInputs& inputs = answer.inputs;
-  assert(!inputs.whole_world && "rjsim bug: the answers of an actor that reads the whole world are kept");
   bool changed = !answer.known;
   // Within one run, the same resourceVersion means that no object changed since the last look.
   const std::int64_t resource_version = world.api.resource_version();
@@ -73,7 +89,6 @@ ActorAnswers::Answer& ActorAnswers::current(std::size_t actor, const World& worl
     answer.has_work = false;
     answer.has_timer = false;
   }
-  return answer;
 }
 
 void ActorAnswers::forget() {
@@ -81,6 +96,7 @@ void ActorAnswers::forget() {
     answer.known = false;
     answer.resource_version.reset();
   }
+  seen_ = Seen{};
 }
 
 }  // namespace rjsim::engine

@@ -51,11 +51,13 @@ class ActorAnswers {
   // the same names and declared inputs, in the same order; otherwise started afresh.
   void adopt(std::span<const Actor* const> actors);
   const ActorInputs& inputs(std::size_t actor) const { return answers_[actor].inputs; }
-  // Actor `actor`'s answers, emptied first when what it reads in `world` is not what they were
-  // given for. Not for an actor that reads the whole world.
-  Answer& current(std::size_t actor, const World& world);
-  // Actor `actor`'s answers as current() last left them, for a caller that knows the world has
-  // not changed since (a listing asks an actor's work, then its timer).
+  // Brings the answers of every actor that does not read the whole world up to `world`: each is
+  // emptied when what it reads is not what it was given for. Within one run, when the parts any
+  // actor reads (resourceVersion, clock, Ray and environment shares) are those of the last
+  // call, no answer can have changed and none is looked at (most steps change none of them).
+  void refresh(const World& world);
+  // Actor `actor`'s answers as refresh() last left them, for a caller that knows the world has
+  // not changed since (a listing refreshes, then asks each actor's work and timer).
   Answer& checked(std::size_t actor) {
     assert(answers_[actor].known && "rjsim bug: answers used before they were checked against the world");
     return answers_[actor];
@@ -64,7 +66,21 @@ class ActorAnswers {
   void forget();
 
  private:
+  // Actor `actor`'s answers, emptied first when what it reads in `world` is not what they were
+  // given for.
+  void bring_up_to(Answer& answer, const World& world);
+
+  // What the last refresh() in this run saw (no resourceVersion: no refresh yet).
+  struct Seen {
+    std::optional<std::int64_t> resource_version;
+    std::int64_t now_ms = 0;
+    CopyOnWrite<RayState> ray;
+    CopyOnWrite<EnvironmentState> environment;
+  };
+  bool seen_unchanged(const World& world) const;
+
   std::vector<Answer> answers_;
+  Seen seen_;
 };
 
 }  // namespace rjsim::engine

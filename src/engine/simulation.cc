@@ -144,7 +144,8 @@ const std::vector<ActorWork>& Simulation::actor_work(std::size_t actor, std::vec
     actors_[actor]->enabled(world_, scratch);
     return scratch;
   }
-  ActorAnswers::Answer& answer = answers().current(actor, world_);
+  // list_enabled_steps refreshed the answers against this world.
+  ActorAnswers::Answer& answer = answers().checked(actor);
   if (!answer.has_work) {
     answer.work.clear();
     actors_[actor]->enabled(world_, answer.work);
@@ -157,7 +158,7 @@ const std::vector<ActorWork>& Simulation::actor_work(std::size_t actor, std::vec
 
 std::optional<std::int64_t> Simulation::actor_timer_ms(std::size_t actor) const {
   if (answers().inputs(actor).whole_world) return actors_[actor]->next_timer_ms(world_);
-  // actor_work(actor) checked the answers against this world earlier in the same listing.
+  // list_enabled_steps refreshed the answers against this world.
   ActorAnswers::Answer& answer = answers().checked(actor);
   if (!answer.has_timer) {
     answer.timer_ms = actors_[actor]->next_timer_ms(world_);
@@ -222,6 +223,7 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
 
   if (process.up && !process.pending_notifications.empty()) add(StepKind::notify);
 
+  answers().refresh(world_);
   for (std::size_t i = 0; i < actors_.size(); ++i) {
     for (const ActorWork& item : actor_work(i, work)) {
       Step& step = add(StepKind::actor);

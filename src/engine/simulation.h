@@ -176,7 +176,7 @@ class Simulation {
   // the actors' lists (buffers reused by run()). Slots past those are kept, not destroyed, so
   // that their strings' buffers serve the next listing.
   std::size_t list_enabled_steps(std::vector<Step>& slots, std::vector<ActorWork>& work) const;
-  // Only within a listing, after each actor's work was asked (it reuses that check of the answers).
+  // Only within a listing, after it refreshed the actors' answers against the world.
   std::optional<std::int64_t> next_timer_ms() const;
   // An actor's enabled work and next timer, reused while what it reads is unchanged.
   const std::vector<ActorWork>& actor_work(std::size_t actor, std::vector<ActorWork>& scratch) const;

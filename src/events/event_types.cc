@@ -29,9 +29,13 @@ bool EventTypes::contains(std::string_view type) const {
   if (all_) return true;
   if (type.empty()) return false;
   const auto first = static_cast<unsigned char>(type.front());
-  if ((first_bytes_[first / 64] & (std::uint64_t{1} << (first % 64))) == 0) return false;
-  return std::any_of(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(size_),
-                     [type](std::string_view entry) { return matches(entry, type); });
+  if ((first_byte_set_[first / 64] & (std::uint64_t{1} << (first % 64))) == 0) return false;
+  std::size_t i = 0;
+  while (first_bytes_[i] != first) ++i;   // in the set, so some entry begins with it
+  for (; i < size_ && first_bytes_[i] == first; ++i) {
+    if (matches(entries_[i], type)) return true;
+  }
+  return false;
 }
 
 EventTypes& EventTypes::add(const EventTypes& other) {
@@ -46,7 +50,7 @@ EventTypes& EventTypes::add(const EventTypes& other) {
   if (size > kMaxEntries) return *this = all();
   std::copy(merged.begin(), merged_end, entries_.begin());
   size_ = size;
-  for (std::size_t i = 0; i < first_bytes_.size(); ++i) first_bytes_[i] |= other.first_bytes_[i];
+  index();
   return *this;
 }
 
@@ -62,9 +66,17 @@ void EventTypes::insert(std::string_view entry) {
   std::move_backward(at, end, end + 1);
   *at = entry;
   ++size_;
-  if (!entry.empty()) {
-    const auto first = static_cast<unsigned char>(entry.front());
-    first_bytes_[first / 64] |= std::uint64_t{1} << (first % 64);
+  index();
+}
+
+void EventTypes::index() {
+  first_byte_set_ = {};
+  first_bytes_ = {};
+  for (std::size_t i = 0; i < size_; ++i) {
+    if (entries_[i].empty()) continue;   // matches no type (contains() rejects "" first)
+    const auto first = static_cast<unsigned char>(entries_[i].front());
+    first_bytes_[i] = first;
+    first_byte_set_[first / 64] |= std::uint64_t{1} << (first % 64);
   }
 }
 

@@ -40,8 +40,12 @@ class EventTypes {
   bool all_ = false;
   std::size_t size_ = 0;
   std::array<std::string_view, kMaxEntries> entries_{};   // the first size_, sorted, each once
-  // The first bytes of the entries, as a set: most types are told apart by their first byte.
-  std::array<std::uint64_t, 4> first_bytes_{};
+  // Most types are told apart by their first byte: the first bytes of the entries as a set, and
+  // each entry's (sorted entries that begin alike are neighbours, so a type is compared only
+  // with those). Both follow entries_ (index()).
+  std::array<std::uint64_t, 4> first_byte_set_{};
+  std::array<unsigned char, kMaxEntries> first_bytes_{};
+  void index();
 };
 
 }  // namespace rjsim::events
