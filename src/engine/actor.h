@@ -33,7 +33,10 @@ struct ActorWork {
 struct ActorInputs {
   bool whole_world = true;                       // anything: asked again at every listing
   std::array<bool, kKindCount> objects{};        // the API server's objects of these kinds
-  bool clock = false;                            // World::now_ms
+  // World::now_ms. Such an actor answers alike at every time from the one it was asked at up
+  // to its next timer, not including it: its work comes due only at the times next_timer_ms()
+  // names (and none when it names none), and no answer carries the time itself.
+  bool clock = false;
   bool ray_and_environment = false;              // World::ray and World::environment
   friend bool operator==(const ActorInputs&, const ActorInputs&) = default;
 

@@ -29,6 +29,14 @@ bool keep_log_digests(ActorAnswers::Answer& answer, const ApiServer& api) {
   return changed;
 }
 
+// True when answers given at answer.now_ms still hold at `now_ms`: an actor that reads the clock
+// answers alike up to its next timer (actor.h), so they do when its timer is known and not
+// reached yet (most clock steps advance to another actor's or the queue's timer).
+bool hold_until(const ActorAnswers::Answer& answer, std::int64_t now_ms) {
+  if (!answer.known || !answer.has_timer || now_ms < answer.now_ms) return false;
+  return !answer.timer_ms || now_ms < *answer.timer_ms;
+}
+
 bool answered_for(const ActorAnswers::Answer& answer, const Actor& actor) {
   return answer.actor == actor.name() && answer.inputs == actor.inputs();
 }
@@ -77,8 +85,8 @@ void ActorAnswers::bring_up_to(Answer& answer, const World& world) {
     answer.resource_version = resource_version;
   }
   if (inputs.clock && answer.now_ms != world.now_ms) {
+    changed = !hold_until(answer, world.now_ms) || changed;
     answer.now_ms = world.now_ms;
-    changed = true;
   }
   if (inputs.ray_and_environment) {
     changed = keep_share(answer.ray, world.ray) || changed;

@@ -2,7 +2,8 @@
 // it was given for (ActorInputs): per declared kind, the digest of the kind's watch log
 // (api_server.h: every change to a kind's objects appends to it); the clock; shares of the Ray
 // and environment state (copy_on_write.h: any change makes them values of their own). The
-// Simulation asks an actor again only when that key changed. A server that takes no digests
+// Simulation asks an actor again only when that key changed; a change of the clock alone counts
+// only when it reaches the actor's timer (actor.h: answers hold until then). A server that takes no digests
 // counts each log's events instead, which tells its objects apart within one run only; digests
 // tell them apart across runs, whose histories differ. So answers kept for a server that takes
 // digests may outlive a Simulation: exhaustive exploration keeps one ActorAnswers for all its
@@ -38,7 +39,7 @@ class ActorAnswers {
     // history differs, cannot trust it): while it stays, no object changed and the digests need
     // no look.
     std::optional<std::int64_t> resource_version;
-    std::int64_t now_ms = 0;
+    std::int64_t now_ms = 0;   // the clock at the last look (the answers hold from then to the timer)
     CopyOnWrite<RayState> ray;
     CopyOnWrite<EnvironmentState> environment;
     bool has_work = false;
@@ -73,7 +74,7 @@ class ActorAnswers {
   // What the last refresh() in this run saw (no resourceVersion: no refresh yet).
   struct Seen {
     std::optional<std::int64_t> resource_version;
-    std::int64_t now_ms = 0;
+    std::int64_t now_ms = 0;   // the clock at the last look (the answers hold from then to the timer)
     CopyOnWrite<RayState> ray;
     CopyOnWrite<EnvironmentState> environment;
   };

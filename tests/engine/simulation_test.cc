@@ -401,12 +401,13 @@ TEST_CASE("an event no reader reads is not built but takes its seq, so the other
   CHECK(static_cast<std::int64_t>(every_event.events.size()) == emitted);
 }
 
-// Counts the times it is asked what it could do; it offers "ready" from 1 s of virtual time on,
-// "head" once a Ray head exists and "acted" once a user action fired, and declares `inputs` as
-// what it reads.
+// Counts the times it is asked what it could do; it offers "ready" from 1 s of virtual time on
+// (and names that time as its timer unless told not to), "head" once a Ray head exists and
+// "acted" once a user action fired, and declares `inputs` as what it reads.
 class CountingActor final : public Actor {
  public:
-  explicit CountingActor(ActorInputs inputs) : inputs_(inputs) {}
+  explicit CountingActor(ActorInputs inputs, bool names_its_timer = true)
+      : inputs_(inputs), names_its_timer_(names_its_timer) {}
   std::string_view name() const override { return "counting"; }
   ActorInputs inputs() const override { return inputs_; }
   void enabled(const World& world, std::vector<ActorWork>& out) const override {
@@ -415,12 +416,16 @@ class CountingActor final : public Actor {
     if (!world.ray->heads.empty()) out.push_back({"head", "", 0});
     if (world.environment->actions_fired > 0) out.push_back({"acted", "", 0});
   }
-  std::optional<std::int64_t> next_timer_ms(const World&) const override { return std::nullopt; }
+  std::optional<std::int64_t> next_timer_ms(const World& world) const override {
+    if (names_its_timer_ && world.now_ms < 1'000) return 1'000;
+    return std::nullopt;
+  }
   void apply(const ActorWork&, StepContext&) const override {}
   mutable int asked = 0;
 
  private:
   ActorInputs inputs_;
+  bool names_its_timer_;
 };
 
 bool offers(const std::vector<Step>& steps, std::string_view what) {
@@ -484,6 +489,28 @@ TEST_CASE("an actor is asked again only when what it declares it reads changes")
   }
 }
 
+TEST_CASE("a clock reader's answers hold until its timer") {
+  models::toy::ToyController controller;
+  CountingActor actor(ActorInputs::objects_of({Kind::RayJob}).and_clock());
+  DefaultChooser chooser(1);
+  MemorySink sink;
+  Simulation simulation(Simulation::initial_world(controller), controller, {&actor}, chooser, sink, FaultBudget{});
+  // Nothing else can run, so the listing offers the clock and asks the actor for its timer.
+  const std::vector<Step> at_start = simulation.enabled_steps();
+  REQUIRE(at_start.size() == 1);
+  CHECK(at_start.front().kind == StepKind::clock);
+  CHECK(at_start.front().clock_to_ms == 1'000);
+  CHECK(actor.asked == 1);
+
+  simulation.run_as_step([](StepContext& context) { context.world().now_ms = 500; });
+  CHECK_FALSE(offers_ready(simulation.enabled_steps()));
+  CHECK(actor.asked == 1);   // before its timer: the answers hold
+
+  simulation.run_as_step([](StepContext& context) { context.world().now_ms = 1'000; });
+  CHECK(offers_ready(simulation.enabled_steps()));
+  CHECK(actor.asked == 2);   // its timer came: asked again
+}
+
 TEST_CASE("remembered actor answers serve a later simulation of a world that shares what they read") {
   models::toy::ToyController controller;
   CountingActor actor(ActorInputs::objects_of({Kind::RayJob}).and_clock());
@@ -530,25 +557,27 @@ TEST_CASE("remembered actor answers serve a later simulation of a world that sha
 }
 
 TEST_CASE("checking reused answers finds an actor that reads more than it declares") {
+  // It reads the clock: it must say so, and name the time its work comes due.
   for (const bool declares_clock : {true, false}) {
-    CAPTURE(declares_clock);
-    models::toy::ToyController controller;
-    const ActorInputs rayjobs = ActorInputs::objects_of({Kind::RayJob});
-    CountingActor actor(declares_clock ? rayjobs.and_clock() : rayjobs);   // it reads the clock
-    DefaultChooser chooser(1);
-    MemorySink sink;
-    FaultBudget faults;
-    faults.squash = true;
-    Simulation simulation(Simulation::initial_world(controller), controller, {&actor}, chooser, sink, faults);
-    simulation.check_reused_answers(true);
-    create_rayjob(simulation);
-    simulation.enabled_steps();
-    simulation.run_as_step([](StepContext& context) { context.world().now_ms = 1'000; });
-    if (declares_clock) {
-      CHECK_NOTHROW(simulation.enabled_steps());
-    } else {
-      CHECK_THROWS_WITH_AS(simulation.enabled_steps(), doctest::Contains("actor counting answered differently"),
-                           std::logic_error);
+    for (const bool names_its_timer : {true, false}) {
+      CAPTURE(declares_clock);
+      CAPTURE(names_its_timer);
+      models::toy::ToyController controller;
+      const ActorInputs rayjobs = ActorInputs::objects_of({Kind::RayJob});
+      CountingActor actor(declares_clock ? rayjobs.and_clock() : rayjobs, names_its_timer);
+      DefaultChooser chooser(1);
+      MemorySink sink;
+      Simulation simulation(Simulation::initial_world(controller), controller, {&actor}, chooser, sink,
+                            FaultBudget{});
+      simulation.check_reused_answers(true);
+      simulation.enabled_steps();   // nothing else can run: its timer is asked too
+      simulation.run_as_step([](StepContext& context) { context.world().now_ms = 1'000; });
+      if (declares_clock && names_its_timer) {
+        CHECK_NOTHROW(simulation.enabled_steps());
+      } else {
+        CHECK_THROWS_WITH_AS(simulation.enabled_steps(), doctest::Contains("actor counting answered differently"),
+                             std::logic_error);
+      }
     }
   }
 }
