@@ -66,7 +66,8 @@ class KubeClient {
   // Cached objects of a kind in a namespace whose labels include every pair of `labels`.
   virtual Error list(Kind kind, std::string_view namespace_, const StringMap& labels,
                      std::vector<Object>& out) = 0;
-  // Writes to the API server; on success `object` holds the server's reply (new rv).
+  // Writes to the API server; on success `object` holds the server's reply (new rv), and on an
+  // error it is left as given (client-go decodes no reply into it).
   virtual Error create(Object& object) = 0;
   virtual Error update(Object& object) = 0;
   virtual Error update_status(Object& object) = 0;
@@ -90,9 +91,10 @@ class KubeClient {
  private:
   template <class T>
   Error write_typed(T& typed, Error (KubeClient::*write)(Object&)) {
-    Object object = typed;
+    // Moved, not copied: a failed write leaves the object as given, so it comes back either way.
+    Object object = std::move(typed);
     Error err = (this->*write)(object);
-    if (!err) typed = std::get<T>(std::move(object));
+    typed = std::get<T>(std::move(object));
     return err;
   }
 };

@@ -1,8 +1,12 @@
 #include "engine/ray_dashboard.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
+#include <charconv>
 #include <optional>
+#include <string_view>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -73,6 +77,13 @@ struct Resolved {
   int head = -1;                         // its live head, when there is one
 };
 
+// Whether `text` is the port written in decimal (as the URL names it), without a string.
+bool port_text_is(int port, std::string_view text) {
+  std::array<char, 16> digits;
+  const auto [end, error] = std::to_chars(digits.data(), digits.data() + digits.size(), port);
+  return error == std::errc() && std::string_view(digits.data(), static_cast<std::size_t>(end - digits.data())) == text;
+}
+
 Resolved resolve(const World& world, std::string_view url) {
   Resolved resolved;
   for (std::string_view scheme : {"http://", "https://"}) {
@@ -93,7 +104,7 @@ Resolved resolve(const World& world, std::string_view url) {
   if (!service) return resolved;
   if (!port.empty()) {
     const bool serves_port = std::any_of(service->spec->ports.begin(), service->spec->ports.end(),
-                                         [&](const ServicePort& p) { return fmt::format("{}", p.port) == port; });
+                                         [&](const ServicePort& p) { return port_text_is(p.port, port); });
     if (!serves_port) return resolved;
   }
   const OwnerReference* owner = controller_owner(service->metadata);

@@ -1,6 +1,7 @@
 #include "engine/reconcile_context.h"
 
 #include <cassert>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -88,7 +89,8 @@ ReconcileContext::WriteFault ReconcileContext::choose_write_fault(bool conflict_
 }
 
 Error ReconcileContext::write(std::string_view verb, Kind kind, const ObjectMeta& request,
-                              bool conflict_possible, const std::function<WriteOutcome()>& write) {
+                              bool conflict_possible, Object* object,
+                              const std::function<WriteOutcome()>& write) {
   const WriteFault fault = choose_write_fault(conflict_possible, verb, kind, request);
   FaultsUsed& used = context_.world().faults_used;
   switch (fault) {
@@ -111,7 +113,10 @@ Error ReconcileContext::write(std::string_view verb, Kind kind, const ObjectMeta
     }
     case WriteFault::applied_then_timeout: {
       ++used.write_failures;
+      std::optional<Object> sent;
+      if (object) sent = *object;
       write();
+      if (sent) *object = std::move(*sent);   // no reply reached the caller
       context_.effect("api.reply_lost", "controller", object_ref(kind, request)).with("verb", verb);
       return Error(ErrorCode::timeout, "the server was unable to return a response in the time "
                                        "allotted, but may still be processing the request");
@@ -123,15 +128,15 @@ Error ReconcileContext::write(std::string_view verb, Kind kind, const ObjectMeta
 // The request's metadata is read before the write, or after it only for its kind, namespace and
 // name, which a write keeps: no copy of it is needed.
 Error ReconcileContext::create(Object& object) {
-  return write("create", kind_of(object), meta(object), false, [&] { return api_.create(object); });
+  return write("create", kind_of(object), meta(object), false, &object, [&] { return api_.create(object); });
 }
 
 Error ReconcileContext::update(Object& object) {
-  return write("update", kind_of(object), meta(object), true, [&] { return api_.update(object); });
+  return write("update", kind_of(object), meta(object), true, &object, [&] { return api_.update(object); });
 }
 
 Error ReconcileContext::update_status(Object& object) {
-  return write("update_status", kind_of(object), meta(object), true,
+  return write("update_status", kind_of(object), meta(object), true, &object,
                [&] { return api_.update_status(object); });
 }
 
@@ -141,7 +146,7 @@ Error ReconcileContext::remove(Kind kind, std::string_view namespace_, std::stri
   request.namespace_ = std::string(namespace_);
   request.name = std::string(name);
   if (const Object* truth = context_.world().api.find(kind, namespace_, name)) request = meta(*truth);
-  return write("delete", kind, request, false,
+  return write("delete", kind, request, false, nullptr,
                [&] { return api_.remove(kind, namespace_, name, propagation); });
 }
 

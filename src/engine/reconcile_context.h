@@ -62,9 +62,10 @@ class ReconcileContext final : public KubeClient, public Runtime, public Dashboa
   void advance_before_read(Kind kind);
   WriteFault choose_write_fault(bool conflict_possible, std::string_view verb, Kind kind,
                                 const ObjectMeta& request);
-  // Runs a write with the chosen fault: `write` performs the real write.
+  // Runs a write with the chosen fault: `write` performs the real write. A failed write leaves
+  // `object` (the one sent, if any) as given, even when the write happened but its reply was lost.
   Error write(std::string_view verb, Kind kind, const ObjectMeta& request, bool conflict_possible,
-              const std::function<WriteOutcome()>& write);
+              Object* object, const std::function<WriteOutcome()>& write);
 
   // Runs a dashboard call with an HTTP outcome chosen within the httpErrors budget: the call as
   // is, a 500, a timeout before it reached Ray, or (for calls that change Ray) a timeout after it

@@ -222,17 +222,15 @@ std::vector<std::string> WorkQueue::fire_due_timers(std::int64_t now_ms) {
 
 // waitingLoop (§3.2): pop every due entry in ready-time order and Add it, which may squash.
 std::vector<std::string> WorkQueue::legacy_fire_due_timers(std::int64_t now_ms) {
-  std::vector<Waiting> due;
-  std::ranges::copy_if(waiting_, std::back_inserter(due),
-                       [now_ms](const Waiting& w) { return w.ready_at_ms <= now_ms; });
-  std::erase_if(waiting_, [now_ms](const Waiting& w) { return w.ready_at_ms <= now_ms; });
+  std::vector<Waiting> due = take_due(now_ms);
   std::ranges::sort(due, [](const Waiting& a, const Waiting& b) {
     return std::tie(a.ready_at_ms, a.key) < std::tie(b.ready_at_ms, b.key);
   });
   std::vector<std::string> fired;
-  for (const Waiting& entry : due) {
+  fired.reserve(due.size());
+  for (Waiting& entry : due) {
     legacy_add(entry.key);
-    fired.push_back(entry.key);
+    fired.push_back(std::move(entry.key));
   }
   return fired;
 }
@@ -241,21 +239,36 @@ std::vector<std::string> WorkQueue::legacy_fire_due_timers(std::int64_t now_ms) 
 // descending, then counter), each with a fresh counter so that it is ordered by when it
 // became ready.
 std::vector<std::string> WorkQueue::priority_fire_due_timers(std::int64_t now_ms) {
-  std::vector<Waiting> due;
-  std::ranges::copy_if(waiting_, std::back_inserter(due),
-                       [now_ms](const Waiting& w) { return w.ready_at_ms <= now_ms; });
-  std::erase_if(waiting_, [now_ms](const Waiting& w) { return w.ready_at_ms <= now_ms; });
+  std::vector<Waiting> due = take_due(now_ms);
   std::ranges::sort(due, [](const Waiting& a, const Waiting& b) {
     if (a.ready_at_ms != b.ready_at_ms) return a.ready_at_ms < b.ready_at_ms;
     if (a.priority != b.priority) return a.priority > b.priority;
     return a.added_counter < b.added_counter;
   });
   std::vector<std::string> fired;
+  fired.reserve(due.size());
   for (const Waiting& entry : due) {
     insert_ready_by_priority(Ready{entry.key, entry.priority, next_added_counter_++});
     fired.push_back(entry.key);
   }
   return fired;
+}
+
+// Moves the entries whose time has come (ready_at <= now) out of waiting_, in its order; the
+// others stay in theirs.
+std::vector<WorkQueue::Waiting> WorkQueue::take_due(std::int64_t now_ms) {
+  std::vector<Waiting> due;
+  auto kept = waiting_.begin();
+  for (Waiting& entry : waiting_) {
+    if (entry.ready_at_ms <= now_ms) {
+      due.push_back(std::move(entry));
+    } else {
+      if (&*kept != &entry) *kept = std::move(entry);
+      ++kept;
+    }
+  }
+  waiting_.erase(kept, waiting_.end());
+  return due;
 }
 
 std::optional<std::int64_t> WorkQueue::next_timer_ms() const {

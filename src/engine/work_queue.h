@@ -113,6 +113,7 @@ class WorkQueue {
                           int priority);
   std::vector<std::string> legacy_fire_due_timers(std::int64_t now_ms);
   std::vector<std::string> priority_fire_due_timers(std::int64_t now_ms);
+  std::vector<Waiting> take_due(std::int64_t now_ms);
   void insert_ready_by_priority(Ready entry);
   std::int64_t when(const std::string& key, std::int64_t now_ms);
   std::int64_t bucket_reserve_delay_ms(std::int64_t now_ms);

@@ -25,11 +25,7 @@ EventTypes EventTypes::only(std::initializer_list<std::string_view> types) {
   return result;
 }
 
-bool EventTypes::contains(std::string_view type) const {
-  if (all_) return true;
-  if (type.empty()) return false;
-  const auto first = static_cast<unsigned char>(type.front());
-  if ((first_byte_set_[first / 64] & (std::uint64_t{1} << (first % 64))) == 0) return false;
+bool EventTypes::entry_matches(std::string_view type, unsigned char first) const {
   std::size_t i = 0;
   while (first_bytes_[i] != first) ++i;   // in the set, so some entry begins with it
   for (; i < size_ && first_bytes_[i] == first; ++i) {

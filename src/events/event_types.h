@@ -25,7 +25,14 @@ class EventTypes {
   // correct, only slower).
   static EventTypes only(std::initializer_list<std::string_view> types);
 
-  bool contains(std::string_view type) const;
+  bool contains(std::string_view type) const {
+    if (all_) return true;
+    if (type.empty()) return false;
+    // Most types an emitter asks about are told apart here, without a call.
+    const auto first = static_cast<unsigned char>(type.front());
+    if ((first_byte_set_[first / 64] & (std::uint64_t{1} << (first % 64))) == 0) return false;
+    return entry_matches(type, first);
+  }
   bool is_all() const { return all_; }
   bool is_none() const { return !all_ && size_ == 0; }
 
@@ -46,6 +53,8 @@ class EventTypes {
   std::array<std::uint64_t, 4> first_byte_set_{};
   std::array<unsigned char, kMaxEntries> first_bytes_{};
   void index();
+  // Whether an entry that begins with `first` (one does) matches `type`.
+  bool entry_matches(std::string_view type, unsigned char first) const;
 };
 
 }  // namespace rjsim::events

@@ -622,6 +622,42 @@ TEST_CASE("injected write faults stay within their budget and are logged as such
   CHECK(saw_injection);
 }
 
+// Picks the last write outcome offered (with only writeFailures allowed: applied, reply lost).
+class ReplyLostChooser final : public Chooser {
+ public:
+  std::uint64_t choose(ChoicePoint point, std::uint64_t options) override {
+    return point == ChoicePoint::write_outcome ? options - 1 : 0;
+  }
+};
+
+TEST_CASE("a write whose reply was lost leaves the caller's object as it was sent") {
+  RayJob sent, after_write;
+  Error write_error;
+  LambdaController controller([&](const Request& request, Clients& clients) {
+    RayJob rayjob;
+    REQUIRE_FALSE(clients.kube.get(request.namespace_, request.name, rayjob));
+    if (!rayjob.status.message.empty()) return ReconcileResult::done();
+    rayjob.status.message = "sent";
+    sent = rayjob;
+    write_error = clients.kube.update_status(rayjob);
+    after_write = rayjob;
+    return ReconcileResult::done();
+  });
+  ReplyLostChooser chooser;
+  MemorySink sink;
+  FaultBudget faults;
+  faults.write_failures = 1;
+  Simulation simulation(Simulation::initial_world(controller), controller, {}, chooser, sink, faults);
+  create_rayjob(simulation);
+  simulation.run();
+  CHECK(write_error.code() == ErrorCode::timeout);
+  CHECK(after_write == sent);   // the server's reply (a new resourceVersion) never reached it
+  const RayJob* stored = simulation.world().api.find<RayJob>("default", "demo");
+  REQUIRE(stored != nullptr);
+  CHECK(stored->status.message == "sent");   // but the write happened
+  CHECK(stored->metadata.resource_version > sent.metadata.resource_version);
+}
+
 TEST_CASE("a model reads the operator's env and feature gates that the simulation was given") {
   std::optional<std::string> timeout, unset;
   bool gate_set = false, gate_default = false;
