@@ -202,8 +202,13 @@ void History::apply_step(const World& world, const engine::StepLog& step, StepFa
     }
   }
 
-  discover_submissions(world, &facts);
-  follow_submissions(world, step_events, &facts);
+  // Submissions are found and followed in the Ray state, and every change to them (a submit, a
+  // status, a head restart) is a change to it: a step that left it shared has none.
+  if (!followed_ray_.shares_value_with(world.ray)) {
+    discover_submissions(world, &facts);
+    follow_submissions(world, step_events, &facts);
+    followed_ray_ = world.ray;
+  }
   if (!rayjobs_scanned_ || world.api.watch_log(Kind::RayJob).size() != rayjob_log_size_ ||
       !spec_snapshot_due_.empty() || !validation_entered_.empty()) {
     refresh_rayjobs(world, step_events, &facts);

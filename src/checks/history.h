@@ -203,6 +203,7 @@ class History {
   engine::CopyOnWrite<std::vector<std::vector<int>>> submission_of_;   // [head][job] -> index into submissions_, -1
   std::vector<std::size_t> scanned_jobs_;          // per head: jobs below this index are tracked
   std::vector<int> open_submissions_;             // not final yet
+  engine::CopyOnWrite<engine::RayState> followed_ray_;   // the Ray state the submissions were last followed in
   std::size_t rayjob_log_size_ = 0;
   bool rayjobs_scanned_ = false;
   std::int64_t last_seq_ = -1;

@@ -61,10 +61,8 @@ Event& StepEvents::add(std::string_view type, std::string_view actor, std::strin
   return event;
 }
 
-EventBuilder StepContext::emit(Origin origin, std::string_view type, std::string_view actor,
-                               std::string_view object) {
-  const std::int64_t seq = next_seq_++;
-  if (!built_.contains(type)) return EventBuilder(nullptr);
+EventBuilder StepContext::build(std::int64_t seq, Origin origin, std::string_view type, std::string_view actor,
+                                std::string_view object) {
   Event& event = step_events_.add(type, actor, object);
   event.seq = seq;
   event.at_ms = world_.now_ms;

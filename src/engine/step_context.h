@@ -85,7 +85,11 @@ class StepContext {
 
   // Starts an event at the current time; the caller fills the body with .with(...).
   EventBuilder emit(events::Origin origin, std::string_view type, std::string_view actor,
-                    std::string_view object = {});
+                    std::string_view object = {}) {
+    const std::int64_t seq = next_seq_++;   // numbered whether built or not
+    if (!built_.contains(type)) return EventBuilder(nullptr);
+    return build(seq, origin, type, actor, object);
+  }
   EventBuilder effect(std::string_view type, std::string_view actor, std::string_view object = {}) {
     return emit(events::Origin::effect, type, actor, object);
   }
@@ -93,6 +97,8 @@ class StepContext {
   bool builds(std::string_view type) const { return built_.contains(type); }
 
  private:
+  EventBuilder build(std::int64_t seq, events::Origin origin, std::string_view type, std::string_view actor,
+                     std::string_view object);
   void log_decision(ChoicePoint point, std::uint64_t options, std::uint64_t picked, std::string_view about);
 
   World& world_;
