@@ -134,18 +134,21 @@ std::optional<std::int64_t> Simulation::next_timer_ms() const {
   if (world_.process.up) consider(world_.process.queue.next_timer_ms());
   if (world_.process.up) consider(world_.process.worker_busy_until_ms);
   if (!world_.process.up) consider(world_.process.restart_at_ms);
-  for (std::size_t i = 0; i < actors_.size(); ++i) consider(actor_timer_ms(i));
+  ActorAnswers& kept = answers();
+  for (std::size_t i = 0; i < actors_.size(); ++i) consider(actor_timer_ms(kept, i));
   return next;
 }
 
-const std::vector<ActorWork>& Simulation::actor_work(std::size_t actor, std::vector<ActorWork>& scratch) const {
-  if (answers().inputs(actor).whole_world) {
+// Inline: asked for each actor at every listing, and used in this file only.
+inline const std::vector<ActorWork>& Simulation::actor_work(ActorAnswers& kept, std::size_t actor,
+                                                            std::vector<ActorWork>& scratch) const {
+  if (kept.inputs(actor).whole_world) {
     scratch.clear();
     actors_[actor]->enabled(world_, scratch);
     return scratch;
   }
   // list_enabled_steps refreshed the answers against this world.
-  ActorAnswers::Answer& answer = answers().checked(actor);
+  ActorAnswers::Answer& answer = kept.checked(actor);
   if (!answer.has_work) {
     answer.work.clear();
     actors_[actor]->enabled(world_, answer.work);
@@ -156,10 +159,9 @@ const std::vector<ActorWork>& Simulation::actor_work(std::size_t actor, std::vec
   return answer.work;
 }
 
-std::optional<std::int64_t> Simulation::actor_timer_ms(std::size_t actor) const {
-  if (answers().inputs(actor).whole_world) return actors_[actor]->next_timer_ms(world_);
-  // list_enabled_steps refreshed the answers against this world.
-  ActorAnswers::Answer& answer = answers().checked(actor);
+inline std::optional<std::int64_t> Simulation::actor_timer_ms(ActorAnswers& kept, std::size_t actor) const {
+  if (kept.inputs(actor).whole_world) return actors_[actor]->next_timer_ms(world_);
+  ActorAnswers::Answer& answer = kept.checked(actor);
   if (!answer.has_timer) {
     answer.timer_ms = actors_[actor]->next_timer_ms(world_);
     answer.has_timer = true;
@@ -223,9 +225,10 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
 
   if (process.up && !process.pending_notifications.empty()) add(StepKind::notify);
 
-  answers().refresh(world_);
+  ActorAnswers& kept = answers();
+  kept.refresh(world_);
   for (std::size_t i = 0; i < actors_.size(); ++i) {
-    for (const ActorWork& item : actor_work(i, work)) {
+    for (const ActorWork& item : actor_work(kept, i, work)) {
       Step& step = add(StepKind::actor);
       step.actor = static_cast<int>(i);
       step.work = item;   // copy-assignment keeps the slot's string buffers
@@ -434,10 +437,8 @@ void Simulation::reconcile(StepContext& context) {
   if (result.err || (result.requeue && result.requeue_after_ms <= 0)) {
     std::int64_t delay_ms = 0;
     queue.add_rate_limited(key, world_.now_ms, priority, &delay_ms);   // picked up when the worker is free
-    context.effect("queue.backoff", "workqueue")
-        .with("key", key)
-        .with("delay_ms", delay_ms)
-        .with("failures", queue.num_requeues(key));
+    EventBuilder backoff = context.effect("queue.backoff", "workqueue");
+    if (backoff.kept()) backoff.with("key", key).with("delay_ms", delay_ms).with("failures", queue.num_requeues(key));
   } else if (result.requeue_after_ms > 0) {
     queue.forget(key);
     queue.add_after(key, result.requeue_after_ms + blocked_ms, world_.now_ms, priority);

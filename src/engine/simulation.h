@@ -179,8 +179,10 @@ class Simulation {
   // Only within a listing, after it refreshed the actors' answers against the world.
   std::optional<std::int64_t> next_timer_ms() const;
   // An actor's enabled work and next timer, reused while what it reads is unchanged.
-  const std::vector<ActorWork>& actor_work(std::size_t actor, std::vector<ActorWork>& scratch) const;
-  std::optional<std::int64_t> actor_timer_ms(std::size_t actor) const;
+  // `kept` is answers(), refreshed against this world.
+  const std::vector<ActorWork>& actor_work(ActorAnswers& kept, std::size_t actor,
+                                           std::vector<ActorWork>& scratch) const;
+  std::optional<std::int64_t> actor_timer_ms(ActorAnswers& kept, std::size_t actor) const;
   void forget_actor_answers();
   void check_reused_answer(std::size_t actor, const ActorAnswers::Answer& answer) const;
   // How long a timed-out dashboard call holds the worker: the scenario's, else the release's.

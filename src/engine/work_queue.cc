@@ -287,9 +287,10 @@ std::vector<WorkQueue::Ready>::const_iterator WorkQueue::next_ready() const {
 bool WorkQueue::has_ready() const { return next_ready() != ready_.end(); }
 
 std::string WorkQueue::get(int* priority) {
-  auto it = next_ready();
-  require(it != ready_.end(), "get() called with no key ready", "");
-  Ready entry = *it;
+  const auto next = next_ready();
+  require(next != ready_.end(), "get() called with no key ready", "");
+  const auto it = ready_.begin() + (next - ready_.cbegin());
+  Ready entry = std::move(*it);
   ready_.erase(it);
   insert_sorted(processing_, entry.key);
   erase_sorted(dirty_, entry.key);  // legacy: Get removes it from dirty; empty in priority
