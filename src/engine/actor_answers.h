@@ -67,14 +67,13 @@ class ActorAnswers {
   void forget();
 
  private:
-  // Actor `actor`'s answers, emptied first when what it reads in `world` is not what they were
-  // given for.
+  // Empties `answer` when what its actor reads in `world` is not what it was given for.
   void bring_up_to(Answer& answer, const World& world);
 
   // What the last refresh() in this run saw (no resourceVersion: no refresh yet).
   struct Seen {
     std::optional<std::int64_t> resource_version;
-    std::int64_t now_ms = 0;   // the clock at the last look (the answers hold from then to the timer)
+    std::int64_t now_ms = 0;
     CopyOnWrite<RayState> ray;
     CopyOnWrite<EnvironmentState> environment;
   };
