@@ -14,26 +14,11 @@ bool keep_share(CopyOnWrite<T>& kept, const CopyOnWrite<T>& now) {
   return true;
 }
 
-// Keeps the digests of the logs of the kinds the answer reads; true when one changed.
-bool keep_log_digests(ActorAnswers::Answer& answer, const ApiServer& api) {
-  bool changed = false;
-  for (Kind kind : kAllKinds) {
-    if (!answer.inputs.objects[kind_index(kind)]) continue;
-    const Hash128& digest = api.watch_log_digest(kind);
-    Hash128& kept = answer.log_digests[kind_index(kind)];
-    if (kept != digest) {
-      kept = digest;
-      changed = true;
-    }
-  }
-  return changed;
-}
-
-// True when answers given at answer.now_ms still hold at `now_ms`: an actor that reads the clock
+// True when answers given at `was_ms` still hold at `now_ms`: an actor that reads the clock
 // answers alike up to its next timer (actor.h), so they do when its timer is known and not
 // reached yet (most clock steps advance to another actor's or the queue's timer).
-bool hold_until(const ActorAnswers::Answer& answer, std::int64_t now_ms) {
-  if (!answer.known || !answer.has_timer || now_ms < answer.now_ms) return false;
+bool hold_until(const ActorAnswers::Answer& answer, std::int64_t was_ms, std::int64_t now_ms) {
+  if (!answer.has_timer || now_ms < was_ms) return false;
   return !answer.timer_ms || now_ms < *answer.timer_ms;
 }
 
@@ -47,8 +32,7 @@ void ActorAnswers::adopt(std::span<const Actor* const> actors) {
   bool same = answers_.size() == actors.size();
   for (std::size_t i = 0; same && i < actors.size(); ++i) same = answered_for(answers_[i], *actors[i]);
   if (same) {
-    for (Answer& answer : answers_) answer.resource_version.reset();   // a new run
-    seen_.resource_version.reset();
+    seen_.resource_version.reset();   // a new run
     return;
   }
   seen_ = Seen{};
@@ -61,13 +45,14 @@ void ActorAnswers::adopt(std::span<const Actor* const> actors) {
 
 void ActorAnswers::refresh(const World& world) {
   if (seen_unchanged(world)) return;
+  const Changes changes = see(world);
   for (Answer& answer : answers_) {
-    if (!answer.inputs.whole_world) bring_up_to(answer, world);
+    if (answer.inputs.whole_world) continue;
+    if (answer.known && !reads_a_change(answer, changes, world.now_ms)) continue;
+    answer.known = true;
+    answer.has_work = false;
+    answer.has_timer = false;
   }
-  seen_.resource_version = world.api.resource_version();
-  seen_.now_ms = world.now_ms;
-  keep_share(seen_.ray, world.ray);
-  keep_share(seen_.environment, world.environment);
 }
 
 bool ActorAnswers::seen_unchanged(const World& world) const {
@@ -75,35 +60,40 @@ bool ActorAnswers::seen_unchanged(const World& world) const {
          seen_.ray.shares_value_with(world.ray) && seen_.environment.shares_value_with(world.environment);
 }
 
-void ActorAnswers::bring_up_to(Answer& answer, const World& world) {
-  const ActorInputs& inputs = answer.inputs;
-  bool changed = !answer.known;
+ActorAnswers::Changes ActorAnswers::see(const World& world) {
+  Changes changes;
   // Within one run, the same resourceVersion means that no object changed since the last look.
   const std::int64_t resource_version = world.api.resource_version();
-  if (answer.resource_version != resource_version) {
-    changed = keep_log_digests(answer, world.api) || changed;
-    answer.resource_version = resource_version;
+  if (seen_.resource_version != resource_version) {
+    for (Kind kind : kAllKinds) {
+      const Hash128& digest = world.api.watch_log_digest(kind);
+      Hash128& kept = seen_.log_digests[kind_index(kind)];
+      if (kept == digest) continue;
+      kept = digest;
+      changes.kinds[kind_index(kind)] = true;
+    }
+    seen_.resource_version = resource_version;
   }
-  if (inputs.clock && answer.now_ms != world.now_ms) {
-    changed = !hold_until(answer, world.now_ms) || changed;
-    answer.now_ms = world.now_ms;
+  changes.clock = seen_.now_ms != world.now_ms;
+  changes.clock_was_ms = seen_.now_ms;
+  seen_.now_ms = world.now_ms;
+  const bool ray_changed = keep_share(seen_.ray, world.ray);
+  const bool environment_changed = keep_share(seen_.environment, world.environment);
+  changes.ray_or_environment = ray_changed || environment_changed;
+  return changes;
+}
+
+bool ActorAnswers::reads_a_change(const Answer& answer, const Changes& changes, std::int64_t now_ms) {
+  const ActorInputs& inputs = answer.inputs;
+  for (Kind kind : kAllKinds) {
+    if (inputs.objects[kind_index(kind)] && changes.kinds[kind_index(kind)]) return true;
   }
-  if (inputs.ray_and_environment) {
-    changed = keep_share(answer.ray, world.ray) || changed;
-    changed = keep_share(answer.environment, world.environment) || changed;
-  }
-  if (changed) {
-    answer.known = true;
-    answer.has_work = false;
-    answer.has_timer = false;
-  }
+  if (inputs.clock && changes.clock && !hold_until(answer, changes.clock_was_ms, now_ms)) return true;
+  return inputs.ray_and_environment && changes.ray_or_environment;
 }
 
 void ActorAnswers::forget() {
-  for (Answer& answer : answers_) {
-    answer.known = false;
-    answer.resource_version.reset();
-  }
+  for (Answer& answer : answers_) answer.known = false;
   seen_ = Seen{};
 }
 

@@ -1,9 +1,10 @@
-// The actors' last answers (their enabled work and next timer), each kept with a key of the state
-// it was given for (ActorInputs): per declared kind, the digest of the kind's watch log
+// The actors' last answers (their enabled work and next timer), all given for the state the last
+// refresh saw, kept once as their key: per kind, the digest of the kind's watch log
 // (api_server.h: every change to a kind's objects appends to it); the clock; shares of the Ray
-// and environment state (copy_on_write.h: any change makes them values of their own). The
-// Simulation asks an actor again only when that key changed; a change of the clock alone counts
-// only when it reaches the actor's timer (actor.h: answers hold until then). A server that takes no digests
+// and environment state (copy_on_write.h: any change makes them values of their own). A refresh
+// empties the answers of an actor that reads (ActorInputs) a part of the key that changed, so
+// the Simulation asks it again; a change of the clock alone counts only when it reaches the
+// actor's timer (actor.h: answers hold until then). A server that takes no digests
 // counts each log's events instead, which tells its objects apart within one run only; digests
 // tell them apart across runs, whose histories differ. So answers kept for a server that takes
 // digests may outlive a Simulation: exhaustive exploration keeps one ActorAnswers for all its
@@ -29,19 +30,11 @@ namespace rjsim::engine {
 
 class ActorAnswers {
  public:
-  // One actor's answers and what they were given for.
+  // One actor's answers, given for the state the last refresh() saw.
   struct Answer {
     std::string actor;   // its name, and what it declared it reads
     ActorInputs inputs;
     bool known = false;   // false: nothing below was given yet (or it was forgotten)
-    std::array<Hash128, kKindCount> log_digests{};   // declared kinds only
-    // The resourceVersion at the last look in this run (none: no look yet; a new run, whose
-    // history differs, cannot trust it): while it stays, no object changed and the digests need
-    // no look.
-    std::optional<std::int64_t> resource_version;
-    std::int64_t now_ms = 0;   // the clock at the last look (the answers hold from then to the timer)
-    CopyOnWrite<RayState> ray;
-    CopyOnWrite<EnvironmentState> environment;
     bool has_work = false;
     bool has_timer = false;
     std::vector<ActorWork> work;
@@ -67,17 +60,28 @@ class ActorAnswers {
   void forget();
 
  private:
-  // Empties `answer` when what its actor reads in `world` is not what it was given for.
-  void bring_up_to(Answer& answer, const World& world);
-
-  // What the last refresh() in this run saw (no resourceVersion: no refresh yet).
+  // What the last refresh() in this run saw: the key every kept answer was given for.
   struct Seen {
+    // None: no refresh yet in this run (a new run, whose history differs, cannot trust the
+    // resourceVersion). While it stays the same, no object changed and the digests need no look.
     std::optional<std::int64_t> resource_version;
+    std::array<Hash128, kKindCount> log_digests{};
     std::int64_t now_ms = 0;
     CopyOnWrite<RayState> ray;
     CopyOnWrite<EnvironmentState> environment;
   };
+  // What a refresh found changed since the one before it.
+  struct Changes {
+    std::array<bool, kKindCount> kinds{};
+    bool clock = false;
+    std::int64_t clock_was_ms = 0;
+    bool ray_or_environment = false;
+  };
   bool seen_unchanged(const World& world) const;
+  // Records `world` as seen, and returns what changed since the last refresh.
+  Changes see(const World& world);
+  // True when `answer`'s actor reads a part of the state among `changes`.
+  static bool reads_a_change(const Answer& answer, const Changes& changes, std::int64_t now_ms);
 
   std::vector<Answer> answers_;
   Seen seen_;

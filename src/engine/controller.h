@@ -149,6 +149,8 @@ class Controller {
   virtual ReleaseEnvironment environment() const = 0;
   // Built once: a simulation keeps the reference for its lifetime.
   virtual const Watches& watches() const = 0;
+  // One pass. It reads the world only through `clients`: a model may keep storage from one pass
+  // to the next, but nothing a pass reads before it has written it.
   virtual ReconcileResult reconcile(const Request& request, Clients& clients) = 0;
   // The persisted jobDeploymentStatus edges (from, to) the model declares legal, for the
   // legal-transition invariant; empty when the model declares none.

@@ -1,5 +1,6 @@
 #include "engine/reconcile_context.h"
 
+#include <array>
 #include <cassert>
 #include <optional>
 
@@ -10,6 +11,23 @@
 namespace rjsim::engine {
 
 namespace {
+
+// A decision's few options, without a heap allocation per write or call.
+template <class T, std::size_t Capacity>
+class Options {
+ public:
+  void add(T option) {
+    assert(size_ < Capacity && "rjsim bug: more options than Options holds");
+    options_[size_++] = option;
+  }
+  std::size_t size() const { return size_; }
+  T operator[](std::uint64_t index) const { return options_[index]; }
+
+ private:
+  std::array<T, Capacity> options_{};
+  std::size_t size_ = 0;
+};
+
 // k8s.io/apimachinery/pkg/util/rand: consonants and digits that cannot spell words.
 constexpr std::string_view kSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789";
 
@@ -76,15 +94,17 @@ Error ReconcileContext::list(Kind kind, std::string_view namespace_, const Strin
 ReconcileContext::WriteFault ReconcileContext::choose_write_fault(bool conflict_possible,
                                                                    std::string_view verb, Kind kind,
                                                                    const ObjectMeta& request) {
-  std::vector<WriteFault> options = {WriteFault::none};
+  Options<WriteFault, 4> options;
+  options.add(WriteFault::none);
   const FaultsUsed& used = context_.world().faults_used;
-  if (conflict_possible && used.conflicts < faults_.conflicts) options.push_back(WriteFault::conflict);
+  if (conflict_possible && used.conflicts < faults_.conflicts) options.add(WriteFault::conflict);
   if (used.write_failures < faults_.write_failures) {
-    options.push_back(WriteFault::server_error);
-    options.push_back(WriteFault::applied_then_timeout);
+    options.add(WriteFault::server_error);
+    options.add(WriteFault::applied_then_timeout);
   }
   if (options.size() == 1) return WriteFault::none;   // no decision: nothing to describe
-  const std::string about = std::string(verb).append(" ").append(object_ref(kind, request));
+  std::string about;   // only for a logged decision
+  if (context_.builds("choice")) about = std::string(verb).append(" ").append(object_ref(kind, request));
   return options[context_.decide(ChoicePoint::write_outcome, options.size(), about)];
 }
 
@@ -154,16 +174,19 @@ DashboardResponse ReconcileContext::http(std::string_view verb, std::string_view
                                          bool changes_ray,
                                          const std::function<DashboardResponse()>& call) {
   enum class HttpFault : std::uint8_t { none, server_error, timeout, applied_then_timeout };
-  std::vector<HttpFault> options = {HttpFault::none};
+  Options<HttpFault, 4> options;
+  options.add(HttpFault::none);
   if (context_.world().faults_used.http_errors < faults_.http_errors) {
-    options.push_back(HttpFault::server_error);
-    options.push_back(HttpFault::timeout);
-    if (changes_ray) options.push_back(HttpFault::applied_then_timeout);
+    options.add(HttpFault::server_error);
+    options.add(HttpFault::timeout);
+    if (changes_ray) options.add(HttpFault::applied_then_timeout);
   }
-  const HttpFault fault =
-      options.size() == 1 ? HttpFault::none
-                          : options[context_.decide(ChoicePoint::http_outcome, options.size(),
-                                                    std::string(verb).append(" ").append(dashboard_url))];
+  HttpFault fault = HttpFault::none;
+  if (options.size() > 1) {
+    std::string about;   // only for a logged decision
+    if (context_.builds("choice")) about = std::string(verb).append(" ").append(dashboard_url);
+    fault = options[context_.decide(ChoicePoint::http_outcome, options.size(), about)];
+  }
   if (fault == HttpFault::none) {
     if (dashboard_) return call();
     DashboardResponse refused;

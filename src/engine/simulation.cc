@@ -400,9 +400,16 @@ void Simulation::reconcile(StepContext& context) {
   int priority = 0;
   const std::string key = queue.get(&priority);
   const Request request = request_for(key);
-  const std::string ref = std::string(to_string(watches_.for_kind)).append("/").append(key);
+  std::string ref;   // "RayJob/<key>", built for the first kept event that names the request
+  const auto naming_request = [&](EventBuilder event) {
+    if (event.kept()) {
+      if (ref.empty()) ref = std::string(to_string(watches_.for_kind)).append("/").append(key);
+      event.object(ref);
+    }
+    return event;
+  };
   context.effect("queue.get", "workqueue").with("key", key);
-  context.effect("reconcile.begin", "controller", ref)
+  naming_request(context.effect("reconcile.begin", "controller"))
       .with("incarnation", world_.process.incarnation);
 
   ReconcileContext clients_context(context, watches_, faults_, dashboard_, operator_settings_, dashboard_timeout_ms());
@@ -411,7 +418,7 @@ void Simulation::reconcile(StepContext& context) {
   try {
     result = controller_.reconcile(request, clients);
   } catch (const ModelPanic& panic) {
-    context.effect("reconcile.panic", "controller", ref).with("message", panic.what());
+    naming_request(context.effect("reconcile.panic", "controller")).with("message", panic.what());
     if (environment_.panic_kills_process) {
       crash(context, "panic");
       return;
@@ -419,7 +426,7 @@ void Simulation::reconcile(StepContext& context) {
     result = ReconcileResult::error(Error(ErrorCode::other, fmt::format("panic: {}", panic.what())));
   }
 
-  EventBuilder end = context.effect("reconcile.end", "controller", ref);
+  EventBuilder end = naming_request(context.effect("reconcile.end", "controller"));
   if (end.kept()) {
     end.with("result", describe_result(result));
     if (result.requeue_after_ms > 0) end.with("requeue_after_ms", result.requeue_after_ms);

@@ -1,11 +1,28 @@
 #include "engine/step_context.h"
 
+#include <cassert>
+
 #include <fmt/format.h>
 
 namespace rjsim::engine {
 
 using events::Event;
 using events::Origin;
+
+namespace {
+
+// "api.<verb>" for each verb a LoggedApi logs, without building the string per write.
+std::string_view api_event_type(std::string_view verb) {
+  static constexpr std::string_view kTypes[] = {"api.create", "api.update", "api.update_status",
+                                                "api.patch", "api.patch_status", "api.delete"};
+  for (std::string_view type : kTypes) {
+    if (type.substr(4) == verb) return type;
+  }
+  assert(false && "rjsim bug: a write verb with no api.* event type");
+  return "api.unknown";
+}
+
+}  // namespace
 
 std::uint64_t StepContext::decide(ChoicePoint point, std::uint64_t options, std::string_view about) {
   if (options <= 1) return 0;
@@ -78,7 +95,6 @@ LoggedApi::RayJobStatusBefore LoggedApi::status_before(Kind kind, std::string_vi
     before.present = true;
     before.deployment = rayjob->status.job_deployment_status;
     before.job_status = rayjob->status.job_status;
-    before.reason = rayjob->status.reason;
   }
   return before;
 }
@@ -86,8 +102,8 @@ LoggedApi::RayJobStatusBefore LoggedApi::status_before(Kind kind, std::string_vi
 void LoggedApi::log(std::string_view verb, Kind kind, std::string_view namespace_,
                     std::string_view name, const WriteOutcome& outcome,
                     const RayJobStatusBefore& before, std::int64_t sent_resource_version) {
-  const std::string ref = object_ref(kind, namespace_, name);
-  EventBuilder event = context_.effect(std::string("api.").append(verb), actor_, ref);
+  EventBuilder event = context_.effect(api_event_type(verb), actor_);
+  if (event.kept()) event.object(object_ref(kind, namespace_, name));
   event.with("outcome", outcome.error ? to_string(outcome.error.code()) : "ok");
   if (outcome.error) event.with("message", outcome.error.message());
   if (sent_resource_version != 0) event.with("rv_sent", sent_resource_version);
@@ -109,7 +125,9 @@ void LoggedApi::log(std::string_view verb, Kind kind, std::string_view namespace
   if (status.job_deployment_status == before.deployment && status.job_status == before.job_status) {
     return;
   }
-  context_.effect("status.transition", "apiserver", ref)
+  EventBuilder transition = context_.effect("status.transition", "apiserver");
+  if (!transition.kept()) return;
+  transition.object(object_ref(kind, namespace_, name))
       .with("from_deployment", before.deployment)
       .with("to_deployment", status.job_deployment_status)
       .with("from_job_status", before.job_status)
@@ -120,7 +138,7 @@ void LoggedApi::log(std::string_view verb, Kind kind, std::string_view namespace
 
 void LoggedApi::log_refused(std::string_view verb, Kind kind, const ObjectMeta& meta,
                             const Error& error, std::string_view injected) {
-  EventBuilder event = context_.effect(fmt::format("api.{}", verb), actor_, object_ref(kind, meta));
+  EventBuilder event = context_.effect(api_event_type(verb), actor_, object_ref(kind, meta));
   event.with("outcome", to_string(error.code()))
       .with("message", error.message())
       .with("rv_sent", meta.resource_version)

@@ -137,7 +137,7 @@ class LoggedApi {
  private:
   struct RayJobStatusBefore {
     bool present = false;
-    std::string deployment, job_status, reason;
+    std::string deployment, job_status;
   };
   RayJobStatusBefore status_before(Kind kind, std::string_view namespace_, std::string_view name) const;
   // `sent_resource_version`: the precondition an update carried (logged as rv_sent), or 0.

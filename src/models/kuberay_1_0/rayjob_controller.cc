@@ -320,7 +320,7 @@ const Watches& RayJobReconciler::watches() const { return shared::rayjob_watches
 
 // Reconcile (RJC:L75-339): one pipeline, each step ending the pass or going on.
 ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& clients) {
-  RayJob rayjob;
+  RayJob& rayjob = rayjob_;
   if (Error err = clients.kube.get(request.namespace_, request.name, rayjob)) {    // :81-90
     if (is_not_found(err)) return ReconcileResult::done();
     return requeue_with(err);

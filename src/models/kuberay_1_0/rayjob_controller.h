@@ -27,6 +27,12 @@ class RayJobReconciler final : public engine::Controller {
   engine::ReconcileResult reconcile(const engine::Request& request, engine::Clients& clients) override;
   // The persisted deploymentStatus edges of v1.0.0 (reference §3.6, §3.7).
   std::vector<std::pair<std::string, std::string>> transition_table() const override;
+
+ private:
+  // The pass's copy of the cached RayJob (the Go gets it into a new RayJob). Kept only so that
+  // its strings keep their storage from one pass to the next: each pass overwrites all of it
+  // before it reads it, and returns at once when there is none to read.
+  engine::RayJob rayjob_;
 };
 
 }  // namespace rjsim::models::kuberay_1_0

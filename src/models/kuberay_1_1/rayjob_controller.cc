@@ -430,7 +430,7 @@ const Watches& RayJobReconciler::watches() const { return shared::rayjob_watches
 
 // Reconcile (RJC:L74-336).
 ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& clients) {
-  RayJob rayjob;
+  RayJob& rayjob = rayjob_;
   if (Error err = clients.kube.get(request.namespace_, request.name, rayjob)) {         // :79-89
     if (is_not_found(err)) return ReconcileResult::done();
     return requeue_with(err);

@@ -25,6 +25,12 @@ class RayJobReconciler final : public engine::Controller {
   engine::ReconcileResult reconcile(const engine::Request& request, engine::Clients& clients) override;
   // The persisted deploymentStatus edges of v1.1.0 (reference §2.8).
   std::vector<std::pair<std::string, std::string>> transition_table() const override;
+
+ private:
+  // The pass's copy of the cached RayJob (the Go gets it into a new RayJob). Kept only so that
+  // its strings keep their storage from one pass to the next: each pass overwrites all of it
+  // before it reads it, and returns at once when there is none to read.
+  engine::RayJob rayjob_;
 };
 
 // Helpers whose Go is the same at v1.1.0 and v1.7.0, so kuberay_1_7 uses them too (STYLE.md).

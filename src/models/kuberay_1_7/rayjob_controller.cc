@@ -881,7 +881,7 @@ const Watches& RayJobReconciler::watches() const {
 
 // Reconcile (RJC:L89-461).
 ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& clients) {
-  RayJob rayjob;
+  RayJob& rayjob = rayjob_;
   if (Error err = clients.kube.get(request.namespace_, request.name, rayjob)) {       // :95-105
     if (is_not_found(err)) return ReconcileResult::done();
     return requeue_with(err);
