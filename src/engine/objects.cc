@@ -104,13 +104,18 @@ std::string key_of(const ObjectMeta& meta) { return key_of(meta.namespace_, meta
 
 std::string object_ref(Kind kind, const ObjectMeta& meta) { return object_ref(kind, meta.namespace_, meta.name); }
 
-// Appends instead of fmt::format: a ref is made for every event about an object.
 std::string object_ref(Kind kind, std::string_view namespace_, std::string_view name) {
-  const std::string_view kind_name = to_string(kind);
   std::string ref;
+  assign_object_ref(ref, kind, namespace_, name);
+  return ref;
+}
+
+// Appends instead of fmt::format: a ref is made for every event about an object.
+void assign_object_ref(std::string& ref, Kind kind, std::string_view namespace_, std::string_view name) {
+  const std::string_view kind_name = to_string(kind);
+  ref.clear();
   ref.reserve(kind_name.size() + namespace_.size() + name.size() + 2);
   ref.append(kind_name).append("/").append(namespace_).append("/").append(name);
-  return ref;
 }
 
 std::string object_ref(const Object& object) { return object_ref(kind_of(object), meta(object)); }

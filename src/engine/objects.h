@@ -325,6 +325,8 @@ std::string key_of(std::string_view namespace_, std::string_view name);
 std::string object_ref(Kind kind, const ObjectMeta& meta);
 std::string object_ref(Kind kind, std::string_view namespace_, std::string_view name);
 std::string object_ref(const Object& object);
+// Makes `ref` that name, reusing its storage.
+void assign_object_ref(std::string& ref, Kind kind, std::string_view namespace_, std::string_view name);
 
 // The parts of an object_ref; false when `ref` is not of the form Kind/namespace/name.
 struct ObjectRef {

@@ -375,7 +375,9 @@ void Simulation::notify(StepContext& context) {
 }
 
 void Simulation::fire_timers(StepContext& context) {
-  for (const std::string& key : world_.process.queue.fire_due_timers(world_.now_ms)) {
+  fired_keys_buffer_.clear();
+  world_.process.queue.fire_due_timers(world_.now_ms, fired_keys_buffer_);
+  for (const std::string& key : fired_keys_buffer_) {
     context.effect("queue.timer", "workqueue").with("key", key);
   }
 }
@@ -400,13 +402,8 @@ void Simulation::reconcile(StepContext& context) {
   int priority = 0;
   const std::string key = queue.get(&priority);
   const Request request = request_for(key);
-  std::string ref;   // "RayJob/<key>", built for the first kept event that names the request
   const auto naming_request = [&](EventBuilder event) {
-    if (event.kept()) {
-      if (ref.empty()) ref = std::string(to_string(watches_.for_kind)).append("/").append(key);
-      event.object(ref);
-    }
-    return event;
+    return event.object(watches_.for_kind, request.namespace_, request.name);
   };
   context.effect("queue.get", "workqueue").with("key", key);
   naming_request(context.effect("reconcile.begin", "controller"))

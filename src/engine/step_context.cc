@@ -103,7 +103,7 @@ void LoggedApi::log(std::string_view verb, Kind kind, std::string_view namespace
                     std::string_view name, const WriteOutcome& outcome,
                     const RayJobStatusBefore& before, std::int64_t sent_resource_version) {
   EventBuilder event = context_.effect(api_event_type(verb), actor_);
-  if (event.kept()) event.object(object_ref(kind, namespace_, name));
+  event.object(kind, namespace_, name);
   event.with("outcome", outcome.error ? to_string(outcome.error.code()) : "ok");
   if (outcome.error) event.with("message", outcome.error.message());
   if (sent_resource_version != 0) event.with("rv_sent", sent_resource_version);
@@ -125,9 +125,8 @@ void LoggedApi::log(std::string_view verb, Kind kind, std::string_view namespace
   if (status.job_deployment_status == before.deployment && status.job_status == before.job_status) {
     return;
   }
-  EventBuilder transition = context_.effect("status.transition", "apiserver");
-  if (!transition.kept()) return;
-  transition.object(object_ref(kind, namespace_, name))
+  context_.effect("status.transition", "apiserver")
+      .object(kind, namespace_, name)
       .with("from_deployment", before.deployment)
       .with("to_deployment", status.job_deployment_status)
       .with("from_job_status", before.job_status)

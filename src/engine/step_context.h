@@ -59,6 +59,11 @@ class EventBuilder {
     if (event_ != nullptr) event_->object.assign(ref);
     return *this;
   }
+  // The same, naming the object by its parts ("Kind/namespace/name") without a string between.
+  EventBuilder& object(Kind kind, std::string_view namespace_, std::string_view name) {
+    if (event_ != nullptr) assign_object_ref(event_->object, kind, namespace_, name);
+    return *this;
+  }
   bool kept() const { return event_ != nullptr; }
 
  private:

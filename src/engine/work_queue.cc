@@ -38,9 +38,9 @@ bool contains(const std::vector<std::string>& sorted, const std::string& key) {
   return std::binary_search(sorted.begin(), sorted.end(), key);
 }
 
-void insert_sorted(std::vector<std::string>& sorted, const std::string& key) {
+void insert_sorted(std::vector<std::string>& sorted, std::string key) {
   auto it = std::lower_bound(sorted.begin(), sorted.end(), key);
-  if (it == sorted.end() || *it != key) sorted.insert(it, key);
+  if (it == sorted.end() || *it != key) sorted.insert(it, std::move(key));
 }
 
 void erase_sorted(std::vector<std::string>& sorted, const std::string& key) {
@@ -48,16 +48,20 @@ void erase_sorted(std::vector<std::string>& sorted, const std::string& key) {
   if (it != sorted.end() && *it == key) sorted.erase(it);
 }
 
+// An entry's key, by reference: a projection that returned it by value would copy the key at
+// every comparison.
+constexpr auto key_of_entry = [](const auto& entry) -> const std::string& { return entry.key; };
+
 // The entry for `key` in a vector of structs sorted by `.key`, or end().
 template <typename Entries>
 auto find_by_key(Entries& entries, const std::string& key) {
-  auto it = std::ranges::lower_bound(entries, key, {}, [](const auto& e) { return e.key; });
+  auto it = std::ranges::lower_bound(entries, key, {}, key_of_entry);
   return (it != entries.end() && it->key == key) ? it : entries.end();
 }
 
 template <typename Entries>
 auto insertion_point(Entries& entries, const std::string& key) {
-  return std::ranges::lower_bound(entries, key, {}, [](const auto& e) { return e.key; });
+  return std::ranges::lower_bound(entries, key, {}, key_of_entry);
 }
 
 }  // namespace
@@ -216,58 +220,53 @@ int WorkQueue::num_requeues(const std::string& key) const {
 // ---- Timers --------------------------------------------------------------------------------
 
 std::vector<std::string> WorkQueue::fire_due_timers(std::int64_t now_ms) {
-  if (behaviour_ == QueueBehaviour::legacy) return legacy_fire_due_timers(now_ms);
-  return priority_fire_due_timers(now_ms);
+  std::vector<std::string> fired;
+  fire_due_timers(now_ms, fired);
+  return fired;
+}
+
+void WorkQueue::fire_due_timers(std::int64_t now_ms, std::vector<std::string>& fired) {
+  const auto due = move_due_to_end(now_ms);
+  if (behaviour_ == QueueBehaviour::legacy) {
+    legacy_fire(due, fired);
+  } else {
+    priority_fire(due, fired);
+  }
+  waiting_.erase(due, waiting_.end());
 }
 
 // waitingLoop (§3.2): pop every due entry in ready-time order and Add it, which may squash.
-std::vector<std::string> WorkQueue::legacy_fire_due_timers(std::int64_t now_ms) {
-  std::vector<Waiting> due = take_due(now_ms);
-  std::ranges::sort(due, [](const Waiting& a, const Waiting& b) {
+void WorkQueue::legacy_fire(std::vector<Waiting>::iterator due, std::vector<std::string>& fired) {
+  std::sort(due, waiting_.end(), [](const Waiting& a, const Waiting& b) {
     return std::tie(a.ready_at_ms, a.key) < std::tie(b.ready_at_ms, b.key);
   });
-  std::vector<std::string> fired;
-  fired.reserve(due.size());
-  for (Waiting& entry : due) {
-    legacy_add(entry.key);
-    fired.push_back(std::move(entry.key));
+  for (auto entry = due; entry != waiting_.end(); ++entry) {
+    legacy_add(entry->key);
+    fired.push_back(std::move(entry->key));
   }
-  return fired;
 }
 
 // handleWaitingItems (§3.4): move due items in lessWaiting order (ReadyAt, then priority
 // descending, then counter), each with a fresh counter so that it is ordered by when it
 // became ready.
-std::vector<std::string> WorkQueue::priority_fire_due_timers(std::int64_t now_ms) {
-  std::vector<Waiting> due = take_due(now_ms);
-  std::ranges::sort(due, [](const Waiting& a, const Waiting& b) {
+void WorkQueue::priority_fire(std::vector<Waiting>::iterator due, std::vector<std::string>& fired) {
+  std::sort(due, waiting_.end(), [](const Waiting& a, const Waiting& b) {
     if (a.ready_at_ms != b.ready_at_ms) return a.ready_at_ms < b.ready_at_ms;
     if (a.priority != b.priority) return a.priority > b.priority;
     return a.added_counter < b.added_counter;
   });
-  std::vector<std::string> fired;
-  fired.reserve(due.size());
-  for (const Waiting& entry : due) {
-    insert_ready_by_priority(Ready{entry.key, entry.priority, next_added_counter_++});
-    fired.push_back(entry.key);
+  for (auto entry = due; entry != waiting_.end(); ++entry) {
+    insert_ready_by_priority(Ready{entry->key, entry->priority, next_added_counter_++});
+    fired.push_back(std::move(entry->key));
   }
-  return fired;
 }
 
-// Moves the entries whose time has come (ready_at <= now) out of waiting_, in its order; the
-// others stay in theirs.
-std::vector<WorkQueue::Waiting> WorkQueue::take_due(std::int64_t now_ms) {
-  std::vector<Waiting> due;
-  auto kept = waiting_.begin();
-  for (Waiting& entry : waiting_) {
-    if (entry.ready_at_ms <= now_ms) {
-      due.push_back(std::move(entry));
-    } else {
-      if (&*kept != &entry) *kept = std::move(entry);
-      ++kept;
-    }
-  }
-  waiting_.erase(kept, waiting_.end());
+// Moves the entries whose time has come (ready_at <= now) to the end of waiting_, in place, and
+// returns where they begin; the others stay sorted by key before them.
+std::vector<WorkQueue::Waiting>::iterator WorkQueue::move_due_to_end(std::int64_t now_ms) {
+  const auto due = std::partition(waiting_.begin(), waiting_.end(),
+                                  [now_ms](const Waiting& entry) { return entry.ready_at_ms > now_ms; });
+  if (due != waiting_.end()) std::ranges::sort(waiting_.begin(), due, {}, key_of_entry);
   return due;
 }
 
@@ -292,8 +291,16 @@ std::string WorkQueue::get(int* priority) {
   const auto it = ready_.begin() + (next - ready_.cbegin());
   Ready entry = std::move(*it);
   ready_.erase(it);
-  insert_sorted(processing_, entry.key);
-  erase_sorted(dirty_, entry.key);  // legacy: Get removes it from dirty; empty in priority
+  // Legacy: Get removes the key from dirty, so its copy there moves to processing; the
+  // priority queue keeps no dirty set.
+  auto dirty = std::ranges::lower_bound(dirty_, entry.key);
+  if (dirty != dirty_.end() && *dirty == entry.key) {
+    std::string key = std::move(*dirty);
+    dirty_.erase(dirty);
+    insert_sorted(processing_, std::move(key));
+  } else {
+    insert_sorted(processing_, std::string(entry.key));
+  }
   if (priority != nullptr) *priority = entry.priority;
   return std::move(entry.key);
 }

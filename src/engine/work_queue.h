@@ -59,7 +59,9 @@ class WorkQueue {
   // Moves every delayed entry whose time has come (ready_at <= now) to ready. Legacy: the
   // waiting loop calls add() for each, in ready-time order (ties by key), so a key already
   // dirty is squashed. Priority: in (ready time, priority desc, counter) order, each with a
-  // fresh added counter. Returns the keys whose timers fired, in that order.
+  // fresh added counter. Appends the keys whose timers fired to `fired`, in that order.
+  void fire_due_timers(std::int64_t now_ms, std::vector<std::string>& fired);
+  // The same, returning the keys.
   std::vector<std::string> fire_due_timers(std::int64_t now_ms);
   // The earliest time a delayed entry becomes ready, if any.
   std::optional<std::int64_t> next_timer_ms() const;
@@ -111,9 +113,9 @@ class WorkQueue {
   AddOutcome legacy_add_waiting(const std::string& key, std::int64_t ready_at_ms);
   AddOutcome priority_add(const std::string& key, std::optional<std::int64_t> ready_at_ms,
                           int priority);
-  std::vector<std::string> legacy_fire_due_timers(std::int64_t now_ms);
-  std::vector<std::string> priority_fire_due_timers(std::int64_t now_ms);
-  std::vector<Waiting> take_due(std::int64_t now_ms);
+  std::vector<Waiting>::iterator move_due_to_end(std::int64_t now_ms);
+  void legacy_fire(std::vector<Waiting>::iterator due, std::vector<std::string>& fired);
+  void priority_fire(std::vector<Waiting>::iterator due, std::vector<std::string>& fired);
   void insert_ready_by_priority(Ready entry);
   std::int64_t when(const std::string& key, std::int64_t now_ms);
   std::int64_t bucket_reserve_delay_ms(std::int64_t now_ms);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -82,6 +83,26 @@ TEST_CASE("a key is never handed out twice before done, even when its timer fire
     queue.done("ns/job");
     CHECK_FALSE(queue.is_processing("ns/job"));
     CHECK(queue.ready_keys() == Keys{"ns/job"});
+  }
+}
+
+TEST_CASE("firing timers appends the due keys in ready-time order and keeps the rest as they were") {
+  for (QueueBehaviour behaviour : kBothBehaviours) {
+    CAPTURE(name(behaviour));
+    WorkQueue queue(behaviour), not_due_only(behaviour);
+    const std::pair<const char*, int> delays[] = {{"ns/d", 30}, {"ns/a", 20}, {"ns/c", 10},
+                                                  {"ns/b", 40}, {"ns/e", 20}};
+    for (const auto& [key, delay_ms] : delays) queue.add_after(key, delay_ms, 0);
+    not_due_only.add_after("ns/d", 30, 0);
+    not_due_only.add_after("ns/b", 40, 0);
+    Keys fired = {"earlier"};
+    queue.fire_due_timers(20, fired);
+    // Ready time first, then key (legacy) or the order of adding (priority): alike here.
+    CHECK(fired == Keys{"earlier", "ns/c", "ns/a", "ns/e"});
+    CHECK(drain(queue) == Keys{"ns/c", "ns/a", "ns/e"});
+    CHECK(queue.next_timer_ms() == 30);
+    if (behaviour == QueueBehaviour::legacy) CHECK(queue == not_due_only);   // waiting keys still sorted
+    CHECK(queue.fire_due_timers(40) == Keys{"ns/d", "ns/b"});
   }
 }
 

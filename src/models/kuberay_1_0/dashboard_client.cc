@@ -1,5 +1,7 @@
 #include "models/kuberay_1_0/dashboard_client.h"
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "models/shared/kuberay_1_0_1_1.h"
@@ -15,11 +17,11 @@ using shared::transport_error;
 
 Error RayDashboardClient::get_job_info(std::string_view job_id, std::optional<engine::RayJobInfo>& out) {
   out.reset();
-  const DashboardResponse response = api_.get_job_info(dashboard_url_, job_id);
+  DashboardResponse response = api_.get_job_info(dashboard_url_, job_id);
   if (!response.connected) return transport_error(response);                  // DASH:L348-351
   if (response.status == 404) return {};                                      // DASH:L354-356: nil, nil
   if (!response.json) return Error(ErrorCode::other, fmt::format("GetJobInfo fail: {}", response.text));
-  out = response.info;
+  out = std::move(response.info);
   return {};
 }
 

@@ -1,5 +1,7 @@
 #include "models/kuberay_1_1/dashboard_client.h"
 
+#include <utility>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -16,13 +18,13 @@ using shared::transport_error;
 
 
 Error RayDashboardClient::get_job_info(std::string_view job_id, engine::RayJobInfo& out) {
-  const DashboardResponse response = api_.get_job_info(dashboard_url_, job_id);
+  DashboardResponse response = api_.get_job_info(dashboard_url_, job_id);
   if (!response.connected) return transport_error(response);
   if (response.status == 404) {   // DASH:L242-244
     return Error(ErrorCode::bad_request, fmt::format("Job {} does not exist on the cluster", job_id));
   }
   if (!response.json) return Error(ErrorCode::other, fmt::format("GetJobInfo fail: {}", response.text));
-  out = response.info;
+  out = std::move(response.info);
   return {};
 }
 
