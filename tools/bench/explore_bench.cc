@@ -43,13 +43,8 @@ constexpr double exhaustive_complete_target_s = 60;
 
 fs::path acceptance_dir() { return fs::path(RJSIM_SOURCE_DIR) / "scenarios" / "explore"; }
 
-// One round's wall-clock rates.
-struct RoundRates {
-  double schedules_per_s = 0;
-  double steps_per_s = 0;
-};
-
-// The slowest, median and fastest of `rates` (not empty), against "at least `target` a second".
+// The slowest, median (the upper of the two middle ones for an even count) and fastest of
+// `rates` (not empty), against "at least `target` a second".
 void report_rounds(const char* what, std::vector<double> rates, double target) {
   std::sort(rates.begin(), rates.end());
   const double slowest = rates.front();
@@ -69,26 +64,19 @@ void measure_rate(const char* file, std::int64_t schedules, int rounds) {
   options.strategy = Strategy::random;
   options.runs = schedules;
   options.shrink_runs = 0;
-  std::vector<RoundRates> measured;
+  std::vector<double> schedules_per_s;
+  std::vector<double> steps_per_s;
   for (int round = 0; round < rounds; ++round) {
     Stopwatch watch;
     const ExploreReport report = rjsim::explore::explore(scenario, options);
-    const double wall_s = watch.wall_seconds();
     if (round == 0) {
       fmt::print("random on {} ({} steps a schedule on average):\n", scenario.name,
                  report.schedules > 0 ? report.steps / report.schedules : 0);
     }
-    watch.report_rate("random: schedules", report.schedules, "schedules", schedules_target_per_s);
-    watch.report_rate("random: steps", report.steps, "steps", steps_target_per_s);
-    measured.push_back({static_cast<double>(report.schedules) / wall_s, static_cast<double>(report.steps) / wall_s});
+    schedules_per_s.push_back(watch.report_rate("random: schedules", report.schedules, "schedules", schedules_target_per_s));
+    steps_per_s.push_back(watch.report_rate("random: steps", report.steps, "steps", steps_target_per_s));
   }
   if (rounds < 2) return;
-  std::vector<double> schedules_per_s;
-  std::vector<double> steps_per_s;
-  for (const RoundRates& rates : measured) {
-    schedules_per_s.push_back(rates.schedules_per_s);
-    steps_per_s.push_back(rates.steps_per_s);
-  }
   report_rounds("random: schedules", schedules_per_s, schedules_target_per_s);
   report_rounds("random: steps", steps_per_s, steps_target_per_s);
 }

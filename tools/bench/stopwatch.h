@@ -28,8 +28,9 @@ class Stopwatch {
   double cpu_seconds() const { return process_cpu_seconds() - cpu_start_; }
 
   // A rate: `count` `unit` in this phase, against "at least `target` a second" (0: no target).
-  void report_rate(const char* what, std::int64_t count, const char* unit, double target) const {
-    report(what, fmt::format("{:>9} {:<9}", count, unit), static_cast<double>(count), "{:>9.0f}/s", target);
+  // Returns the wall-clock rate it printed.
+  double report_rate(const char* what, std::int64_t count, const char* unit, double target) const {
+    return report(what, fmt::format("{:>9} {:<9}", count, unit), static_cast<double>(count), "{:>9.0f}/s", target);
   }
 
   // A throughput: `bytes` in this phase in MB (10^6 bytes), against "at least `target_mb` MB a
@@ -48,8 +49,9 @@ class Stopwatch {
   }
 
  private:
-  void report(const char* what, const std::string& amount, double count, const char* rate_format,
-              double target) const {
+  // Prints the phase and returns its wall-clock rate.
+  double report(const char* what, const std::string& amount, double count, const char* rate_format,
+                double target) const {
     const double wall_s = wall_seconds();
     const double cpu_s = cpu_seconds();
     const auto rate = [&](double per_s) { return fmt::format(fmt::runtime(rate_format), per_s); };
@@ -60,6 +62,7 @@ class Stopwatch {
                  count / wall_s >= target ? "ok" : count / cpu_s >= target ? "ok on cpu time" : "BELOW");
     }
     fmt::print("\n");
+    return count / wall_s;
   }
 
   std::chrono::steady_clock::time_point wall_start_;
