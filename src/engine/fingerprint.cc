@@ -113,7 +113,7 @@ class Fingerprinter {
   template <class... Ts>
   void add(const std::variant<Ts...>& value) {
     add(static_cast<std::uint8_t>(value.index()));
-    std::visit([this](const auto& alternative) { add(alternative); }, value);
+    std::visit([this](const auto& alternative) { this->add(alternative); }, value);
   }
 
   // ---- objects.h ----

@@ -84,7 +84,7 @@ class VerdictRecorder final : public StepObserver {
   void before_step(const World& world, std::span<const engine::Step> steps) override {
     if (!options_->on_snapshot || steps.empty() || world.steps == resumed_at_steps_) return;
     if (steps.size() == 1 && !engine::may_decide_within(steps.front().kind)) return;
-    // Made in place (C++20 aggregate initialization from parentheses): no temporary to destroy.
+    // Made in place: no temporary to destroy.
     options_->on_snapshot(std::make_shared<const RunSnapshot>(world, simulation_.events_emitted(), *checker_, recorded_));
   }
   // The checker's, known before start() gives it one.

@@ -28,6 +28,12 @@ namespace rjsim::explore {
 // if it had never stopped (exhaustive exploration forks runs instead of re-executing them).
 // The world shares its object versions, so a snapshot costs a few KB.
 struct RunSnapshot {
+  // A constructor, not aggregate initialization from parentheses, which Clang before 16 lacks
+  // (tools/test's sanitizer build uses Clang 14); made in place all the same.
+  RunSnapshot(const engine::World& world, std::int64_t events_emitted, const checks::InvariantChecker& checker,
+              std::size_t violations_recorded)
+      : world(world), events_emitted(events_emitted), checker(checker), violations_recorded(violations_recorded) {}
+
   engine::World world;
   std::int64_t events_emitted = 0;      // the next event's seq
   checks::InvariantChecker checker;     // the checks' memory of the steps so far

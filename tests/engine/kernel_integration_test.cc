@@ -2,6 +2,7 @@
 // create, a conflicting update, a requeue and a squash; the run stored in SQLite, read back, and
 // its events asserted.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -35,7 +36,8 @@ std::string string_field(const Event& event, std::string_view key) {
 
 TEST_CASE("the kernel runs a controller through create, conflict, requeue and squash, and stores it") {
   const std::filesystem::path path =
-      std::filesystem::temp_directory_path() / "rjsim-kernel-integration-test.db";
+      std::filesystem::temp_directory_path() /
+      ("rjsim-kernel-integration-test-" + std::to_string(::getpid()) + ".db");   // shards run at once
   std::filesystem::remove(path);
 
   models::toy::ToyController controller;

@@ -1,7 +1,7 @@
 // The scenario format of DESIGN §4 as the loader reads it: every default, every key, durations,
-// RayJob and RayCluster manifests inline and from files (the real KubeRay samples in
-// $RJSIM_SHARED_DIR/trace-samples/kuberay among them), several RayJobs, and bad input: each kind
-// of error is one line naming the file, the line and the field.
+// RayJob and RayCluster manifests inline and from files (the project's KubeRay-shaped fixtures,
+// and KubeRay's real samples when they are beside the repository), several RayJobs, and bad
+// input: each kind of error is one line naming the file, the line and the field.
 #include "engine/scenario_loader.h"
 
 #include <doctest/doctest.h>
@@ -10,9 +10,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "kuberay_manifests.h"
 
 namespace {
 
@@ -27,6 +30,10 @@ using rjsim::engine::RayClusterReadiness;
 using rjsim::engine::RayJob;
 using rjsim::engine::Scenario;
 using rjsim::engine::ScenarioError;
+using rjsim::testing::kuberay_samples;
+using rjsim::testing::ManifestSet;
+using rjsim::testing::own_manifests;
+using rjsim::testing::skip_without_kuberay_samples;
 
 constexpr std::string_view kHeader = R"(apiVersion: rjsim/v1
 kind: Scenario
@@ -87,17 +94,6 @@ class TempDir {
  private:
   fs::path path_;
 };
-
-// $RJSIM_SHARED_DIR (meson test and tools/test set it), or ../shared when the binary is run by
-// hand from the repository root.
-fs::path samples_dir() {
-  const char* shared = std::getenv("RJSIM_SHARED_DIR");
-  const fs::path root = shared != nullptr ? fs::path(shared) : fs::path("..") / "shared";
-  const fs::path samples = fs::absolute(root / "trace-samples" / "kuberay").lexically_normal();
-  REQUIRE_MESSAGE(fs::is_directory(samples), "no KubeRay samples at " << samples.string()
-                                                 << ": set RJSIM_SHARED_DIR (see tests/meson.build)");
-  return samples;
-}
 
 // A scenario in `dir` whose only RayJob is the file at `manifest` (an absolute path).
 Scenario load_with_rayjob_file(const TempDir& dir, const fs::path& manifest) {
@@ -667,14 +663,12 @@ expect:
             .find("rayjobs[0]: unknown key \"kind\" (expected one of: file)") != std::string::npos);
 }
 
-TEST_CASE("every RayJob sample of KubeRay loads through rayjobFile") {
-  const fs::path samples = samples_dir();
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(samples)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("ray-job.", 0) == 0 && entry.path().extension() == ".yaml") files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
+namespace {
+
+// Each ray.io/v1 RayJob of the set loads through rayjobFile, with the fields the controller reads.
+void check_rayjob_manifests_load(const ManifestSet& set) {
+  INFO(set.label);
+  const std::vector<fs::path> files = set.rayjob_files();
   REQUIRE(files.size() >= 4);
   TempDir dir;
   for (const fs::path& file : files) {
@@ -685,8 +679,8 @@ TEST_CASE("every RayJob sample of KubeRay loads through rayjobFile") {
     CHECK(s.rayjobs[0].metadata.namespace_ == "default");
   }
 
-  // ray-job.sample.yaml: a RayJob and a ConfigMap in one file; the RayJob is taken.
-  const RayJob sample = load_with_rayjob_file(dir, samples / "ray-job.sample.yaml").rayjobs.at(0);
+  // A RayJob and a ConfigMap in one file; the RayJob is taken.
+  const RayJob sample = load_with_rayjob_file(dir, set.path(set.rayjob)).rayjobs.at(0);
   CHECK(sample.metadata.name == "rayjob-sample");
   CHECK(sample.spec->entrypoint == "python /home/ray/samples/sample_code.py");
   CHECK_FALSE(sample.spec->shutdown_after_job_finishes);
@@ -701,13 +695,13 @@ TEST_CASE("every RayJob sample of KubeRay loads through rayjobFile") {
   CHECK(sample.spec->ray_cluster_spec->worker_group_specs[0].min_replicas == 1);
   CHECK(sample.spec->ray_cluster_spec->worker_group_specs[0].max_replicas == 5);
 
-  const RayJob shutdown = load_with_rayjob_file(dir, samples / "ray-job.shutdown.yaml").rayjobs.at(0);
+  const RayJob shutdown = load_with_rayjob_file(dir, set.path(set.rayjob_shutdown)).rayjobs.at(0);
   CHECK(shutdown.metadata.name == "rayjob-sample-shutdown");
   CHECK(shutdown.spec->shutdown_after_job_finishes);
   CHECK(shutdown.spec->ttl_seconds_after_finished == 10);
   CHECK(shutdown.spec->ray_cluster_spec->ray_version == "2.52.0");
 
-  const RayJob interactive = load_with_rayjob_file(dir, samples / "ray-job.interactive-mode.yaml").rayjobs.at(0);
+  const RayJob interactive = load_with_rayjob_file(dir, set.path(set.rayjob_interactive)).rayjobs.at(0);
   CHECK(interactive.spec->submission_mode == "InteractiveMode");
   CHECK(interactive.spec->entrypoint.empty());
   CHECK(interactive.spec->job_id.empty());
@@ -715,30 +709,45 @@ TEST_CASE("every RayJob sample of KubeRay loads through rayjobFile") {
   CHECK(interactive.spec->ray_cluster_spec->worker_group_specs.at(0).group_name == "default-group");
   CHECK(interactive.spec->ray_cluster_spec->worker_group_specs.at(0).replicas == 1);
 
-  const RayJob existing = load_with_rayjob_file(dir, samples / "ray-job.use-existing-raycluster.yaml").rayjobs.at(0);
+  const RayJob existing = load_with_rayjob_file(dir, set.path(set.rayjob_existing_cluster)).rayjobs.at(0);
   CHECK(existing.spec->entrypoint == R"x(python -c "import ray; ray.init(); print(ray.cluster_resources())")x");
   CHECK(existing.spec->cluster_selector == rjsim::engine::StringMap{{"ray.io/cluster", "ray-cluster-kuberay"}});
   CHECK_FALSE(existing.spec->ray_cluster_spec.has_value());
 }
 
-TEST_CASE("the ray.io/v1alpha1 sample is rejected: rjsim expects ray.io/v1") {
+// The 1-based number of the first line of `file` in `set` that starts with `prefix`.
+int first_line_of(const ManifestSet& set, const std::string& file, std::string_view prefix) {
+  std::istringstream text(set.text(file));
+  std::string line;
+  for (int number = 1; std::getline(text, line); ++number) {
+    if (line.rfind(prefix, 0) == 0) return number;
+  }
+  FAIL("no line of " << file << " starts with " << prefix);
+  return 0;
+}
+
+// The v1alpha1 RayJob is refused: rjsim expects ray.io/v1.
+void check_v1alpha1_rejected(const ManifestSet& set) {
+  INFO(set.label);
   TempDir dir;
-  const fs::path file = samples_dir() / "ray_v1alpha1_rayjob.at-5cb3c73c.yaml";
+  const fs::path file = set.path(set.rayjob_v1alpha1);
   try {
     (void)load_with_rayjob_file(dir, file);
     FAIL("the v1alpha1 RayJob was accepted");
   } catch (const ScenarioError& e) {
     const std::string message = e.what();
-    CHECK(message.rfind(file.lexically_normal().string() + ":1: apiVersion: \"ray.io/v1alpha1\" is not supported: "
-                                                           "expected ray.io/v1",
+    CHECK(message.rfind(file.lexically_normal().string() + ":" + std::to_string(first_line_of(set, set.rayjob_v1alpha1, "apiVersion:")) +
+                            ": apiVersion: \"ray.io/v1alpha1\" is not supported: expected ray.io/v1",
                         0) == 0);
     CHECK(message.find("(in rayjobFile of ") != std::string::npos);
   }
 }
 
-TEST_CASE("the RayCluster sample loads through rayclusters") {
+// The RayCluster loads through rayclusters; a RayJob file given there says what it holds.
+void check_raycluster_manifest_loads(const ManifestSet& set) {
+  INFO(set.label);
   TempDir dir;
-  const fs::path file = samples_dir() / "ray-cluster.sample.yaml";
+  const fs::path file = set.path(set.raycluster);
   const std::string scenario = dir.write("s.yaml", std::string(kHeader) + std::string(kRayJob) +
                                                        "rayclusters:\n  - file: " + file.string() + "\n");
   const Scenario s = load_scenario(scenario);
@@ -753,10 +762,28 @@ TEST_CASE("the RayCluster sample loads through rayclusters") {
   CHECK(cluster.spec->worker_group_specs[0].replicas == 1);
   CHECK(cluster.spec->worker_group_specs[0].max_replicas == 5);
 
-  // A RayJob file given where a RayCluster belongs says so.
   const std::string wrong = dir.write("w.yaml", std::string(kHeader) + std::string(kRayJob) + "rayclusters:\n  - file: " +
-                                                    (samples_dir() / "ray-job.shutdown.yaml").string() + "\n");
+                                                    set.path(set.rayjob).string() + "\n");
   CHECK_THROWS_WITH_AS(load_scenario(wrong),
                        doctest::Contains("no RayCluster document in the file (found: RayJob, ConfigMap)"),
                        ScenarioError);
+}
+
+}  // namespace
+
+TEST_CASE("every RayJob fixture loads through rayjobFile") { check_rayjob_manifests_load(own_manifests()); }
+TEST_CASE("KubeRay samples: every RayJob sample loads through rayjobFile" * skip_without_kuberay_samples()) {
+  check_rayjob_manifests_load(kuberay_samples());
+}
+
+TEST_CASE("a ray.io/v1alpha1 RayJob fixture is rejected: rjsim expects ray.io/v1") {
+  check_v1alpha1_rejected(own_manifests());
+}
+TEST_CASE("KubeRay samples: the ray.io/v1alpha1 sample is rejected" * skip_without_kuberay_samples()) {
+  check_v1alpha1_rejected(kuberay_samples());
+}
+
+TEST_CASE("the RayCluster fixture loads through rayclusters") { check_raycluster_manifest_loads(own_manifests()); }
+TEST_CASE("KubeRay samples: the RayCluster sample loads through rayclusters" * skip_without_kuberay_samples()) {
+  check_raycluster_manifest_loads(kuberay_samples());
 }

@@ -47,7 +47,7 @@ const ordered kConflictStatus = {{"metadata", json::object()}, {"status", "Failu
                                  {"code", 409}};
 
 TEST_CASE("import audit: writes at each level, a 409 Conflict, and what is not a write") {
-  const json job = manifest("ray-job.sample.yaml");
+  const json job = manifest("rayjob-sample.yaml");
   ordered full = audit_event("RequestResponse", "ResponseComplete", "update", "a-2", kOk);
   full["requestObject"] = observed(job, "u-job", "1319303", rayjob_status("Running"));
   full["responseObject"] = observed(job, "u-job", "1319447", rayjob_status("Running"));

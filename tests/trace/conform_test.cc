@@ -235,7 +235,7 @@ TEST_CASE("conform: align_transitions names the model's extra transitions and th
 }
 
 TEST_CASE("conform: the model is picked from the fields the recorded RayJob carries") {
-  const json job = manifest("ray-job.sample.yaml");
+  const json job = manifest("rayjob-sample.yaml");
   auto pick = [&](const json& status) {
     return pick_conform_model(trace_of({{"rayjobs.json", watch_line("ADDED", observed(job, "u-1", "10")) +
                                                              watch_line("MODIFIED", observed(job, "u-1", "11", status))}}));
@@ -272,7 +272,9 @@ TEST_CASE("conform: bundled scenarios, recorded as RayJob, RayCluster and Job wa
       {"ray-job-failed", "kuberay-1.1"},               {"httpmode-success", "kuberay-1.1"},
       {"kuberay-1.7/retry-then-succeed", "kuberay-1.7"},
       {"kuberay-1.7/validation-failed-sticky", "kuberay-1.7"}, {"kuberay-1.7/sidecar-success", "kuberay-1.7"}};
-  for (const auto& [name, controller] : cases) {
+  for (const auto& entry : cases) {   // no structured binding: INFO captures it, which Clang 14 cannot
+    const std::string& name = entry.first;
+    const std::string& controller = entry.second;
     INFO("scenario ", name);
     RecordedScenario recorded = record_bundled(name);
     const ConformReport report = conform_trace(trace_of(recorded, Watched::rayjobs_clusters_and_jobs), "");
@@ -345,8 +347,10 @@ TEST_CASE("conform: kuberay-1.7's validation message naming a feature gate turns
 
 TEST_CASE("conform: kuberay-1.7's submitter-finished timeout: its FAILED is the controller's, the submitter finished 30s before") {
   // While the status checks failed, the outage lasted past it; without failed checks, no outage.
-  for (const auto& [name, outages] : std::vector<std::pair<std::string, std::size_t>>{
+  for (const auto& entry : std::vector<std::pair<std::string, std::size_t>>{
            {"kuberay-1.7/submitter-timeout-after-outage", 1}, {"kuberay-1.7/submitter-finishes-before-ray", 0}}) {
+    const std::string& name = entry.first;   // no structured binding: INFO captures it (Clang 14)
+    const std::size_t outages = entry.second;
     INFO("scenario ", name);
     const ConformReport report = conform_rayjob_watch(name);
     REQUIRE(report.derived.scenario.world.dashboard.outages.size() == outages);
@@ -358,7 +362,7 @@ TEST_CASE("conform: kuberay-1.7's submitter-finished timeout: its FAILED is the 
 }
 
 TEST_CASE("conform: a RayJob deleted and created again under its name is another object: its transitions are not compared") {
-  const json job = manifest("ray-job.sample.yaml");
+  const json job = manifest("rayjob-sample.yaml");
   const std::vector<events::Event> trace = trace_of(
       {{"rayjobs.json", watch_line("ADDED", observed(job, "u-1", "10")) +
                             watch_line("MODIFIED", observed(job, "u-1", "11", rayjob_status("Initializing"))) +
@@ -374,7 +378,7 @@ TEST_CASE("conform: a RayJob deleted and created again under its name is another
 }
 
 TEST_CASE("conform: --rayjob follows the RayJob it names, by NAME or NAMESPACE/NAME; the first one seen by default") {
-  json first = manifest("ray-job.sample.yaml");
+  json first = manifest("rayjob-sample.yaml");
   json second = first;
   second["metadata"]["name"] = "second";
   const std::vector<events::Event> trace = trace_of(
@@ -402,7 +406,7 @@ TEST_CASE("conform: --rayjob follows the RayJob it names, by NAME or NAMESPACE/N
 
 TEST_CASE("conform: derive_conform_scenario rejects what is not a trace with a RayJob") {
   CHECK_THROWS_AS(derive_conform_scenario({}, "kuberay-1.1"), ConformError);
-  const json cluster = manifest("ray-cluster.sample.yaml");
+  const json cluster = manifest("raycluster-sample.yaml");
   CHECK_THROWS_WITH_AS(
       derive_conform_scenario(trace_of({{"rc.json", watch_line("ADDED", observed(cluster, "u-rc", "5"))}}),
                               "kuberay-1.1"),
@@ -510,7 +514,7 @@ TEST_CASE("rjsim conform: bad input exits 2 and says what was wrong") {
     CHECK(contains(result.err, "no run 9"));
   }
   SUBCASE("--rayjob naming no RayJob of the trace") {
-    write_bytes(dir.file("rayjobs.json"), watch_line("ADDED", observed(manifest("ray-job.sample.yaml"), "u-1", "5")));
+    write_bytes(dir.file("rayjobs.json"), watch_line("ADDED", observed(manifest("rayjob-sample.yaml"), "u-1", "5")));
     REQUIRE(invoke({"import", dir.file("rayjobs.json"), "--format", "kubectl-watch", "--db", db}).code == 0);
     Result result = invoke({"conform", db, "--rayjob", "other"});
     CHECK(result.code == 2);
@@ -518,7 +522,7 @@ TEST_CASE("rjsim conform: bad input exits 2 and says what was wrong") {
   }
   SUBCASE("a trace without a RayJob") {
     write_bytes(dir.file("rc.json"),
-                watch_line("ADDED", observed(manifest("ray-cluster.sample.yaml"), "u-rc", "5")));
+                watch_line("ADDED", observed(manifest("raycluster-sample.yaml"), "u-rc", "5")));
     REQUIRE(invoke({"import", dir.file("rc.json"), "--format", "kubectl-watch", "--db", db}).code == 0);
     Result result = invoke({"conform", db});
     CHECK(result.code == 2);

@@ -40,8 +40,8 @@ struct TwoWatches {
   std::string rayclusters = dir.file("rayclusters.json");
   std::string db = dir.file("t.db");
   TwoWatches() {
-    const json job = manifest("ray-job.sample.yaml");
-    const json cluster = manifest("ray-cluster.sample.yaml");
+    const json job = manifest("rayjob-sample.yaml");
+    const json cluster = manifest("raycluster-sample.yaml");
     write_bytes(rayjobs, watch_line("ADDED", observed(job, "u-job", "100")) +
                              watch_line("MODIFIED", observed(job, "u-job", "101", rayjob_status("Initializing"))) +
                              watch_line("MODIFIED", observed(job, "u-job", "110", rayjob_status("Running", "RUNNING"))) +
@@ -147,7 +147,7 @@ TEST_CASE("import --skip-bad counts the bad records and imports the rest") {
 }
 
 TEST_CASE("import: in every format a malformed line is FILE:LINE and exit 2; --skip-bad counts it") {
-  const json job = observed(manifest("ray-job.sample.yaml"), "u-job", "100");
+  const json job = observed(manifest("rayjob-sample.yaml"), "u-job", "100");
   const json audit = {{"kind", "Event"}, {"apiVersion", "audit.k8s.io/v1"}, {"level", "Metadata"},
                       {"auditID", "a1"}, {"stage", "ResponseComplete"}, {"verb", "create"},
                       {"objectRef", {{"resource", "rayjobs"}, {"namespace", "default"}, {"name", "rayjob-sample"}}},
@@ -182,7 +182,7 @@ TEST_CASE("import: in every format a malformed line is FILE:LINE and exit 2; --s
 TEST_CASE("import: a file of another format says which --format fits") {
   ScratchDirectory dir;
   const std::string file = dir.file("w.json");
-  write_bytes(file, watch_line("ADDED", observed(manifest("ray-job.sample.yaml"), "u", "1")));
+  write_bytes(file, watch_line("ADDED", observed(manifest("rayjob-sample.yaml"), "u", "1")));
   Result result = invoke({"import", file, "--format", "audit", "--db", dir.file("t.db")});
   CHECK(result.code == 2);
   CHECK(contains(result.err, file + ":1: kind: expected Event (audit.k8s.io/v1), got null (this is a watch event: use "
@@ -199,7 +199,7 @@ TEST_CASE("import: a file that cannot be read is bad input") {
 
 TEST_CASE("import watch-stream: BOOKMARK and ERROR 410 are stored as their own events") {
   ScratchDirectory dir;
-  const json job = manifest("ray-job.use-existing-raycluster.yaml");
+  const json job = manifest("rayjob-use-existing-raycluster.yaml");
   const std::string stream = dir.file("stream.jsonl");
   write_bytes(stream,
               watch_line("ADDED", observed(job, "u1", "20")) +
@@ -223,7 +223,7 @@ TEST_CASE("import watch-stream: BOOKMARK and ERROR 410 are stored as their own e
 
 TEST_CASE("import audit: writes become api events with their response codes, 409 included") {
   ScratchDirectory dir;
-  const json job = manifest("ray-job.sample.yaml");
+  const json job = manifest("rayjob-sample.yaml");
   auto event = [&](const std::string& id, int code, const std::string& stamp, json response) {
     json e = {{"kind", "Event"}, {"apiVersion", "audit.k8s.io/v1"}, {"level", "RequestResponse"},
               {"auditID", id}, {"stage", "ResponseComplete"}, {"verb", "update"},

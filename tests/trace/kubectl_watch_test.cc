@@ -1,5 +1,6 @@
-// parse_kubectl_watch on each layout kubectl prints (trace-formats.md §1a), built from the real
-// KubeRay sample manifests, and on bad records.
+// parse_kubectl_watch on each layout kubectl prints (trace-formats.md §1a), built from
+// KubeRay-shaped manifests (the own fixtures, and KubeRay's real samples when present), and on bad
+// records.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -12,8 +13,10 @@ namespace {
 
 using namespace testing;
 
-TEST_CASE("import kubectl-watch: --output-watch-events -o json lines become typed records") {
-  const json job = manifest("ray-job.sample.yaml");
+// --output-watch-events -o json: the set's RayJob recorded as three watch events.
+void check_json_lines(const rjsim::testing::ManifestSet& set) {
+  INFO(set.label);
+  const json job = manifest(set.rayjob, set);
   const std::string text = watch_line("ADDED", observed(job, "u-job", "1319263")) +
                            watch_line("MODIFIED", observed(job, "u-job", "1319267", rayjob_status("Initializing"))) +
                            "\n" +   // a blank line is no record
@@ -38,10 +41,18 @@ TEST_CASE("import kubectl-watch: --output-watch-events -o json lines become type
   CHECK_FALSE(modified.object["metadata"].contains("managedFields"));   // volatile metadata normalised
 }
 
-TEST_CASE("import kubectl-watch: -o yaml documents, object before type, from the real manifest") {
-  // The manifest's own YAML, indented under `object:` with the server's metadata added, as
-  // sigs.k8s.io/yaml prints a WatchEvent (keys sorted: object, then type).
-  std::string manifest_yaml = manifest_text("ray-job.sample.yaml");
+TEST_CASE("import kubectl-watch: --output-watch-events -o json lines become typed records") {
+  check_json_lines(rjsim::testing::own_manifests());
+}
+TEST_CASE("KubeRay samples: the real RayJob as kubectl-watch JSON lines" * rjsim::testing::skip_without_kuberay_samples()) {
+  check_json_lines(rjsim::testing::kuberay_samples());
+}
+
+// -o yaml: the manifest's own YAML, indented under `object:` with the server's metadata added,
+// as sigs.k8s.io/yaml prints a WatchEvent (keys sorted: object, then type).
+void check_yaml_documents(const rjsim::testing::ManifestSet& set) {
+  INFO(set.label);
+  std::string manifest_yaml = manifest_text(set.rayjob, set);
   const std::string plain_meta = "metadata:\n  name: rayjob-sample\n";
   REQUIRE(manifest_yaml.find(plain_meta) != std::string::npos);
   auto document = [&](const std::string& rv, const std::string& type, const std::string& status) {
@@ -74,8 +85,16 @@ TEST_CASE("import kubectl-watch: -o yaml documents, object before type, from the
   CHECK(parsed.records[1].object["spec"]["rayClusterSpec"]["headGroupSpec"].is_object());
 }
 
+TEST_CASE("import kubectl-watch: -o yaml documents, object before type, from the manifest's own text") {
+  check_yaml_documents(rjsim::testing::own_manifests());
+}
+TEST_CASE("KubeRay samples: the real RayJob's text as kubectl-watch -o yaml documents" *
+          rjsim::testing::skip_without_kuberay_samples()) {
+  check_yaml_documents(rjsim::testing::kuberay_samples());
+}
+
 TEST_CASE("import kubectl-watch: plain -o json prints pretty objects without types") {
-  const json cluster = manifest("ray-cluster.sample.yaml");
+  const json cluster = manifest("raycluster-sample.yaml");
   const std::string text = observed(cluster, "u-rc", "7", json{{"state", "ready"}}).dump(4) + "\n" +
                            observed(cluster, "u-rc", "9", json{{"state", "suspended"}}).dump(4) + "\n";
   const ParsedFile parsed = parse_kubectl_watch(text, "rayclusters.json");
@@ -89,7 +108,7 @@ TEST_CASE("import kubectl-watch: plain -o json prints pretty objects without typ
 }
 
 TEST_CASE("import kubectl-watch: plain -o yaml objects, and a List snapshot") {
-  std::string cluster_yaml = manifest_text("ray-cluster.sample.yaml");
+  std::string cluster_yaml = manifest_text("raycluster-sample.yaml");
   const std::string plain_meta = "metadata:\n  name: raycluster-kuberay\n";
   REQUIRE(cluster_yaml.find(plain_meta) != std::string::npos);
   auto with_rv = [&](const std::string& rv) {
@@ -105,7 +124,7 @@ TEST_CASE("import kubectl-watch: plain -o yaml objects, and a List snapshot") {
   CHECK(yaml.records[1].resource_version == "6");
   CHECK(yaml.records[1].kind == "RayCluster");
 
-  const json cluster = manifest("ray-cluster.sample.yaml");
+  const json cluster = manifest("raycluster-sample.yaml");
   const json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"metadata", {{"resourceVersion", ""}}},
                      {"items", {observed(cluster, "rc-1", "5"), observed(cluster, "rc-2", "7")}}};
   const ParsedFile snapshot = parse_kubectl_watch(list.dump(4) + "\n", "snapshot.json");
@@ -116,7 +135,7 @@ TEST_CASE("import kubectl-watch: plain -o yaml objects, and a List snapshot") {
 }
 
 TEST_CASE("import kubectl-watch: a ray.io/v1alpha1 RayJob of a KubeRay 1.0 cluster reads") {
-  const json old = manifest("ray_v1alpha1_rayjob.at-5cb3c73c.yaml");
+  const json old = manifest("rayjob-v1alpha1.yaml");
   REQUIRE(old["apiVersion"] == "ray.io/v1alpha1");
   json wrong = observed(old, "u-old", "8", rayjob_status("Running"));
   wrong["spec"]["shutdownAfterJobFinishes"] = "yes";
@@ -130,7 +149,7 @@ TEST_CASE("import kubectl-watch: a ray.io/v1alpha1 RayJob of a KubeRay 1.0 clust
 }
 
 TEST_CASE("import kubectl-watch: a bad record names its line and the others still read") {
-  const json job = manifest("ray-job.sample.yaml");
+  const json job = manifest("rayjob-sample.yaml");
   json wrong = observed(job, "u-job", "12", rayjob_status("Running"));
   wrong["status"]["jobDeploymentStatus"] = 3;
   json no_uid = observed(job, "u-job", "13");
@@ -154,7 +173,7 @@ TEST_CASE("import kubectl-watch: a bad record names its line and the others stil
 }
 
 TEST_CASE("import kubectl-watch: a broken pretty object spoils only itself") {
-  const json cluster = manifest("ray-cluster.sample.yaml");
+  const json cluster = manifest("raycluster-sample.yaml");
   const std::string good = observed(cluster, "u-rc", "7").dump(4) + "\n";
   std::string broken = observed(cluster, "u-rc", "8").dump(4) + "\n";
   broken.erase(broken.rfind('}'));   // the last object's closing brace is lost

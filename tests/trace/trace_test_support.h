@@ -1,50 +1,35 @@
-// Helpers for the trace tests: objects built from the real KubeRay manifests in
-// $RJSIM_SHARED_DIR/trace-samples/kuberay (read in place, never copied), and the envelopes the
-// recorders print around them (trace-formats.md §1a-§1c).
+// Helpers for the trace tests: objects built from KubeRay-shaped manifests (the project's own in
+// tests/fixtures/kuberay; KubeRay's real samples for "KubeRay samples: ..." test cases, see
+// kuberay_manifests.h), and the envelopes the recorders print around them (kubectl's watch
+// output, audit events, raw watch streams).
 #pragma once
 
 #include <doctest/doctest.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "engine/scenario_loader.h"
+#include "kuberay_manifests.h"
 
 namespace rjsim::trace::testing {
 
 using nlohmann::json;
 
-// $RJSIM_SHARED_DIR (meson test and tools/test set it), or ../shared when run from the repo root.
-inline std::filesystem::path samples_dir() {
-  const char* shared = std::getenv("RJSIM_SHARED_DIR");
-  const std::filesystem::path root = shared != nullptr ? std::filesystem::path(shared) : std::filesystem::path("../shared");
-  const std::filesystem::path samples = root / "trace-samples" / "kuberay";
-  REQUIRE_MESSAGE(std::filesystem::is_directory(samples),
-                  "no KubeRay samples at " << samples.string() << ": set RJSIM_SHARED_DIR (see tests/meson.build)");
-  return samples;
-}
-
-// The first YAML document of a sample manifest, as text.
-inline std::string manifest_text(const std::string& name) {
-  std::ifstream in(samples_dir() / name);
-  REQUIRE_MESSAGE(in.good(), "cannot read sample " << name);
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::string all = text.str();
+// The first YAML document of a manifest of `set` (tests/fixtures/kuberay unless a
+// "KubeRay samples: ..." test case passes kuberay_samples()), as text.
+inline std::string manifest_text(const std::string& file, const rjsim::testing::ManifestSet& set = rjsim::testing::own_manifests()) {
+  const std::string all = set.text(file);
   const std::size_t separator = all.find("\n---\n");
   return separator == std::string::npos ? all : all.substr(0, separator + 1);
 }
 
-inline json manifest(const std::string& name) {
+inline json manifest(const std::string& file, const rjsim::testing::ManifestSet& set = rjsim::testing::own_manifests()) {
   json object;
   int line = 0;
   std::string error;
-  REQUIRE_MESSAGE(engine::yaml_document_to_json(manifest_text(name), object, line, error), error);
+  REQUIRE_MESSAGE(engine::yaml_document_to_json(manifest_text(file, set), object, line, error), error);
   return object;
 }
 

@@ -10,7 +10,7 @@ namespace {
 using namespace testing;
 
 TEST_CASE("import watch-stream: ADDED, MODIFIED, BOOKMARK and a 410 ERROR") {
-  const json job = manifest("ray-job.shutdown.yaml");
+  const json job = manifest("rayjob-shutdown.yaml");
   const std::string text =
       watch_line("ADDED", observed(job, "u1", "1319263")) +
       watch_line("MODIFIED", observed(job, "u1", "1319267", rayjob_status("Initializing"))) +
@@ -48,7 +48,7 @@ TEST_CASE("import watch-stream: the BOOKMARK that ends a streaming initial list 
 }
 
 TEST_CASE("import watch-stream: every line must be a watch event") {
-  const json job = manifest("ray-job.shutdown.yaml");
+  const json job = manifest("rayjob-shutdown.yaml");
   const std::string text = observed(job, "u1", "5").dump() + "\n" +   // an object without its envelope
                            R"({"type":"BOOKMARK","object":{"kind":"RayJob","metadata":{}}})" "\n" +
                            R"({"type":"ERROR","object":{"kind":"Status","reason":"Expired"}})" "\n" +
