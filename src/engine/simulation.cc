@@ -325,7 +325,10 @@ RunEnd Simulation::run() {
   while (true) {
     if (stop_requested_) return RunEnd::stopped;
     if (world_.steps >= limits_.steps) return RunEnd::step_limit;
-    const std::span<const Step> steps(enabled_buffer_.data(), list_enabled_steps(enabled_buffer_, work_buffer_));
+    // Listed first: listing may grow the buffer, and the order in which a constructor's arguments
+    // are evaluated is unspecified (Clang took data() first, from the buffer before it grew).
+    const std::size_t enabled = list_enabled_steps(enabled_buffer_, work_buffer_);
+    const std::span<const Step> steps(enabled_buffer_.data(), enabled);
     if (steps.empty()) return RunEnd::quiescent;
     // The clock is offered only when nothing but held deliveries can run; past the time limit
     // the run ends there.
