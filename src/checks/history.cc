@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace rjsim::checks {
 
 using engine::Kind;
@@ -516,6 +518,11 @@ void History::refresh_rayjobs(const World& world, std::span<const Event> step_ev
     rayjob.attempts.back().job_id = status.job_id;
     rayjob.attempts.back().ray_cluster_name = status.ray_cluster_name;
   }
+}
+
+std::string describe_ray_job(const RaySubmission& submission) {
+  return fmt::format("Ray job {} on {} (head incarnation {})", submission.submission_id, submission.cluster,
+                     submission.incarnation);
 }
 
 }  // namespace rjsim::checks

@@ -110,6 +110,8 @@ struct RaySubmission {
   std::string final_status;
   friend bool operator==(const RaySubmission&, const RaySubmission&) = default;
 };
+// "Ray job <id> on <cluster> (head incarnation N)": how a violation names a submission.
+std::string describe_ray_job(const RaySubmission& submission);
 
 // A persisted change of a RayJob's deploymentStatus or jobStatus (a status.transition event).
 struct PersistedTransition {

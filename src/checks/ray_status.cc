@@ -10,11 +10,6 @@ namespace rjsim::checks::judgements {
 
 namespace {
 
-std::string describe(const RaySubmission& submission) {
-  return fmt::format("Ray job {} on {} (head incarnation {})", submission.submission_id, submission.cluster,
-                     submission.incarnation);
-}
-
 bool is_deadline(std::string_view reason) {
   return reason == "DeadlineExceeded" || reason == "PreRunningDeadlineExceeded";
 }
@@ -39,7 +34,7 @@ void status_mirrors_ray(const StepView& view, Reporter& reporter) {
                                 "ended {} at seq {}{}",
                                 rayjob.ref, t.to_deployment, t.at.seq,
                                 t.to_job_status.empty() ? std::string("\"\"") : t.to_job_status, t.reason,
-                                describe(*ray_job), ray_status, ray_job->final->seq,
+                                describe_ray_job(*ray_job), ray_status, ray_job->final->seq,
                                 deployment_agrees ? ""
                                                   : fmt::format("; {} goes with {}", t.to_deployment,
                                                                 t.to_deployment == "Complete" ? "SUCCEEDED or STOPPED"
@@ -70,7 +65,7 @@ void eventually_terminal(const EndView& view, Reporter& reporter) {
       reporter.report("eventually-terminal", rayjob.ref, view.last_seq,
                       fmt::format("{}: its {} ended {} at {} ms (seq {}), but {}, in attempt {} (begun at seq {}) "
                                   "and without interference; judged at the end of the run (seq {}, {} ms)",
-                                  rayjob.ref, describe(*ray_job), ray_job->final_status, ray_job->final->at_ms,
+                                  rayjob.ref, describe_ray_job(*ray_job), ray_job->final_status, ray_job->final->at_ms,
                                   ray_job->final->seq, outcome, k + 1, attempt.begun.seq, view.last_seq,
                                   view.world.now_ms));
     }

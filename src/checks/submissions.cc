@@ -10,15 +10,6 @@
 
 namespace rjsim::checks::judgements {
 
-namespace {
-
-std::string describe(const RaySubmission& submission) {
-  return fmt::format("Ray job {} on {} (head incarnation {})", submission.submission_id, submission.cluster,
-                     submission.incarnation);
-}
-
-}  // namespace
-
 void single_submission(const StepView& view, Reporter& reporter) {
   const History& history = view.history;
   const auto& submissions = history.submissions();
@@ -39,8 +30,8 @@ void single_submission(const StepView& view, Reporter& reporter) {
     reporter.report("single-submission", ref, submission.submitted.seq,
                     fmt::format("{}: a second submission id reached a dashboard in attempt {} (begun at seq {}): "
                                 "{} at seq {}, after {} at seq {}",
-                                ref, submission.attempt + 1, attempt.begun.seq, describe(submission),
-                                submission.submitted.seq, describe(earlier), earlier.submitted.seq));
+                                ref, submission.attempt + 1, attempt.begun.seq, describe_ray_job(submission),
+                                submission.submitted.seq, describe_ray_job(earlier), earlier.submitted.seq));
   }
   // The attempt's submission started executing a second time (any head incarnation).
   for (const int index : view.facts.started) {
@@ -58,7 +49,7 @@ void single_submission(const StepView& view, Reporter& reporter) {
                     fmt::format("{}: attempt {} (begun at seq {}) started executing a second time at seq {}: "
                                 "{} reached RUNNING after {} had at seq {}",
                                 ref, submission.attempt + 1, attempt.begun.seq, submission.started->seq,
-                                describe(submission), describe(earlier), earlier.started->seq));
+                                describe_ray_job(submission), describe_ray_job(earlier), earlier.started->seq));
   }
 }
 
@@ -103,7 +94,7 @@ void no_rerun_after_terminal(const StepView& view, Reporter& reporter) {
     reporter.report("no-rerun-after-terminal", rayjob.ref, submission.submitted.seq,
                     fmt::format("{}: {} was submitted at seq {} although jobStatus {} was persisted at seq {} "
                                 "in the same attempt {} (begun at seq {}); only a new attempt may run the job again",
-                                rayjob.ref, describe(submission), submission.submitted.seq,
+                                rayjob.ref, describe_ray_job(submission), submission.submitted.seq,
                                 attempt.terminal_job_status_value, attempt.terminal_job_status->seq,
                                 submission.attempt + 1, attempt.begun.seq));
   }

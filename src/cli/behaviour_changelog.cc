@@ -7,22 +7,23 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cli/timeline.h"
+
 namespace rjsim::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
 using Fields = std::vector<std::pair<std::string, std::string>>;
 
-std::string shown(const std::string& value) { return value.empty() ? "\"\"" : value; }
 std::string set_or_empty(const std::string& value) { return value.empty() ? "empty" : "set"; }
 std::string count(const std::optional<int>& value) { return value ? std::to_string(*value) : "unset"; }
 
 // expect.final's keys (DESIGN §4), in its order.
 Fields final_fields(const explore::FinalState& state) {
   return {{"rayJobs", state.exists ? "1" : "0"},
-          {"jobDeploymentStatus", shown(state.job_deployment_status)},
-          {"jobStatus", shown(state.job_status)},
-          {"reason", shown(state.reason)},
+          {"jobDeploymentStatus", format_state(state.job_deployment_status)},
+          {"jobStatus", format_state(state.job_status)},
+          {"reason", format_state(state.reason)},
           {"rayClusters", std::to_string(state.ray_clusters)},
           {"submitterJobs", std::to_string(state.submitter_jobs)},
           {"jobId", set_or_empty(state.job_id)},
@@ -33,7 +34,7 @@ Fields final_fields(const explore::FinalState& state) {
 
 std::string sequence_text(const std::vector<std::string>& sequence) {
   std::vector<std::string> states;
-  for (const std::string& state : sequence) states.push_back(shown(state));
+  for (const std::string& state : sequence) states.push_back(format_state(state));
   return fmt::format("{}", fmt::join(states, " -> "));
 }
 

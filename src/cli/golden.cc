@@ -90,13 +90,13 @@ class GoldenParser {
   const std::string& file_;
 };
 
-std::string shown(const std::string& state) { return state.empty() ? "\"\"" : state; }
 
 std::vector<std::string> transition_lines(const std::vector<GoldenTransition>& transitions) {
   std::vector<std::string> lines;
   for (const GoldenTransition& t : transitions) {
-    lines.push_back(fmt::format("{:>10}  {} -> {}  jobStatus={}{}", format_virtual_time(t.at_ms), shown(t.from),
-                                shown(t.to), shown(t.job_status), t.reason.empty() ? "" : " reason=" + t.reason));
+    lines.push_back(fmt::format("{:>10}  {} -> {}  jobStatus={}{}", format_virtual_time(t.at_ms),
+                                format_state(t.from), format_state(t.to), format_state(t.job_status),
+                                t.reason.empty() ? "" : " reason=" + t.reason));
   }
   return lines;
 }

@@ -7,7 +7,6 @@
 namespace rjsim::cli {
 
 namespace {
-std::string shown(const std::string& state) { return state.empty() ? "\"\"" : state; }
 }  // namespace
 
 void print_run_text(std::ostream& out, const explore::RunReport& report, std::int64_t run_id,
@@ -17,7 +16,7 @@ void print_run_text(std::ostream& out, const explore::RunReport& report, std::in
   out << fmt::format("\nTransitions ({}):\n", report.transitions.size());
   for (const explore::Transition& t : report.transitions) {
     out << fmt::format("  {:>10}  #{:<6} {}  {} -> {}  jobStatus={}{}\n", format_virtual_time(t.at_ms),
-                       t.seq, t.rayjob, shown(t.from), shown(t.to), shown(t.job_status),
+                       t.seq, t.rayjob, format_state(t.from), format_state(t.to), format_state(t.job_status),
                        t.reason.empty() ? "" : " reason=" + t.reason);
   }
   out << fmt::format("\nViolations ({}):\n", report.violations.size());

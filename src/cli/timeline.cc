@@ -8,6 +8,8 @@ using events::Event;
 using events::Field;
 using events::Value;
 
+std::string format_state(const std::string& state) { return state.empty() ? "\"\"" : state; }
+
 std::string format_virtual_time(std::int64_t ms) {
   return fmt::format("{}{}.{:03}s", ms < 0 ? "-" : "", std::abs(ms) / 1000, std::abs(ms) % 1000);
 }

@@ -13,6 +13,8 @@ namespace rjsim::cli {
 
 // "12.345s": virtual milliseconds as seconds.
 std::string format_virtual_time(std::int64_t ms);
+// A state or status as printed: the empty string (a RayJob not yet given one) as "".
+std::string format_state(const std::string& state);
 // The body as `key=value ...`; strings bare unless they hold spaces or are empty.
 std::string format_body(const std::vector<events::Field>& body);
 // One timeline line (no newline). A status.transition gets a "==>" marker.

@@ -21,7 +21,9 @@ namespace rjsim::explore {
 using namespace rjsim::engine;
 using events::Event;
 
-namespace {
+// Named, not anonymous: ScenarioRunner::Parts and ::Simulated hold these types, and a class every file can name may not hold
+// a type only this file can (GCC's -Wsubobject-linkage, which the unity build turns on).
+namespace scenario_run_detail {
 
 // The environment of a scenario: every actor, built from its `world:` and `actions:`.
 struct Environment {
@@ -207,7 +209,9 @@ std::unique_ptr<Controller> model_named(const Scenario& scenario, const std::str
   return model;
 }
 
-}  // namespace
+}  // namespace scenario_run_detail
+
+using namespace scenario_run_detail;
 
 // The model, and the actors built from the scenario (they read the model's release).
 struct ScenarioRunner::Parts {

@@ -13,7 +13,9 @@
 
 namespace rjsim::store {
 
-namespace {
+// Named, not anonymous: RunWriter::State hold these types, and a class every file can name may not hold
+// a type only this file can (GCC's -Wsubobject-linkage, which the unity build turns on).
+namespace run_writer_detail {
 
 // Marks the connection as writing a run from construction until release() or destruction, so
 // that a second begin_run on it is caught.
@@ -82,7 +84,9 @@ struct HeldEvent {
   std::size_t end_at;
 };
 
-}  // namespace
+}  // namespace run_writer_detail
+
+using namespace run_writer_detail;
 
 // Member order matters: the transaction rolls back before the connection is released. The
 // statements belong to the connection's cache.

@@ -5,6 +5,7 @@
 
 #include "check_harness.h"
 
+namespace cleanup_test {
 namespace {
 
 using rjsim::checks::kCleanupAllowanceMs;
@@ -205,3 +206,5 @@ TEST_CASE("no-leaked-cluster is silent while cleanup is in progress or not yet d
 }
 
 }  // namespace
+
+}  // namespace cleanup_test

@@ -6,6 +6,7 @@
 
 #include "check_harness.h"
 
+namespace invariant_checker_test {
 namespace {
 
 using rjsim::checks::find_invariant;
@@ -93,3 +94,5 @@ TEST_CASE("a copied checker goes on from where the original was, independently")
 }
 
 }  // namespace
+
+}  // namespace invariant_checker_test

@@ -3,6 +3,7 @@
 
 #include "check_harness.h"
 
+namespace progress_test {
 namespace {
 
 using rjsim::engine::RayJobSpec;
@@ -110,3 +111,5 @@ TEST_CASE("validation-recoverable is silent when ValidationFailed is left in tim
 }
 
 }  // namespace
+
+}  // namespace progress_test

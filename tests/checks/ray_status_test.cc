@@ -4,6 +4,7 @@
 
 #include "check_harness.h"
 
+namespace ray_status_test {
 namespace {
 
 using rjsim::engine::RayJobSpec;
@@ -148,3 +149,5 @@ TEST_CASE("eventually-terminal is silent on time, with interference, and when th
 }
 
 }  // namespace
+
+}  // namespace ray_status_test

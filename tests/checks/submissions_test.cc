@@ -4,6 +4,7 @@
 
 #include "check_harness.h"
 
+namespace submissions_test {
 namespace {
 
 using rjsim::engine::Kind;
@@ -158,3 +159,5 @@ TEST_CASE("no-rerun-after-terminal is silent when a backoffLimit retry began a n
 }
 
 }  // namespace
+
+}  // namespace submissions_test

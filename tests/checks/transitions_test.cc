@@ -5,6 +5,7 @@
 
 #include "check_harness.h"
 
+namespace transitions_test {
 namespace {
 
 using rjsim::engine::RayJobStatus;
@@ -147,3 +148,5 @@ TEST_CASE("no-model-panic is silent on reconciles that return") {
 }
 
 }  // namespace
+
+}  // namespace transitions_test

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+namespace check_test {
 namespace {
 
 using rjsim::store::testing::read_bytes;
@@ -287,3 +288,5 @@ TEST_CASE("line_diff shows the differing region with one line of context") {
   CHECK(line_diff({"a", "b", "c", "d", "e", "f", "g"}, {"A", "b", "c", "d", "e", "f", "G"}) ==
         std::vector<std::string>{"- a", "+ A", "  b", "  ...", "  f", "- g", "+ G"});
 }
+
+}  // namespace check_test

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+namespace cli_test {
 namespace {
 
 using rjsim::cli::testing::contains;
@@ -211,3 +212,5 @@ TEST_CASE("a command returns its action's exit code when nothing escapes") {
   CHECK(rjsim::cli::run_guarded("diff", [] { return 1; }, err) == 1);
   CHECK(err.str().empty());
 }
+
+}  // namespace cli_test

@@ -8,6 +8,7 @@
 #include "cli_test_support.h"
 
 namespace rjsim::cli::testing {
+namespace compare_test {
 namespace {
 
 explore::RunReport report(std::vector<std::string> states, std::string job_status, std::string outcome = "pass") {
@@ -134,4 +135,6 @@ TEST_CASE("rjsim compare: a bad scenario file is bad input, exit 2, nothing run"
 }
 
 }  // namespace
+}  // namespace compare_test
 }  // namespace rjsim::cli::testing
+

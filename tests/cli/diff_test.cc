@@ -15,6 +15,7 @@
 #include "store/database.h"
 
 namespace rjsim::cli::testing {
+namespace diff_test {
 namespace {
 
 // The first seq at which two stored runs differ, found the plain way: every event in memory.
@@ -196,4 +197,6 @@ TEST_CASE("rjsim diff: a missing database or run is bad input, exit 2, naming th
   CHECK(contains(no_run.err, "rjsim diff: " + db + ": no run 7"));
 }
 
+}  // namespace diff_test
 }  // namespace rjsim::cli::testing
+

@@ -10,6 +10,7 @@
 #include "../store/store_test_support.h"
 
 namespace rjsim::cli::testing {
+namespace explore_command_test {
 namespace {
 
 using store::testing::ScratchDirectory;
@@ -111,4 +112,6 @@ TEST_CASE("rjsim merge combines shard databases and keeps each shrunk run pointi
 }
 
 }  // namespace
+}  // namespace explore_command_test
 }  // namespace rjsim::cli::testing
+

@@ -16,6 +16,7 @@
 
 #include "../store/store_test_support.h"
 
+namespace replay_command_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -110,3 +111,5 @@ TEST_CASE("rjsim replay of a missing run, an empty database or the kernel demo i
 }
 
 }  // namespace
+
+}  // namespace replay_command_test

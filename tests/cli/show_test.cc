@@ -18,6 +18,7 @@
 #include "store/database.h"
 
 namespace rjsim::cli::testing {
+namespace show_test {
 namespace {
 
 using Edges = std::map<std::pair<std::string, std::string>, int>;
@@ -423,5 +424,6 @@ TEST_CASE("rjsim show --format html is one self-contained page: transitions, vio
   CHECK(contains(page.substr(row, page.find('>', row) - row), "violation"));
 }
 
-
+}  // namespace show_test
 }  // namespace rjsim::cli::testing
+

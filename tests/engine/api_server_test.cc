@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+namespace api_server_test {
 namespace {
 
 using rjsim::engine::ApiServer;
@@ -765,3 +766,5 @@ TEST_CASE("versions without digests compare by their contents") {
   CHECK_FALSE(plain == rjsim::engine::ObjectVersion(second, false));
   CHECK_FALSE(rjsim::engine::ObjectVersion(second, true) == plain);
 }
+
+}  // namespace api_server_test

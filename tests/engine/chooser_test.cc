@@ -5,6 +5,7 @@
 #include "engine/chooser.h"
 
 namespace rjsim::engine {
+namespace chooser_test {
 namespace {
 
 TEST_CASE("the same seed gives the same random answers; another seed other ones") {
@@ -62,4 +63,6 @@ TEST_CASE("with a fallback, a replay past the end of the recording is answered b
 }
 
 }  // namespace
+}  // namespace chooser_test
 }  // namespace rjsim::engine
+

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+namespace copy_on_write_test {
 namespace {
 
 using rjsim::engine::CopyOnWrite;
@@ -64,3 +65,5 @@ TEST_CASE("copy-on-write: == compares contents, not which value is shared") {
 }
 
 }  // namespace
+
+}  // namespace copy_on_write_test

@@ -23,6 +23,7 @@
 #include "lambda_controller.h"
 
 namespace rjsim::engine {
+namespace environment_test {
 namespace {
 
 using events::Event;
@@ -841,4 +842,6 @@ TEST_CASE("the environment is deterministic: the same seed gives the same events
 }
 
 }  // namespace
+}  // namespace environment_test
 }  // namespace rjsim::engine
+

@@ -16,6 +16,7 @@
 #include "explore/scenario_run.h"
 
 namespace rjsim::engine {
+namespace fingerprint_test {
 namespace {
 
 class WorldRecorder final : public StepObserver {
@@ -302,4 +303,6 @@ TEST_CASE("a copy of a world shares its informers until it changes one, which th
 }
 
 }  // namespace
+}  // namespace fingerprint_test
 }  // namespace rjsim::engine
+

@@ -18,6 +18,7 @@
 #include "engine/simulation.h"
 #include "events/event.h"
 
+namespace garbage_collector_test {
 namespace {
 
 using rjsim::engine::ActorWork;
@@ -319,3 +320,5 @@ TEST_CASE("foreground deletion deletes the dependents before the owner goes") {
 }
 
 }  // TEST_SUITE
+
+}  // namespace garbage_collector_test

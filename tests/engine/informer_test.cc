@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+namespace informer_test {
 namespace {
 
 using rjsim::engine::ApiServer;
@@ -415,3 +416,5 @@ TEST_CASE("a relist at an older rv yields that older state and leaves later even
 }
 
 }  // TEST_SUITE
+
+}  // namespace informer_test

@@ -14,6 +14,7 @@
 #include "store/run_writer.h"
 
 namespace rjsim::engine {
+namespace kernel_integration_test {
 namespace {
 
 using events::Event;
@@ -123,4 +124,6 @@ TEST_CASE("the kernel runs a controller through create, conflict, requeue and sq
 }
 
 }  // namespace
+}  // namespace kernel_integration_test
 }  // namespace rjsim::engine
+

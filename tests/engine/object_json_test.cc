@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+namespace object_json_test {
 namespace {
 
 using nlohmann::json;
@@ -422,3 +423,5 @@ TEST_CASE("JSON paths quote keys that are not identifiers") {
   CHECK(json_path_key("x", "a\"b") == "x[\"a\\\"b\"]");
   CHECK(json_path_index("spec.workerGroupSpecs", 2) == "spec.workerGroupSpecs[2]");
 }
+
+}  // namespace object_json_test

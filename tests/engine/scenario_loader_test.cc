@@ -17,6 +17,7 @@
 
 #include "kuberay_manifests.h"
 
+namespace scenario_loader_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -787,3 +788,5 @@ TEST_CASE("the RayCluster fixture loads through rayclusters") { check_raycluster
 TEST_CASE("KubeRay samples: the RayCluster sample loads through rayclusters" * skip_without_kuberay_samples()) {
   check_raycluster_manifest_loads(kuberay_samples());
 }
+
+}  // namespace scenario_loader_test

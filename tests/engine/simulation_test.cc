@@ -12,6 +12,7 @@
 #include "lambda_controller.h"
 
 namespace rjsim::engine {
+namespace simulation_test {
 namespace {
 
 using events::Event;
@@ -685,4 +686,6 @@ TEST_CASE("a model reads the operator's env and feature gates that the simulatio
 }
 
 }  // namespace
+}  // namespace simulation_test
 }  // namespace rjsim::engine
+

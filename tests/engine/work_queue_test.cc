@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+namespace work_queue_test {
 namespace {
 
 using rjsim::engine::AddOutcome;
@@ -435,3 +436,5 @@ TEST_CASE("priority: a locked key's pending entry does not block other ready key
 }
 
 }  // TEST_SUITE
+
+}  // namespace work_queue_test

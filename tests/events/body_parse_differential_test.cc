@@ -18,6 +18,7 @@ using rjsim::events::Field;
 using rjsim::events::RawJson;
 using rjsim::events::Value;
 
+namespace body_parse_differential_test {
 namespace {
 
 using OrderedJson = nlohmann::ordered_json;
@@ -191,3 +192,5 @@ TEST_CASE("parse_body agrees with nlohmann on hand-picked edge cases of the fast
   };
   for (const std::string& text : texts) check_agrees_with_reference(text);
 }
+
+}  // namespace body_parse_differential_test

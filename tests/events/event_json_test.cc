@@ -12,6 +12,7 @@ using rjsim::events::Field;
 using rjsim::events::RawJson;
 using rjsim::events::Value;
 
+namespace event_json_test {
 namespace {
 
 std::vector<Field> parsed(std::string_view json) {
@@ -183,3 +184,5 @@ TEST_CASE("origin renders and parses as input or effect, nothing else") {
   CHECK_FALSE(rjsim::events::parse_origin("Input", origin));
   CHECK_FALSE(rjsim::events::parse_origin("", origin));
 }
+
+}  // namespace event_json_test

@@ -7,6 +7,7 @@
 #include "events/event.h"
 
 namespace rjsim::events {
+namespace event_types_test {
 namespace {
 
 TEST_CASE("an entry ending in a dot reads every type it begins, any other entry one type") {
@@ -78,4 +79,6 @@ TEST_CASE("a tee gives each sink the events of the types it reads and reads thei
 }
 
 }  // namespace
+}  // namespace event_types_test
 }  // namespace rjsim::events
+

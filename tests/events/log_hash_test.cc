@@ -16,6 +16,7 @@ using rjsim::events::Origin;
 using rjsim::events::RawJson;
 using rjsim::events::Value;
 
+namespace log_hash_test {
 namespace {
 
 std::vector<Event> small_log() {
@@ -93,3 +94,5 @@ TEST_CASE("moving text between adjacent columns changes the log hash (columns ar
   Event split{0, 0, Origin::effect, "a", "bc", "", {}};
   CHECK(hash_of({joined}) != hash_of({split}));
 }
+
+}  // namespace log_hash_test

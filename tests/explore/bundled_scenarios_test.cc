@@ -13,6 +13,7 @@
 #include "explore/scenario_run.h"
 
 namespace rjsim::explore {
+namespace bundled_scenarios_test {
 namespace {
 
 using testing::bundled_scenarios;
@@ -112,4 +113,6 @@ TEST_CASE("runs that start over on one runner's simulation give what runs on the
 }
 
 }  // namespace
+}  // namespace bundled_scenarios_test
 }  // namespace rjsim::explore
+

@@ -14,6 +14,7 @@
 #include "explore/scenario_run.h"
 
 namespace rjsim::explore {
+namespace exhaustive_test {
 namespace {
 
 engine::Scenario acceptance(const char* name) {
@@ -181,4 +182,6 @@ TEST_CASE("exhaustive exploration reports the bounded space as complete through 
 }
 
 }  // namespace
+}  // namespace exhaustive_test
 }  // namespace rjsim::explore
+

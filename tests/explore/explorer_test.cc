@@ -13,6 +13,7 @@
 #include "explore/targeted.h"
 
 namespace rjsim::explore {
+namespace explorer_test {
 namespace {
 
 engine::Scenario acceptance(const char* name) {
@@ -287,4 +288,6 @@ TEST_CASE("exploration judges a scenario's expectations on what it found") {
 }
 
 }  // namespace
+}  // namespace explorer_test
 }  // namespace rjsim::explore
+

@@ -12,6 +12,7 @@
 #include "explore/scenario_run.h"
 
 namespace rjsim::explore {
+namespace replay_test {
 namespace {
 
 using events::Event;
@@ -182,4 +183,6 @@ TEST_CASE("the log opens with run.start and logs each violation after the step t
 }
 
 }  // namespace
+}  // namespace replay_test
 }  // namespace rjsim::explore
+

@@ -11,6 +11,7 @@
 #include "models/kuberay_1_0/rayjob_controller.h"
 
 namespace rjsim::models::kuberay_1_0 {
+namespace kuberay_1_0_test {
 namespace {
 
 using namespace rjsim::engine;
@@ -668,4 +669,6 @@ TEST_CASE("kuberay-1.0: the transition table starts with Initializing and never 
 }
 
 }  // namespace
+}  // namespace kuberay_1_0_test
 }  // namespace rjsim::models::kuberay_1_0
+

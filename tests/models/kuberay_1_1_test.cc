@@ -9,6 +9,7 @@
 #include "models/kuberay_1_1/rayjob_controller.h"
 
 namespace rjsim::models::kuberay_1_1 {
+namespace kuberay_1_1_test {
 namespace {
 
 using namespace rjsim::engine;
@@ -615,4 +616,6 @@ TEST_CASE("kuberay-1.1: an unknown JobDeploymentStatus polls every 3 s without a
 }
 
 }  // namespace
+}  // namespace kuberay_1_1_test
 }  // namespace rjsim::models::kuberay_1_1
+

@@ -11,6 +11,7 @@
 #include "models/registry.h"
 
 namespace rjsim::models::kuberay_1_7 {
+namespace kuberay_1_7_test {
 namespace {
 
 using namespace rjsim::engine;
@@ -1123,6 +1124,7 @@ TEST_CASE("kuberay-1.7: the transition table has the retry and validation edges 
 }
 
 }  // namespace
+}  // namespace kuberay_1_7_test
 }  // namespace rjsim::models::kuberay_1_7
 
 namespace rjsim::models::shared {
@@ -1135,3 +1137,4 @@ TEST_CASE("Go time formatting: time.DateTime drops sub-seconds; Time.String trim
 }
 
 }  // namespace rjsim::models::shared
+

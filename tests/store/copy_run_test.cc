@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+using rjsim::events::Event;
+
+namespace copy_run_test {
 using namespace rjsim::store;
 using namespace rjsim::store::testing;
-using rjsim::events::Event;
 
 namespace {
 
@@ -61,3 +63,5 @@ TEST_CASE("copy_run of a run the source does not hold throws StoreError and copi
                        doctest::Contains("no run 12"), StoreError);
   CHECK(destination.runs().empty());
 }
+
+}  // namespace copy_run_test

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+namespace open_test {
 using namespace rjsim::store;
 using namespace rjsim::store::testing;
 
@@ -160,3 +161,5 @@ TEST_CASE("path() is the file the database was opened from") {
   const std::string path = directory.file("runs.db");
   CHECK(Database::open(path).path() == path);
 }
+
+}  // namespace open_test

@@ -7,12 +7,14 @@
 #include <string>
 #include <vector>
 
-using namespace rjsim::store;
-using namespace rjsim::store::testing;
 using rjsim::events::Event;
 using rjsim::events::Origin;
 using rjsim::events::RawJson;
 using rjsim::events::Value;
+
+namespace run_roundtrip_test {
+using namespace rjsim::store;
+using namespace rjsim::store::testing;
 
 namespace {
 
@@ -227,3 +229,5 @@ TEST_CASE("a committed writer does not block the next run while it still exists"
   RunWriter second = database.begin_run(header());
   CHECK(second.commit(RunSummary{"pass", 0, 0, "00"}) != first.run_id());
 }
+
+}  // namespace run_roundtrip_test

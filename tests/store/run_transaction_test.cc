@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+namespace run_transaction_test {
 using namespace rjsim::store;
 using namespace rjsim::store::testing;
 
@@ -146,3 +147,5 @@ TEST_CASE("a write that fails in the events held until commit leaves nothing of 
   CHECK(row_counts(path) == std::vector<std::string>{"1|6|0"});
   CHECK(database.latest_run_id() == kept);
 }
+
+}  // namespace run_transaction_test

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+namespace schema_test {
 using namespace rjsim::store;
 using namespace rjsim::store::testing;
 
@@ -93,3 +94,5 @@ TEST_CASE("a new database is in WAL mode, so readers never block the writer") {
   RawSqlite sqlite(path);
   CHECK(sqlite.rows("PRAGMA journal_mode") == std::vector<std::string>{"wal"});
 }
+
+}  // namespace schema_test

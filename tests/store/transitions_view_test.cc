@@ -6,10 +6,12 @@
 
 #include <vector>
 
-using namespace rjsim::store;
-using namespace rjsim::store::testing;
 using rjsim::events::Event;
 using rjsim::events::Origin;
+
+namespace transitions_view_test {
+using namespace rjsim::store;
+using namespace rjsim::store::testing;
 
 namespace {
 
@@ -61,3 +63,5 @@ TEST_CASE("a transition whose body lacks a key reads that column as empty") {
   CHECK(database.transitions(run_id) ==
         std::vector<Transition>{{0, 7, "RayJob/ns/job", "", "Suspended", "", "", ""}});
 }
+
+}  // namespace transitions_view_test

@@ -8,6 +8,7 @@
 #include "trace_test_support.h"
 
 namespace rjsim::trace {
+namespace audit_log_test {
 namespace {
 
 using namespace testing;
@@ -137,4 +138,6 @@ TEST_CASE("import audit: resources map to kinds") {
 }
 
 }  // namespace
+}  // namespace audit_log_test
 }  // namespace rjsim::trace
+

@@ -16,6 +16,7 @@
 #include "trace/conform_explain.h"
 
 namespace rjsim::trace {
+namespace conform_explain_test {
 namespace {
 
 using namespace testing;
@@ -133,4 +134,6 @@ TEST_CASE("rjsim conform --explain: a recording no schedule makes is not explain
   CHECK_FALSE(database.run(2).has_value());
 }
 
+}  // namespace conform_explain_test
 }  // namespace rjsim::trace
+

@@ -20,6 +20,7 @@
 #include "trace_test_support.h"
 
 namespace rjsim::trace {
+namespace conform_test {
 namespace {
 
 using namespace testing;
@@ -532,4 +533,6 @@ TEST_CASE("rjsim conform: bad input exits 2 and says what was wrong") {
   }
 }
 
+}  // namespace conform_test
 }  // namespace rjsim::trace
+

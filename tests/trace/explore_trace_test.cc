@@ -13,6 +13,7 @@
 #include "trace/explore_trace.h"
 
 namespace rjsim::trace {
+namespace explore_trace_test {
 namespace {
 
 using namespace testing;
@@ -187,4 +188,6 @@ TEST_CASE("rjsim explore --from-trace: what is not a trace, and a SCENARIO besid
 }
 
 }  // namespace
+}  // namespace explore_trace_test
 }  // namespace rjsim::trace
+

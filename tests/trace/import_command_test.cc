@@ -13,6 +13,7 @@
 #include "trace_test_support.h"
 
 namespace rjsim::trace {
+namespace import_command_test {
 namespace {
 
 using namespace testing;
@@ -346,4 +347,6 @@ TEST_CASE("import build_trace: a large file parses in pieces, its records and er
 }
 
 }  // namespace
+}  // namespace import_command_test
 }  // namespace rjsim::trace
+

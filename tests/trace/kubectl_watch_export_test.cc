@@ -13,6 +13,7 @@
 #include "trace_test_support.h"
 
 namespace rjsim::trace {
+namespace kubectl_watch_export_test {
 namespace {
 
 using namespace testing;
@@ -125,4 +126,6 @@ TEST_CASE("round trip: every bundled scenario, exported as RayJob, RayCluster, J
   check_every_round_trip({"RayJob", "RayCluster", "Job", "Pod"});
 }
 
+}  // namespace kubectl_watch_export_test
 }  // namespace rjsim::trace
+

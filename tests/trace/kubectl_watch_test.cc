@@ -9,6 +9,7 @@
 #include "trace_test_support.h"
 
 namespace rjsim::trace {
+namespace kubectl_watch_test {
 namespace {
 
 using namespace testing;
@@ -197,4 +198,6 @@ TEST_CASE("import kubectl-watch: YAML that does not parse is a bad record at its
 }
 
 }  // namespace
+}  // namespace kubectl_watch_test
 }  // namespace rjsim::trace
+

@@ -4,6 +4,7 @@
 #include "trace/merge.h"
 
 namespace rjsim::trace {
+namespace merge_test {
 namespace {
 
 Record record(const std::string& file, int line, const std::string& type, const std::string& uid,
@@ -72,4 +73,6 @@ TEST_CASE("import merge: audit writes go by stageTimestamp when a write has no n
 }
 
 }  // namespace
+}  // namespace merge_test
 }  // namespace rjsim::trace
+

@@ -5,6 +5,7 @@
 #include "trace_test_support.h"
 
 namespace rjsim::trace {
+namespace watch_stream_test {
 namespace {
 
 using namespace testing;
@@ -67,4 +68,6 @@ TEST_CASE("import watch-stream: every line must be a watch event") {
 }
 
 }  // namespace
+}  // namespace watch_stream_test
 }  // namespace rjsim::trace
+
