@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/scenario_behaviour.h"
 #include "engine/step_context.h"
 #include "engine/world.h"
 
@@ -69,6 +70,10 @@ class Actor {
   // The earliest future time at which new work becomes enabled, if any.
   virtual std::optional<std::int64_t> next_timer_ms(const World& world) const = 0;
   virtual void apply(const ActorWork& work, StepContext& context) const = 0;
+  // How long the actor takes to do a piece of work once it is enabled (DESIGN §1.1): the
+  // Simulation offers it no sooner than min after it was first listed, and lets time pass no
+  // further than max while it waits. Zero for actors that keep their own timeline.
+  virtual Latency reaction_latency() const { return {}; }
 };
 
 }  // namespace rjsim::engine

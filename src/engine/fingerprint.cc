@@ -321,8 +321,9 @@ class Fingerprinter {
 
   // ---- world.h ----
   void add(const Process& value) {
-    const auto& [incarnation, up, restart_at_ms, worker_busy_until_ms, informers, queue, pending_notifications] = value;
-    add_all(incarnation, up, restart_at_ms, worker_busy_until_ms);
+    const auto& [incarnation, up, restart_at_ms, restart_deadline_ms, worker_busy_until_ms, informers, queue,
+                 pending_notifications] = value;
+    add_all(incarnation, up, restart_at_ms, restart_deadline_ms, worker_busy_until_ms);
     add_length(informers.size());
     memo_->informers_.resize(informers.size());
     for (std::size_t i = 0; i < informers.size(); ++i) add_part(informers[i], memo_->informers_[i]);
@@ -332,12 +333,17 @@ class Fingerprinter {
     const auto& [conflicts, write_failures, http_errors, restarts] = value;
     add_all(conflicts, write_failures, http_errors, restarts);
   }
+  void add(const PendingReaction& value) {
+    const auto& [actor, what, object, index, since_ms] = value;
+    add_all(actor, what, object, index, since_ms);
+  }
   void add(const World& value) {
-    const auto& [now_ms, steps, api, process, faults_used, ray, environment] = value;
+    const auto& [now_ms, steps, api, process, faults_used, ray, environment, reactions] = value;
     static_cast<void>(steps);   // a bound on the run, not state (fingerprint.h)
     add_all(now_ms, api, process, faults_used);
     add_part(ray, memo_->ray_);
     add_part(environment, memo_->environment_);
+    add_all(reactions);
   }
 
  private:

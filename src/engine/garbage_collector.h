@@ -14,6 +14,7 @@ namespace rjsim::engine {
 
 class GarbageCollector final : public Actor {
  public:
+  explicit GarbageCollector(Latency latency = {}) : latency_(latency) {}
   std::string_view name() const override { return "gc"; }
   ActorInputs inputs() const override {
     return ActorInputs::objects_of({Kind::RayJob, Kind::RayCluster, Kind::Service, Kind::Job, Kind::Pod});
@@ -21,6 +22,10 @@ class GarbageCollector final : public Actor {
   void enabled(const World& world, std::vector<ActorWork>& out) const override;
   std::optional<std::int64_t> next_timer_ms(const World&) const override { return std::nullopt; }
   void apply(const ActorWork& work, StepContext& context) const override;
+  Latency reaction_latency() const override { return latency_; }
+
+ private:
+  Latency latency_;
 };
 
 }  // namespace rjsim::engine

@@ -37,11 +37,16 @@ bool has_true_condition(const Job& job, std::string_view type);
 
 class JobController final : public Actor {
  public:
+  explicit JobController(Latency latency = {}) : latency_(latency) {}
   std::string_view name() const override { return "job-controller"; }
   ActorInputs inputs() const override { return ActorInputs::objects_of({Kind::Job, Kind::Pod}).and_clock(); }
   void enabled(const World& world, std::vector<ActorWork>& out) const override;
   std::optional<std::int64_t> next_timer_ms(const World& world) const override;
   void apply(const ActorWork& work, StepContext& context) const override;
+  Latency reaction_latency() const override { return latency_; }
+
+ private:
+  Latency latency_;
 };
 
 }  // namespace rjsim::engine

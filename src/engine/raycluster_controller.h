@@ -39,8 +39,8 @@ std::string head_service_name(const RayCluster& cluster);
 
 class RayClusterController final : public Actor {
  public:
-  RayClusterController(RayClusterBehaviour behaviour, RayClusterReadiness readiness)
-      : behaviour_(behaviour), ready_after_ms_(behaviour.state_ready_after_ms(readiness)) {}
+  RayClusterController(RayClusterBehaviour behaviour, RayClusterReadiness readiness, Latency latency = {})
+      : behaviour_(behaviour), ready_after_ms_(behaviour.state_ready_after_ms(readiness)), latency_(latency) {}
 
   std::string_view name() const override { return "raycluster-controller"; }
   ActorInputs inputs() const override {
@@ -49,10 +49,12 @@ class RayClusterController final : public Actor {
   void enabled(const World& world, std::vector<ActorWork>& out) const override;
   std::optional<std::int64_t> next_timer_ms(const World& world) const override;
   void apply(const ActorWork& work, StepContext& context) const override;
+  Latency reaction_latency() const override { return latency_; }
 
  private:
   RayClusterBehaviour behaviour_;
   std::int64_t ready_after_ms_;   // from creation to State ready under the release's rule
+  Latency latency_;
 };
 
 }  // namespace rjsim::engine

@@ -3,6 +3,7 @@
 // of the World. Times are virtual milliseconds.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -67,6 +68,35 @@ struct DashboardBehaviour {
   std::vector<Outage> outages;              // every operator call fails inside these windows
 };
 
+// How long a part of the environment takes to react to what caused its work (DESIGN §1.1): it
+// does the work no sooner than min after the work became possible, and no later than max. The
+// fault-free run takes min; with `faults.latency` the schedule may take any time up to max.
+struct Latency {
+  std::int64_t min_ms = 0;
+  std::int64_t max_ms = 0;
+  friend bool operator==(const Latency&, const Latency&) = default;
+};
+
+// `world.latency`. The defaults' min is 0: the fault-free run reacts at once, as the first engine
+// did; their max is how late the real component may be (the Job controller batches Pod events
+// for 1 s; the garbage collector and the RayCluster controller run on their own queues).
+struct LatencyBehaviour {
+  Latency garbage_collector{0, 2'000};
+  Latency job_controller{0, 1'000};
+  Latency ray_cluster_controller{0, 1'000};
+  // Crash -> the new process lists. Unset: from the release's leader-election delay (15 s) to
+  // kDefaultOperatorRestartMaxMs, or that delay when it is longer.
+  std::optional<Latency> operator_restart;
+};
+inline constexpr std::int64_t kDefaultOperatorRestartMaxMs = 60'000;
+
+// The operator-restart latency of a scenario's world under a release that waits
+// `leader_election_ms` for the lease.
+inline Latency operator_restart_latency(const LatencyBehaviour& latency, std::int64_t leader_election_ms) {
+  if (latency.operator_restart) return *latency.operator_restart;
+  return {leader_election_ms, std::max(leader_election_ms, kDefaultOperatorRestartMaxMs)};
+}
+
 struct OperatorSettings {
   std::map<std::string, std::string> env;
   std::map<std::string, bool> feature_gates;
@@ -78,6 +108,7 @@ struct WorldBehaviour {
   RayBehaviour ray;
   DashboardBehaviour dashboard;
   OperatorSettings operator_settings;
+  LatencyBehaviour latency;
 };
 
 }  // namespace rjsim::engine

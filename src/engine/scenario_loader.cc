@@ -784,7 +784,8 @@ class Loader {
   // ---- world ----
 
   void read_world(const Value& value, WorldBehaviour& world) {
-    const MapReader map(source_, value, {"rayCluster", "submitter", "ray", "dashboard", "operator"});
+    const MapReader map(source_, value, {"rayCluster", "submitter", "ray", "dashboard", "operator", "latency"});
+    if (const Value* latency = map.find("latency")) read_latency(*latency, world.latency);
     if (const Value* cluster = map.find("rayCluster")) {
       const MapReader keys(source_, *cluster, {"readyAfter", "headReadyAfter", "runningBeforeReady", "deletionTakes"});
       RayClusterBehaviour& behaviour = world.ray_cluster;
@@ -968,6 +969,30 @@ class Loader {
                      [](const Action& a, const Action& b) { return a.at_ms < b.at_ms; });
   }
 
+  // `{min: 0s, max: 2s}`, or one duration for min = max.
+  Latency read_latency_range(const Value& value) const {
+    if (value.node.IsScalar()) {
+      const std::int64_t ms = read_duration(source_, value);
+      return {ms, ms};
+    }
+    const MapReader keys(source_, value, {"min", "max"}, "a duration or {min: 0s, max: 2s}");
+    const Value* min = keys.find("min");
+    const Value* max = keys.find("max");
+    if (min == nullptr) keys.missing("min", "the shortest reaction, e.g. min: 0s");
+    if (max == nullptr) keys.missing("max", "the longest reaction, e.g. max: 2s");
+    const Latency latency{read_duration(source_, *min), read_duration(source_, *max)};
+    if (latency.max_ms < latency.min_ms) source_.fail(max->line, max->field, "is shorter than min");
+    return latency;
+  }
+
+  void read_latency(const Value& value, LatencyBehaviour& latency) {
+    const MapReader keys(source_, value, {"garbageCollector", "jobController", "rayClusterController", "operatorRestart"});
+    if (const Value* v = keys.find("garbageCollector")) latency.garbage_collector = read_latency_range(*v);
+    if (const Value* v = keys.find("jobController")) latency.job_controller = read_latency_range(*v);
+    if (const Value* v = keys.find("rayClusterController")) latency.ray_cluster_controller = read_latency_range(*v);
+    if (const Value* v = keys.find("operatorRestart")) latency.operator_restart = read_latency_range(*v);
+  }
+
   // ---- faults, limits, invariants ----
 
   int read_max(const Value& value, std::string_view key, std::string_view example) const {
@@ -979,7 +1004,8 @@ class Loader {
 
   void read_faults(const Value& value, FaultBudget& faults) {
     const MapReader keys(source_, value,
-                         {"staleReads", "squash", "conflicts", "writeFailures", "httpErrors", "restarts", "timeTravel"});
+                         {"staleReads", "squash", "conflicts", "writeFailures", "httpErrors", "restarts", "timeTravel",
+                          "latency"});
     if (const Value* v = keys.find("staleReads")) faults.max_lag = read_max(*v, "maxLag", "{maxLag: 3}");
     if (const Value* v = keys.find("squash")) faults.squash = read_bool(source_, *v);
     if (const Value* v = keys.find("conflicts")) faults.conflicts = read_max(*v, "max", "{max: 2}");
@@ -987,6 +1013,7 @@ class Loader {
     if (const Value* v = keys.find("httpErrors")) faults.http_errors = read_max(*v, "max", "{max: 2}");
     if (const Value* v = keys.find("restarts")) faults.restarts = read_max(*v, "max", "{max: 1}");
     if (const Value* v = keys.find("timeTravel")) faults.time_travel = read_bool(source_, *v);
+    if (const Value* v = keys.find("latency")) faults.latency = read_bool(source_, *v);
   }
 
   void read_limits(const Value& value, ScenarioLimits& limits) {

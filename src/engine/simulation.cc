@@ -98,7 +98,13 @@ Simulation::Simulation(World world, Controller& controller, std::vector<const Ac
       sink_(sink),
       faults_(faults),
       limits_(limits),
-      built_(sink.reads()) {}
+      operator_restart_{environment_.leader_election_ms, environment_.leader_election_ms},
+      built_(sink.reads()) {
+  for (const Actor* actor : actors_) {
+    latencies_.push_back(actor->reaction_latency());
+    if (latencies_.back().min_ms > 0 || (faults_.latency && latencies_.back().max_ms > 0)) tracks_reactions_ = true;
+  }
+}
 
 void Simulation::start_over(World world, Chooser& chooser) {
   world_ = std::move(world);
@@ -225,10 +231,29 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
 
   if (process.up && !process.pending_notifications.empty()) add(StepKind::notify);
 
+  // Reactions (DESIGN §1.1): `waiting` counts the steps that may wait for time to pass; time
+  // may pass no further than `must_run_by`; `ripens_at` is when the next waiting one may run.
+  std::size_t waiting = 0;
+  std::optional<std::int64_t> must_run_by;
+  std::optional<std::int64_t> ripens_at;
+  const auto earliest = [](std::optional<std::int64_t>& at, std::int64_t candidate) {
+    if (!at || candidate < *at) at = candidate;
+  };
   ActorAnswers& kept = answers();
   kept.refresh(world_);
   for (std::size_t i = 0; i < actors_.size(); ++i) {
     for (const ActorWork& item : actor_work(kept, i, work)) {
+      if (tracks_reactions_) {
+        const std::int64_t since = reaction_since(i, item);
+        if (world_.now_ms < since + latencies_[i].min_ms) {
+          earliest(ripens_at, since + latencies_[i].min_ms);
+          continue;
+        }
+        if (faults_.latency && world_.now_ms < since + latencies_[i].max_ms) {
+          ++waiting;
+          earliest(must_run_by, since + latencies_[i].max_ms);
+        }
+      }
       Step& step = add(StepKind::actor);
       step.actor = static_cast<int>(i);
       step.work = item;   // copy-assignment keeps the slot's string buffers
@@ -240,11 +265,22 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
   if (process.up && workers_started && process.worker_busy_until_ms <= world_.now_ms && process.queue.has_ready()) {
     add(StepKind::reconcile);
   }
-  if (!process.up && process.restart_at_ms <= world_.now_ms) add(StepKind::restart);
+  if (!process.up && process.restart_at_ms <= world_.now_ms) {
+    add(StepKind::restart);
+    if (world_.now_ms < process.restart_deadline_ms) {
+      ++waiting;
+      earliest(must_run_by, process.restart_deadline_ms);
+    }
+  }
 
-  const bool only_held_deliveries = listed == deliveries;
-  if (only_held_deliveries) {
-    if (std::optional<std::int64_t> at = next_timer_ms()) add(StepKind::clock).clock_to_ms = *at;
+  // The clock: when nothing but held deliveries and reactions that may wait can run, up to the
+  // earliest timer, reaction ripening or reaction deadline.
+  if (listed == deliveries + waiting) {
+    std::optional<std::int64_t> at = next_timer_ms();
+    if (ripens_at) earliest(at, *ripens_at);
+    if (must_run_by && at) earliest(at, *must_run_by);
+    if (waiting > 0 && !at) at = must_run_by;
+    if (at) add(StepKind::clock).clock_to_ms = *at;
   }
   // A crash is offered only beside other work, so that it never keeps a finished run alive and
   // the fault-free default (the first step) never picks it.
@@ -275,6 +311,29 @@ bool may_decide_within(StepKind kind) {
       return false;
   }
   return true;
+}
+
+std::int64_t Simulation::reaction_since(std::size_t actor, const ActorWork& work) const {
+  for (const PendingReaction& reaction : world_.reactions) {
+    if (reaction.actor == static_cast<int>(actor) && reaction.index == work.index && reaction.what == work.what &&
+        reaction.object == work.object) {
+      return reaction.since_ms;
+    }
+  }
+  return world_.now_ms;
+}
+
+void Simulation::record_reactions() {
+  std::vector<PendingReaction> pending;
+  ActorAnswers& kept = answers();
+  kept.refresh(world_);
+  for (std::size_t i = 0; i < actors_.size(); ++i) {
+    if (latencies_[i] == Latency{}) continue;
+    for (const ActorWork& item : actor_work(kept, i, work_buffer_)) {
+      pending.push_back({static_cast<int>(i), item.what, item.object, item.index, reaction_since(i, item)});
+    }
+  }
+  world_.reactions = std::move(pending);
 }
 
 void Simulation::step(std::span<const Step> steps) {
@@ -316,6 +375,8 @@ void Simulation::record(Event event) {
 }
 
 void Simulation::finish_step(std::int64_t first_seq) {
+  // The work the step made possible starts waiting now; the work it did, or undid, waits no more.
+  if (tracks_reactions_) record_reactions();
   const StepLog step{first_seq, next_seq_, step_events_.view()};
   for (const Event& event : step.events) sink_.emit(event);
   for (StepObserver* observer : observers_) observer->after_step(world_, step);
@@ -462,7 +523,8 @@ void Simulation::reconcile(StepContext& context) {
 void Simulation::crash(StepContext& context, std::string_view reason) {
   Process& process = world_.process;
   process.up = false;
-  process.restart_at_ms = world_.now_ms + environment_.leader_election_ms;
+  process.restart_at_ms = world_.now_ms + operator_restart_.min_ms;
+  process.restart_deadline_ms = world_.now_ms + (faults_.latency ? operator_restart_.max_ms : operator_restart_.min_ms);
   process.worker_busy_until_ms = 0;   // the blocked call dies with the process
   process.queue = WorkQueue(environment_.queue);   // pending keys, timers and failures are lost
   process.pending_notifications.clear();

@@ -8,10 +8,15 @@
 //   timers       due queue timers (RequeueAfter, backoff) add their keys
 //   reconcile    the worker takes the next ready key and runs the model to the end
 //   restart      a crashed controller's successor starts: re-list, enqueue, start the worker
-//   clock        virtual time advances to the earliest timer (only when nothing else can run)
+//   clock        virtual time advances to the earliest timer (only when nothing else can run,
+//                or, with faults.latency, while what can run is reactions that may still wait)
 //   crash        the controller process dies (a fault, within the restart budget)
 // Without the squash or staleReads faults, watch deliveries are urgent: while one is pending
 // nothing else runs, so every event is delivered at once and in order.
+// Reactions take time (DESIGN §1.1): an actor's work is offered from its latency's min after it
+// was first listed (World::reactions remembers since when), and with faults.latency the clock is
+// offered beside it, up to the earliest time by which a waiting reaction must be done (its max).
+// A crashed controller restarts within the operator-restart latency the same way.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +48,7 @@ struct FaultBudget {
   int http_errors = 0;        // dashboard call errors and timeouts
   int restarts = 0;           // controller crash + re-list
   bool time_travel = false;   // a restart may re-list from an older resourceVersion
+  bool latency = false;       // reactions may take any time within their latency (DESIGN §1.1)
   bool deliveries_may_wait() const { return squash || max_lag > 0; }
 };
 
@@ -112,6 +118,8 @@ class Simulation {
   void set_dashboard(const RayDashboard* dashboard) { dashboard_ = dashboard; }
   // The operator's env and feature gates the model may read (none: all unset, gates at defaults).
   void set_operator_settings(const OperatorSettings* settings) { operator_settings_ = settings; }
+  // How long a crashed controller stays down (default: the release's leader-election delay).
+  void set_operator_restart(Latency latency) { operator_restart_ = latency; }
   // Keeps the actors' answers in `answers`, which must outlive the simulation, instead of its
   // own: they go on being used while they hold, also by a later simulation of the same
   // scenario (exhaustive exploration). Answers for other actors are dropped. Requires a world
@@ -176,6 +184,10 @@ class Simulation {
   // the actors' lists (buffers reused by run()). Slots past those are kept, not destroyed, so
   // that their strings' buffers serve the next listing.
   std::size_t list_enabled_steps(std::vector<Step>& slots, std::vector<ActorWork>& work) const;
+  // The time since which `actor` has had `work` pending (World::reactions); now when it is new.
+  std::int64_t reaction_since(std::size_t actor, const ActorWork& work) const;
+  // World::reactions made anew from the actors' current work, after each step.
+  void record_reactions();
   // Only within a listing, after it refreshed the actors' answers against the world.
   std::optional<std::int64_t> next_timer_ms() const;
   // An actor's enabled work and next timer, reused while what it reads is unchanged.
@@ -198,6 +210,11 @@ class Simulation {
   events::EventSink& sink_;
   FaultBudget faults_;
   Limits limits_;
+  std::vector<Latency> latencies_;   // each actor's reaction_latency()
+  // Some actor's work waits (a latency min above 0), or may (faults.latency): World::reactions
+  // is kept. Off, listing takes every enabled piece of work at once, as the first engine did.
+  bool tracks_reactions_ = false;
+  Latency operator_restart_;
   std::vector<StepObserver*> observers_;
   const RayDashboard* dashboard_ = nullptr;
   const OperatorSettings* operator_settings_ = nullptr;

@@ -28,6 +28,7 @@ struct Process {
   int incarnation = 1;
   bool up = true;
   std::int64_t restart_at_ms = 0;          // when down: the new leader may start then
+  std::int64_t restart_deadline_ms = 0;    // ... and has started by then (faults.latency)
   // The single worker is still inside a reconcile whose dashboard call timed out: it takes no
   // other key before then (the reconcile's effects are at its start; kuberay-rayjob §3.5).
   std::int64_t worker_busy_until_ms = 0;
@@ -50,6 +51,18 @@ struct FaultsUsed {
   friend bool operator==(const FaultsUsed&, const FaultsUsed&) = default;
 };
 
+// A piece of an actor's work that has been possible since since_ms and is not done yet
+// (DESIGN §1.1): it may be done from since_ms + the actor's latency min, and time may not pass
+// since_ms + its max before it is. Kept only while some latency can matter (Simulation).
+struct PendingReaction {
+  int actor = 0;                   // index into the simulation's actors
+  std::string what;                // the ActorWork it is
+  std::string object;
+  int index = 0;
+  std::int64_t since_ms = 0;
+  friend bool operator==(const PendingReaction&, const PendingReaction&) = default;
+};
+
 struct World {
   std::int64_t now_ms = 0;
   std::int64_t steps = 0;
@@ -60,6 +73,7 @@ struct World {
   // and the Simulation tells their changes apart by sharing (actor_answers.h).
   CopyOnWrite<RayState> ray;
   CopyOnWrite<EnvironmentState> environment;
+  std::vector<PendingReaction> reactions;   // in the order the actors list their work
   friend bool operator==(const World&, const World&) = default;
 
   // The informer of `kind`, or null when the controller does not cache it.

@@ -29,9 +29,11 @@ namespace scenario_run_detail {
 struct Environment {
   Environment(const Scenario& scenario, RayClusterReadiness readiness)
       : ray(scenario.world.dashboard, scenario.world.ray, scenario.world.ray_cluster.head_ready_ms()),
-        raycluster_controller(scenario.world.ray_cluster, readiness),
+        raycluster_controller(scenario.world.ray_cluster, readiness, scenario.world.latency.ray_cluster_controller),
+        job_controller(scenario.world.latency.job_controller),
         submitter(scenario.world.submitter, &ray),
-        user(scenario.actions, &ray) {}
+        user(scenario.actions, &ray),
+        gc(scenario.world.latency.garbage_collector) {}
 
   std::vector<const Actor*> actors() const {
     return {&user, &raycluster_controller, &job_controller, &submitter, &ray, &gc};
@@ -234,6 +236,8 @@ struct ScenarioRunner::Simulated {
     if (options.actor_answers) simulation.remember_answers_in(*options.actor_answers);
     simulation.set_dashboard(&parts.environment.ray);
     simulation.set_operator_settings(&scenario.world.operator_settings);
+    simulation.set_operator_restart(
+        operator_restart_latency(scenario.world.latency, parts.model->environment().leader_election_ms));
     simulation.add_observer(&verdicts);
     for (StepObserver* observer : options.observers) simulation.add_observer(observer);
   }

@@ -12,8 +12,8 @@ namespace {
 using nlohmann::json;
 
 // The `faults:` keys in the order scenarios.md lists them (labels follow it, not json's).
-constexpr std::array<std::string_view, 7> kFaultKeys = {"staleReads", "squash",   "conflicts", "writeFailures",
-                                                        "httpErrors", "restarts", "timeTravel"};
+constexpr std::array<std::string_view, 8> kFaultKeys = {"staleReads", "squash",   "conflicts",  "writeFailures",
+                                                        "httpErrors", "restarts", "timeTravel", "latency"};
 
 std::string flow(const json& value) {
   if (!value.is_object()) return value.dump();

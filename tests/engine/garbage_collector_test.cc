@@ -16,6 +16,7 @@
 #include "engine/chooser.h"
 #include "engine/controller.h"
 #include "engine/simulation.h"
+#include "idle_controller.h"
 #include "events/event.h"
 
 namespace garbage_collector_test {
@@ -48,19 +49,13 @@ using rjsim::engine::RunEnd;
 using rjsim::engine::Simulation;
 using rjsim::engine::StepContext;
 using rjsim::engine::Watches;
+using rjsim::testing::IdleController;
+using rjsim::testing::named;
 using rjsim::engine::WatchEvent;
 using rjsim::engine::WatchType;
 using rjsim::engine::World;
 
 constexpr std::string_view kNamespace = "default";
-
-template <class T>
-Object named(std::string_view name) {
-  T typed;
-  typed.metadata.name = std::string(name);
-  typed.metadata.namespace_ = std::string(kNamespace);
-  return typed;
-}
 
 // The ownerReference controllerutil.SetControllerReference writes.
 OwnerReference controller_reference(const Object& owner) {
@@ -120,25 +115,6 @@ const WatchEvent* deleted_event(const ApiServer& api, Kind kind, std::string_vie
   }
   return nullptr;
 }
-
-// A controller that watches RayJobs and does nothing: enough to run a Simulation with actors.
-class IdleController final : public Controller {
- public:
-  std::string_view name() const override { return "idle"; }
-  ReleaseEnvironment environment() const override {
-    ReleaseEnvironment environment;
-    environment.queue = QueueBehaviour::priority;
-    environment.fifo = FifoBehaviour::real_fifo;
-    environment.workers_wait_for_handlers = true;
-    environment.panic_kills_process = false;
-    return environment;
-  }
-  const Watches& watches() const override {
-    static const Watches none;
-    return none;
-  }
-  ReconcileResult reconcile(const Request&, Clients&) override { return ReconcileResult::done(); }
-};
 
 }  // namespace
 

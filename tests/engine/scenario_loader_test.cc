@@ -407,6 +407,34 @@ TEST_CASE("unknown keys are errors that name the key and its line, at every leve
   CHECK(error_with_rayjob("seed: 1\nseed: 2\n") == "scenarios/x.yaml:10: seed: duplicate key (first given on line 9)");
 }
 
+TEST_CASE("world.latency: a {min, max} range or one duration per reaction; defaults react at once") {
+  const Scenario defaults = parse_with_rayjob("");
+  CHECK(defaults.world.latency.garbage_collector == rjsim::engine::Latency{0, 2'000});
+  CHECK(defaults.world.latency.job_controller == rjsim::engine::Latency{0, 1'000});
+  CHECK(defaults.world.latency.ray_cluster_controller == rjsim::engine::Latency{0, 1'000});
+  CHECK_FALSE(defaults.world.latency.operator_restart.has_value());
+  CHECK(rjsim::engine::operator_restart_latency(defaults.world.latency, 15'000) ==
+        rjsim::engine::Latency{15'000, 60'000});
+  CHECK_FALSE(defaults.faults.latency);
+
+  const Scenario s = parse_with_rayjob(
+      "world:\n  latency:\n    garbageCollector: {min: 1s, max: 5s}\n    jobController: 500ms\n"
+      "    operatorRestart: {min: 30s, max: 90s}\nfaults: {latency: true}\n");
+  CHECK(s.world.latency.garbage_collector == rjsim::engine::Latency{1'000, 5'000});
+  CHECK(s.world.latency.job_controller == rjsim::engine::Latency{500, 500});
+  CHECK(rjsim::engine::operator_restart_latency(s.world.latency, 15'000) == rjsim::engine::Latency{30'000, 90'000});
+  CHECK(s.faults.latency);
+
+  CHECK(error_with_rayjob("world: {latency: {garbageCollector: {min: 3s, max: 1s}}}\n") ==
+        "scenarios/x.yaml:9: world.latency.garbageCollector.max: is shorter than min");
+  CHECK(error_with_rayjob("world: {latency: {jobController: {min: 1s}}}\n")
+            .find("world.latency.jobController.max: missing") != std::string::npos);
+  CHECK(error_with_rayjob("world: {latency: {gc: 1s}}\n").find("world.latency: unknown key \"gc\"") !=
+        std::string::npos);
+  CHECK(error_with_rayjob("world: {latency: {garbageCollector: soon}}\n")
+            .find("world.latency.garbageCollector: ") != std::string::npos);
+}
+
 TEST_CASE("but unknown fields inside Kubernetes manifests are ignored") {
   const Scenario s = parse(std::string(kHeader) + R"(rayjob:
   apiVersion: ray.io/v1
