@@ -32,6 +32,7 @@
 #include "cli/scenario_files.h"
 #include "cli/stored_run.h"
 #include "engine/scenario_loader.h"
+#include "explore/scenario_run.h"
 #include "models/registry.h"
 #include "store/database.h"
 
@@ -73,6 +74,9 @@ PlannedCheck plan_check(const std::string& file, bool read_goldens) {
   if (models::canonical_model_name(controller).empty()) {
     throw engine::ScenarioError(fmt::format("{}: controller: no model named \"{}\" yet (models: {})", file,
                                             controller, fmt::join(models::model_names(), ", ")));
+  }
+  if (std::optional<std::string> why = explore::unsupported_fault(check.scenario, *models::make_model(controller))) {
+    throw engine::ScenarioError(*why);
   }
   check.golden_file = golden_path(file, check.scenario.name);
   if (read_goldens) check.recorded = read_golden(check.golden_file);

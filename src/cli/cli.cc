@@ -101,6 +101,9 @@ int run_guarded(std::string_view command, const std::function<int()>& action, st
   } catch (const explore::UnknownController& e) {
     err << fmt::format("{}: {}\n", who, e.what());
     return exit_bad_input;
+  } catch (const explore::UnsupportedFault& e) {
+    err << fmt::format("{}: {}\n", who, e.what());
+    return exit_bad_input;
   } catch (const explore::NotReplayable& e) {
     err << fmt::format("{}: {}\n", who, e.what());
     return exit_bad_input;

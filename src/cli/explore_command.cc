@@ -23,6 +23,7 @@
 #include "cli/stored_run.h"
 #include "cli/trace_derivation.h"
 #include "engine/scenario_loader.h"
+#include "explore/bounds.h"
 #include "explore/explorer.h"
 #include "store/database.h"
 #include "trace/explore_trace.h"
@@ -210,6 +211,7 @@ void print_text(std::ostream& out, const engine::Scenario& scenario, const explo
   if (report.findings.empty()) {
     out << (report.complete ? "complete: no violation within these bounds\n"
                             : fmt::format("no violation found within {} schedules\n", report.schedules));
+    out << "  " << explore::describe_bounds(explore::search_bounds(scenario.faults)) << "\n";
     return;
   }
   for (std::size_t i = 0; i < report.findings.size(); ++i) {
@@ -275,6 +277,8 @@ int explore_and_report(const engine::Scenario& scenario, const ExploreFlags& fla
   }
   if (flags.json) {
     nlohmann::ordered_json summary = summary_json(report, stored);
+    const explore::SearchBounds bounds = explore::search_bounds(scenario.faults);
+    summary["bounds"] = {{"explored", bounds.explored}, {"held", bounds.held}, {"not_modelled", bounds.not_modelled}};
     if (origin != nullptr) {
       const trace::ConformReport& conform = origin->exploration.conform;
       summary["trace_run_id"] = origin->run.run_id;

@@ -256,9 +256,9 @@ class Fingerprinter {
     add_all(key, label_value);
   }
   void add(const Informer& value) {
-    const auto& [kind, fifo, selector, cache, pending, received, last_sync_resource_version] =
+    const auto& [kind, fifo, selector, cache, pending, received, last_sync_resource_version, rewound_until] =
         value;
-    add_all(kind, fifo, selector, cache, pending, received, last_sync_resource_version);
+    add_all(kind, fifo, selector, cache, pending, received, last_sync_resource_version, rewound_until);
   }
 
   // ---- work_queue.h ----

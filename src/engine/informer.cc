@@ -108,6 +108,7 @@ std::vector<Notification> Informer::relist(const ApiServer& api, std::int64_t re
   pending_.clear();
   cache_.clear();
   received_ = 0;
+  rewound_until_ = 0;
   if (resource_version >= api.resource_version()) {
     for (const ObjectVersion& object : api.objects(kind_)) {
       if (selector_.matches(meta(*object))) cache_.push_back(object);

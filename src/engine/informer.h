@@ -66,6 +66,11 @@ class Informer {
   // server's current rv), drops pending events, and continues from there. Returns the
   // initial-list notifications (one OnAdd per cached object, in key order).
   std::vector<Notification> relist(const ApiServer& api, std::int64_t resource_version);
+  // After a relist that went back in time: until the cache has caught up to `resource_version`
+  // (where the dead process had got to), its deliveries are not urgent, so that a reconcile may
+  // read the rewound cache whether or not stale reads are allowed (DESIGN §1.1).
+  void mark_rewound(std::int64_t resource_version) { rewound_until_ = resource_version; }
+  bool catching_up() const { return last_sync_resource_version_ < rewound_until_; }
 
   // ---- the cache (indexer) ----
   const Object* get(std::string_view namespace_, std::string_view name) const;
@@ -91,6 +96,7 @@ class Informer {
   std::vector<std::size_t> pending_;       // watch-log positions received, in arrival order
   std::size_t received_ = 0;               // log positions below this were received
   std::int64_t last_sync_resource_version_ = 0;
+  std::int64_t rewound_until_ = 0;         // mark_rewound
 };
 
 }  // namespace rjsim::engine

@@ -1002,6 +1002,12 @@ class Loader {
     return static_cast<int>(read_int(source_, *max, 0, std::numeric_limits<int>::max()));
   }
 
+  // `true` ({maxRewind: 3}), `false`, or {maxRewind: N}.
+  int read_time_travel(const Value& value) const {
+    if (value.node.IsScalar()) return read_bool(source_, value) ? kDefaultMaxRewind : 0;
+    return read_max(value, "maxRewind", "{maxRewind: 3}");
+  }
+
   void read_faults(const Value& value, FaultBudget& faults) {
     const MapReader keys(source_, value,
                          {"staleReads", "squash", "conflicts", "writeFailures", "httpErrors", "restarts", "timeTravel",
@@ -1012,7 +1018,7 @@ class Loader {
     if (const Value* v = keys.find("writeFailures")) faults.write_failures = read_max(*v, "max", "{max: 1}");
     if (const Value* v = keys.find("httpErrors")) faults.http_errors = read_max(*v, "max", "{max: 2}");
     if (const Value* v = keys.find("restarts")) faults.restarts = read_max(*v, "max", "{max: 1}");
-    if (const Value* v = keys.find("timeTravel")) faults.time_travel = read_bool(source_, *v);
+    if (const Value* v = keys.find("timeTravel")) faults.max_rewind = read_time_travel(*v);
     if (const Value* v = keys.find("latency")) faults.latency = read_bool(source_, *v);
   }
 

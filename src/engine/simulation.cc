@@ -218,16 +218,20 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
   };
   const Process& process = world_.process;
 
-  // Deliveries: an informer has events (received or still in flight) it has not applied.
+  // Deliveries: an informer has events (received or still in flight) it has not applied. They
+  // are urgent unless the faults let them wait, or the informer is catching up after a relist
+  // that went back in time.
   std::size_t deliveries = 0;
+  std::size_t urgent_deliveries = 0;
   if (process.up) {
     for (const CopyOnWrite<Informer>& informer : process.informers) {
       if (!informer->has_pending(world_.api.watch_log(informer->kind()))) continue;
       add(StepKind::deliver).informer_kind = informer->kind();
       ++deliveries;
+      if (!informer->catching_up()) ++urgent_deliveries;
     }
   }
-  if (deliveries > 0 && !faults_.deliveries_may_wait()) return listed;   // urgent
+  if (urgent_deliveries > 0 && !faults_.deliveries_may_wait()) return listed;
 
   if (process.up && !process.pending_notifications.empty()) add(StepKind::notify);
 
@@ -544,10 +548,12 @@ void Simulation::restart(StepContext& context) {
     Informer& informer = shared.edit();
     // A relist at "0" may be served by a lagging apiserver: any revision up to where the dead
     // process had got to (time travel, §1.7, §7.2 item 9); the head otherwise.
+    const std::int64_t reached = informer.last_sync_resource_version();
     std::vector<std::int64_t> points = {head};
-    if (faults_.time_travel) {
+    if (faults_.time_travel()) {
       const std::vector<WatchEvent>& log = world_.api.watch_log(informer.kind());
-      for (auto it = log.rbegin(); it != log.rend() && points.size() < 5; ++it) {
+      const std::size_t most = 1 + static_cast<std::size_t>(faults_.max_rewind);
+      for (auto it = log.rbegin(); it != log.rend() && points.size() < most; ++it) {
         if (it->resource_version <= informer.last_sync_resource_version() &&
             it->resource_version != points.back()) {
           points.push_back(it->resource_version);
@@ -557,6 +563,7 @@ void Simulation::restart(StepContext& context) {
     const std::int64_t at = points[context.decide(ChoicePoint::relist_point, points.size(),
                                                   to_string(informer.kind()))];
     const std::vector<Notification> listed = informer.relist(world_.api, at);
+    if (at < reached) informer.mark_rewound(reached);
     context.effect("informer.relist", "informer/" + std::string(to_string(informer.kind())))
         .with("rv", at)
         .with("objects", static_cast<std::int64_t>(listed.size()));

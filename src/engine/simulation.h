@@ -40,6 +40,8 @@
 namespace rjsim::engine {
 
 // What the chooser may inject (DESIGN §4 `faults`); all off by default.
+inline constexpr int kDefaultMaxRewind = 3;   // `timeTravel: true`
+
 struct FaultBudget {
   int max_lag = 0;            // staleReads.maxLag: events a read may lag its kind's log
   bool squash = false;        // deliveries may be held so that events coalesce
@@ -47,9 +49,10 @@ struct FaultBudget {
   int write_failures = 0;     // 5xx, or applied-but-reported-failed
   int http_errors = 0;        // dashboard call errors and timeouts
   int restarts = 0;           // controller crash + re-list
-  bool time_travel = false;   // a restart may re-list from an older resourceVersion
+  int max_rewind = 0;         // timeTravel.maxRewind: a restart may re-list up to this many events back
   bool latency = false;       // reactions may take any time within their latency (DESIGN §1.1)
   bool deliveries_may_wait() const { return squash || max_lag > 0; }
+  bool time_travel() const { return max_rewind > 0; }
 };
 
 struct Limits {

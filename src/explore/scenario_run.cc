@@ -208,12 +208,23 @@ std::unique_ptr<Controller> model_named(const Scenario& scenario, const std::str
     throw UnknownController(
         fmt::format("no model named \"{}\" (models: {})", name, fmt::join(models::model_names(), ", ")));
   }
+  if (std::optional<std::string> why = unsupported_fault(scenario, *model)) throw UnsupportedFault(*why);
   return model;
 }
 
 }  // namespace scenario_run_detail
 
 using namespace scenario_run_detail;
+
+std::optional<std::string> unsupported_fault(const Scenario& scenario, const Controller& model) {
+  if (scenario.faults.time_travel() && model.environment().initial_list_is_consistent) {
+    return fmt::format("{}: faults.timeTravel: {} cannot time-travel: its client lists through watch-list, a "
+                       "consistent read at the head, so a restart never sees an older state (drop timeTravel, or "
+                       "run an older model)",
+                       scenario.file, model.name());
+  }
+  return std::nullopt;
+}
 
 // The model, and the actors built from the scenario (they read the model's release).
 struct ScenarioRunner::Parts {

@@ -133,6 +133,17 @@ class UnknownController : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown for a fault the model's release cannot have (bad input: exit 2): time travel under a
+// release whose restarts list consistently.
+class UnsupportedFault : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Why `model` cannot run the scenario's faults (the message names the file, the key and the
+// model), or nothing when it can.
+std::optional<std::string> unsupported_fault(const engine::Scenario& scenario, const engine::Controller& model);
+
 RunReport run_scenario(const engine::Scenario& scenario, const RunOptions& options = {});
 
 // Runs one scenario under one model as often as asked, with the model and the scenario's actors
@@ -143,7 +154,8 @@ RunReport run_scenario(const engine::Scenario& scenario, const RunOptions& optio
 class ScenarioRunner {
  public:
   // `controller`: a model's name, empty for the scenario's (throws UnknownController for a name
-  // no model has). `scenario` must outlive the runner.
+  // no model has, UnsupportedFault for faults its release cannot have). `scenario` must outlive
+  // the runner.
   ScenarioRunner(const engine::Scenario& scenario, const std::string& controller);
   ~ScenarioRunner();
   ScenarioRunner(const ScenarioRunner&) = delete;

@@ -233,6 +233,23 @@ TEST_CASE("a bad scenario file in a directory exits 2, names every bad file, and
   CHECK_FALSE(std::filesystem::exists(scratch.file("runs.db")));
 }
 
+TEST_CASE("time travel under a release whose restarts list consistently is bad input, for check and run") {
+  ScratchDirectory scratch;
+  const std::string yaml = scenario_yaml("travels", "SUCCEEDED") + "faults: {timeTravel: true}\n";
+  write_file(scratch.file("v17.yaml"), yaml + "controller: kuberay-1.7\n");
+  write_file(scratch.file("v11.yaml"), yaml + "controller: kuberay-1.1\n");
+
+  const Result checked = check({scratch.path(), "--db", ""});
+  CHECK(checked.code == 2);
+  CHECK(contains(checked.err, scratch.file("v17.yaml") + ": faults.timeTravel: kuberay-1.7 cannot time-travel"));
+  CHECK_FALSE(contains(checked.err, scratch.file("v11.yaml")));
+
+  const Result run = rjsim::cli::testing::invoke({"run", scratch.file("v17.yaml"), "--db", ""});
+  CHECK(run.code == 2);
+  CHECK(contains(run.err, "faults.timeTravel: kuberay-1.7 cannot time-travel"));
+  CHECK(rjsim::cli::testing::invoke({"run", scratch.file("v11.yaml"), "--db", ""}).code == 0);
+}
+
 TEST_CASE("a --db file that is not an rjsim database, or a --junit path that cannot be written, is bad input") {
   ScratchDirectory scratch;
   write_file(scratch.file("failing.yaml"), scenario_yaml("failing", "FAILED"));

@@ -137,7 +137,7 @@ TEST_CASE("a minimal scenario gets every default of DESIGN §4") {
   CHECK(s.faults.write_failures == 0);
   CHECK(s.faults.http_errors == 0);
   CHECK(s.faults.restarts == 0);
-  CHECK_FALSE(s.faults.time_travel);
+  CHECK(s.faults.max_rewind == 0);
   CHECK(s.limits.steps == 100'000);
   CHECK(s.limits.time_ms == 3'600'000);
   CHECK(s.limits.eventually_ms == 600'000);
@@ -272,7 +272,7 @@ expect:
   CHECK(s.faults.write_failures == 1);
   CHECK(s.faults.http_errors == 4);
   CHECK(s.faults.restarts == 1);
-  CHECK(s.faults.time_travel);
+  CHECK(s.faults.max_rewind == rjsim::engine::kDefaultMaxRewind);   // timeTravel: true
   CHECK(s.limits.steps == 20'000);
   CHECK(s.limits.time_ms == 7'200'000);
   CHECK(s.limits.eventually_ms == 600'000);
@@ -405,6 +405,14 @@ TEST_CASE("unknown keys are errors that name the key and its line, at every leve
   CHECK(error_with_rayjob("world: {dashboard: {outages: [{from: 1s, until: 2s}]}}\n")
             .find("world.dashboard.outages[0]: unknown key \"until\"") != std::string::npos);
   CHECK(error_with_rayjob("seed: 1\nseed: 2\n") == "scenarios/x.yaml:10: seed: duplicate key (first given on line 9)");
+}
+
+TEST_CASE("faults.timeTravel: true is {maxRewind: 3}; {maxRewind: N} sets how far back a relist may go") {
+  CHECK(parse_with_rayjob("faults: {timeTravel: {maxRewind: 5}}\n").faults.max_rewind == 5);
+  CHECK(parse_with_rayjob("faults: {timeTravel: false}\n").faults.max_rewind == 0);
+  CHECK(error_with_rayjob("faults: {timeTravel: {rewind: 5}}\n").find("faults.timeTravel: unknown key \"rewind\"") !=
+        std::string::npos);
+  CHECK(error_with_rayjob("faults: {timeTravel: sometimes}\n").find("faults.timeTravel: ") != std::string::npos);
 }
 
 TEST_CASE("world.latency: a {min, max} range or one duration per reaction; defaults react at once") {

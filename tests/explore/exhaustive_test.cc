@@ -7,8 +7,11 @@
 #include <memory>
 #include <set>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "engine/scenario_loader.h"
+#include "explore/bounds.h"
 #include "explore/exhaustive.h"
 #include "explore/explorer.h"
 #include "explore/scenario_run.h"
@@ -22,6 +25,11 @@ engine::Scenario acceptance(const char* name) {
 }
 
 engine::Scenario bounded() { return acceptance("suspend-resume-bounded.yaml"); }
+
+engine::Scenario interleaving(const char* name) {
+  return engine::load_scenario(
+      (std::filesystem::path(RJSIM_SOURCE_DIR) / "scenarios" / "interleavings" / name).string());
+}
 
 ExhaustiveReport search(const engine::Scenario& scenario, bool fork) {
   ExhaustiveOptions options;
@@ -76,6 +84,29 @@ TEST_CASE("runs that reuse the actors' answers of earlier runs search what runs 
     check_same_search(reused, asked);
     CHECK(reused.steps == asked.steps);
   }
+}
+
+TEST_CASE("one crash whose restart may take up to 60 s reaches race 2 of §1.16; a restart of exactly 15 s "
+          "cannot") {
+  const engine::Scenario slow_restart = interleaving("v17-operator-outage-after-submitter-finished.yaml");
+  REQUIRE(slow_restart.faults.latency);
+  REQUIRE(slow_restart.faults.restarts == 1);
+  const ExhaustiveReport found = explore_exhaustively(slow_restart, ExhaustiveOptions{});
+  REQUIRE(!found.failures.empty());
+  REQUIRE(!found.failures.front().report.violations.empty());
+  CHECK(found.failures.front().report.violations.front().invariant == "status-mirrors-ray");
+
+  engine::Scenario fixed_restart = slow_restart;
+  fixed_restart.faults.latency = false;
+  const ExhaustiveReport complete = explore_exhaustively(fixed_restart, ExhaustiveOptions{});
+  CHECK(complete.complete);
+  CHECK(complete.failures.empty());
+}
+
+TEST_CASE("forking a run while the operator is down and reactions wait explores what re-executing explores") {
+  engine::Scenario scenario = interleaving("v17-operator-outage-after-submitter-finished.yaml");
+  scenario.world.latency.garbage_collector = engine::Latency{0, 3'000};
+  check_same_search(search(scenario, /*fork=*/true), search(scenario, /*fork=*/false));
 }
 
 TEST_CASE("exhaustive search gives the same counts every time") {
@@ -154,6 +185,20 @@ TEST_CASE("an exhaustive search cut short by its budget is not complete") {
   const ExhaustiveReport report = explore_exhaustively(bounded(), options);
   CHECK(report.runs == 2);
   CHECK_FALSE(report.complete);
+}
+
+TEST_CASE("a complete search names its bounds: the fault dimensions explored, those held, what is not modelled") {
+  engine::FaultBudget faults;
+  faults.restarts = 1;
+  faults.latency = true;
+  const SearchBounds bounds = search_bounds(faults);
+  CHECK(bounds.explored == std::vector<std::string>{"restarts {max: 1}", "latency"});
+  CHECK(bounds.held ==
+        std::vector<std::string>{"staleReads", "squash", "conflicts", "writeFailures", "httpErrors", "timeTravel"});
+  CHECK(!bounds.not_modelled.empty());
+  CHECK(describe_bounds(bounds).find("explored: restarts {max: 1}, latency; held at defaults: staleReads, squash") ==
+        0);
+  CHECK(describe_bounds(search_bounds(engine::FaultBudget{})).find("explored: none;") == 0);
 }
 
 TEST_CASE("exhaustive shards split the root's children: together they run what one search runs") {

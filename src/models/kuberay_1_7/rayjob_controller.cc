@@ -861,6 +861,7 @@ ReleaseEnvironment RayJobReconciler::environment() const {
   environment.fifo = FifoBehaviour::real_fifo;
   environment.workers_wait_for_handlers = true;
   environment.panic_kills_process = false;
+  environment.initial_list_is_consistent = true;
   // The v1.7.0 RayCluster controller waits for every desired Pod, Running and Ready (§1.12).
   environment.ray_cluster_readiness = RayClusterReadiness::desired_pods_ready;
   environment.dashboard_timeout_ms = 2'000;   // 2 s without UseKubernetesProxy (reference §1.3)

@@ -1,0 +1,47 @@
+#include "explore/bounds.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace rjsim::explore {
+
+namespace {
+
+// One `faults:` key: explored when on, with its setting shown; held at its default otherwise.
+void sort_dimension(SearchBounds& bounds, const char* key, bool on, const std::string& setting = "") {
+  if (!on) {
+    bounds.held.emplace_back(key);
+  } else {
+    bounds.explored.push_back(setting.empty() ? std::string(key) : fmt::format("{} {}", key, setting));
+  }
+}
+
+std::string listed(const std::vector<std::string>& items) {
+  return items.empty() ? std::string("none") : fmt::format("{}", fmt::join(items, ", "));
+}
+
+}  // namespace
+
+SearchBounds search_bounds(const engine::FaultBudget& faults) {
+  SearchBounds bounds;
+  sort_dimension(bounds, "staleReads", faults.max_lag > 0, fmt::format("{{maxLag: {}}}", faults.max_lag));
+  sort_dimension(bounds, "squash", faults.squash);
+  sort_dimension(bounds, "conflicts", faults.conflicts > 0, fmt::format("{{max: {}}}", faults.conflicts));
+  sort_dimension(bounds, "writeFailures", faults.write_failures > 0, fmt::format("{{max: {}}}", faults.write_failures));
+  sort_dimension(bounds, "httpErrors", faults.http_errors > 0, fmt::format("{{max: {}}}", faults.http_errors));
+  sort_dimension(bounds, "restarts", faults.restarts > 0, fmt::format("{{max: {}}}", faults.restarts));
+  sort_dimension(bounds, "timeTravel", faults.time_travel(), fmt::format("{{maxRewind: {}}}", faults.max_rewind));
+  sort_dimension(bounds, "latency", faults.latency);
+  // Issue 28's time model, as far as it is not built (docs/design.md, "Contract not yet built").
+  bounds.not_modelled = {"other steps between one reconcile's client calls (interleaveCalls)",
+                         "crashes inside a reconcile (restarts.midReconcile)",
+                         "Pods as objects (kubelet, graceful deletion)"};
+  return bounds;
+}
+
+std::string describe_bounds(const SearchBounds& bounds) {
+  return fmt::format("explored: {}; held at defaults: {}; not modelled yet: {}", listed(bounds.explored),
+                     listed(bounds.held), listed(bounds.not_modelled));
+}
+
+}  // namespace rjsim::explore

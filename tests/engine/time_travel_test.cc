@@ -1,0 +1,142 @@
+// Time travel (DESIGN §1.1, kubernetes-semantics §1.7, §7.2 item 9): a restarted controller's
+// first list may be served from an older revision, up to faults.timeTravel.maxRewind events of a
+// kind back; the deliveries that bring the cache back to where the dead process had got to are
+// not urgent, so a reconcile can read the rewound cache whether or not stale reads are allowed.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/chooser.h"
+#include "engine/simulation.h"
+#include "events/event.h"
+#include "idle_controller.h"
+
+namespace time_travel_test {
+namespace {
+
+using rjsim::engine::ChoicePoint;
+using rjsim::engine::Chooser;
+using rjsim::engine::FaultBudget;
+using rjsim::engine::Informer;
+using rjsim::engine::Kind;
+using rjsim::engine::meta;
+using rjsim::engine::Object;
+using rjsim::engine::RayJob;
+using rjsim::engine::RunEnd;
+using rjsim::engine::Simulation;
+using rjsim::engine::Step;
+using rjsim::engine::StepContext;
+using rjsim::engine::StepKind;
+using rjsim::testing::IdleController;
+using rjsim::testing::named;
+
+// The fault-free answer everywhere, except that a relist takes the oldest revision offered;
+// remembers how many revisions each relist offered.
+class OldestRelistChooser final : public Chooser {
+ public:
+  std::uint64_t choose(ChoicePoint point, std::uint64_t options) override {
+    if (point != ChoicePoint::relist_point) return 0;
+    relist_options.push_back(options);
+    return options - 1;
+  }
+  std::vector<std::uint64_t> relist_options;
+};
+
+// A RayJob created and then changed `changes` times, every event delivered.
+void create_and_change(Simulation& simulation, int changes) {
+  simulation.run_as_step([](StepContext& context) {
+    Object rayjob = named<RayJob>("job");
+    REQUIRE(!context.world().api.create(rayjob, 0).error);
+  });
+  for (int change = 0; change < changes; ++change) {
+    simulation.run_as_step([change](StepContext& context) {
+      const auto outcome = context.world().api.patch_status(
+          Kind::RayJob, "default", "job",
+          [change](Object& object) { std::get<RayJob>(object).status.message = "change " + std::to_string(change); },
+          0);
+      REQUIRE(!outcome.error);
+    });
+  }
+  REQUIRE(simulation.run() == RunEnd::quiescent);
+}
+
+const Informer& rayjob_informer(const Simulation& simulation) {
+  const Informer* informer = simulation.world().informer(Kind::RayJob);
+  REQUIRE(informer != nullptr);
+  return *informer;
+}
+
+bool has_step(const std::vector<Step>& steps, StepKind kind) {
+  return std::any_of(steps.begin(), steps.end(), [kind](const Step& step) { return step.kind == kind; });
+}
+
+// Crashes the controller and runs up to and including its restart.
+void crash_and_restart(Simulation& simulation) {
+  simulation.inject_crash();
+  while (simulation.world().process.incarnation == 1) REQUIRE(simulation.step());
+}
+
+}  // namespace
+
+TEST_SUITE("time_travel") {
+
+TEST_CASE("a relist after a restart is offered the head and at most maxRewind older revisions") {
+  for (const int max_rewind : {1, 3}) {
+    CAPTURE(max_rewind);
+    IdleController controller;
+    OldestRelistChooser chooser;
+    rjsim::events::MemorySink sink;
+    FaultBudget faults;
+    faults.max_rewind = max_rewind;
+    Simulation simulation(Simulation::initial_world(controller), controller, {}, chooser, sink, faults);
+    create_and_change(simulation, 5);
+    crash_and_restart(simulation);
+    REQUIRE(!chooser.relist_options.empty());
+    CHECK(chooser.relist_options.front() == static_cast<std::uint64_t>(1 + max_rewind));
+  }
+}
+
+TEST_CASE("without stale reads, a reconcile may still read a rewound cache: its catch-up is not urgent") {
+  IdleController controller;
+  OldestRelistChooser chooser;
+  rjsim::events::MemorySink sink;
+  FaultBudget faults;
+  faults.max_rewind = 2;
+  REQUIRE_FALSE(faults.deliveries_may_wait());
+  Simulation simulation(Simulation::initial_world(controller), controller, {}, chooser, sink, faults);
+  create_and_change(simulation, 3);
+  const std::int64_t head = simulation.world().api.resource_version();
+  crash_and_restart(simulation);
+
+  const Informer& informer = rayjob_informer(simulation);
+  CHECK(informer.last_sync_resource_version() < head);
+  CHECK(informer.catching_up());
+  const std::vector<Step> steps = simulation.enabled_steps();
+  CHECK(has_step(steps, StepKind::deliver));
+  CHECK(has_step(steps, StepKind::reconcile));   // beside the delivery, not after it
+
+  // Once caught up, deliveries are urgent again.
+  while (rayjob_informer(simulation).catching_up()) {
+    REQUIRE(simulation.step());   // the fault-free order delivers first
+  }
+  CHECK(rayjob_informer(simulation).last_sync_resource_version() == head);
+}
+
+TEST_CASE("a relist at the head is not time travel: deliveries after it stay urgent") {
+  IdleController controller;
+  rjsim::engine::DefaultChooser chooser(1);   // relists at the head
+  rjsim::events::MemorySink sink;
+  FaultBudget faults;
+  faults.max_rewind = 2;
+  Simulation simulation(Simulation::initial_world(controller), controller, {}, chooser, sink, faults);
+  create_and_change(simulation, 3);
+  crash_and_restart(simulation);
+  CHECK_FALSE(rayjob_informer(simulation).catching_up());
+}
+
+}  // TEST_SUITE
+
+}  // namespace time_travel_test
