@@ -124,14 +124,16 @@ TEST_CASE("JUnit text is XML-escaped: markup, quotes and control characters") {
 }
 
 TEST_CASE("check --jobs 2 prints the same results in the same order as --jobs 1") {
-  const std::string bundled = std::string(RJSIM_SOURCE_DIR) + "/scenarios";
+  // The exploration acceptance: scenarios whose runs take from a millisecond to a second, so that
+  // the two workers finish out of order. (tools/test runs the whole suite with --jobs besides.)
+  const std::string bundled = std::string(RJSIM_SOURCE_DIR) + "/scenarios/explore";
   ScratchDirectory scratch;
   const Result one = check({bundled, "--jobs", "1", "--json", "--db", scratch.file("one.db")});
   const Result two = check({bundled, "--jobs", "2", "--json", "--db", scratch.file("two.db")});
   CHECK(one.code == 0);
   CHECK(two.code == one.code);
   const nlohmann::json sequential = without_wall_times(one.out);
-  CHECK(sequential["total"].get<int>() >= 36);
+  CHECK(sequential["total"].get<int>() >= 10);
   CHECK(without_wall_times(two.out).dump() == sequential.dump());
 }
 
