@@ -278,8 +278,10 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
   }
 
   // The clock: when nothing but held deliveries and reactions that may wait can run, up to the
-  // earliest timer, reaction ripening or reaction deadline.
-  if (listed == deliveries + waiting) {
+  // earliest timer, reaction ripening or reaction deadline. An informer catching up after time
+  // travel may let a reconcile run first, but not let time pass: that would be a stale read.
+  const std::size_t held_deliveries = faults_.deliveries_may_wait() ? deliveries : 0;
+  if (listed == held_deliveries + waiting) {
     std::optional<std::int64_t> at = next_timer_ms();
     if (ripens_at) earliest(at, *ripens_at);
     if (must_run_by && at) earliest(at, *must_run_by);

@@ -38,11 +38,13 @@ using rjsim::testing::named;
 class OldestRelistChooser final : public Chooser {
  public:
   std::uint64_t choose(ChoicePoint point, std::uint64_t options) override {
+    if (point == ChoicePoint::step && last_step) return options - 1;
     if (point != ChoicePoint::relist_point) return 0;
     relist_options.push_back(options);
     return options - 1;
   }
   std::vector<std::uint64_t> relist_options;
+  bool last_step = false;   // run the last step listed (a reconcile before the deliveries)
 };
 
 // A RayJob created and then changed `changes` times, every event delivered.
@@ -60,7 +62,8 @@ void create_and_change(Simulation& simulation, int changes) {
       REQUIRE(!outcome.error);
     });
   }
-  REQUIRE(simulation.run() == RunEnd::quiescent);
+  const RunEnd end = simulation.run();
+  REQUIRE((end == RunEnd::quiescent || end == RunEnd::time_limit));
 }
 
 const Informer& rayjob_informer(const Simulation& simulation) {
@@ -123,6 +126,37 @@ TEST_CASE("without stale reads, a reconcile may still read a rewound cache: its 
     REQUIRE(simulation.step());   // the fault-free order delivers first
   }
   CHECK(rayjob_informer(simulation).last_sync_resource_version() == head);
+}
+
+TEST_CASE("time does not pass while an informer catches up after time travel") {
+  // Reconciles ask to run again in 5 s: a timer the clock could go to.
+  rjsim::testing::LambdaController controller(
+      [](const rjsim::engine::Request&, rjsim::engine::Clients&) {
+        return rjsim::engine::ReconcileResult::requeue_after(5'000);
+      },
+      rjsim::engine::ReleaseEnvironment{}, {});
+  OldestRelistChooser chooser;
+  rjsim::events::MemorySink sink;
+  FaultBudget faults;
+  faults.max_rewind = 2;
+  Simulation simulation(Simulation::initial_world(controller), controller, {}, chooser, sink, faults,
+                        rjsim::engine::Limits{.steps = 1'000, .time_ms = 20'000});
+  create_and_change(simulation, 3);
+  crash_and_restart(simulation);
+  // Run the reconciles before the informer catches up: then its deliveries alone are left, with
+  // the reconcile's 5 s timer pending, and the clock is still not offered.
+  chooser.last_step = true;
+  int steps_run = 0;
+  while (simulation.enabled_steps().size() > 1 && steps_run < 20) {
+    REQUIRE(simulation.step());
+    ++steps_run;
+  }
+  REQUIRE(rayjob_informer(simulation).catching_up());
+  const std::vector<Step> steps = simulation.enabled_steps();
+  REQUIRE(steps.size() == 1);
+  CHECK(steps.front().kind == StepKind::deliver);
+  CHECK(simulation.world().process.queue.next_timer_ms().has_value());
+  CHECK(controller.reconciles > 0);
 }
 
 TEST_CASE("a relist at the head is not time travel: deliveries after it stay urgent") {
