@@ -21,8 +21,9 @@ namespace rjsim::explore {
 using namespace rjsim::engine;
 using events::Event;
 
-// Named, not anonymous: ScenarioRunner::Parts and ::Simulated hold these types, and a class every file can name may not hold
-// a type only this file can (GCC's -Wsubobject-linkage, which the unity build turns on).
+// Named, not anonymous: ScenarioRunner::Parts and ::Simulated hold these types, and a class
+// every file can name may not hold a type only this file can (GCC's -Wsubobject-linkage, which
+// the unity build turns on).
 namespace scenario_run_detail {
 
 // The environment of a scenario: every actor, built from its `world:` and `actions:`.
