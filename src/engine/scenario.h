@@ -4,10 +4,12 @@
 // loader (scenario_loader.h) is the only place that reads YAML. Times are virtual milliseconds.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -64,6 +66,10 @@ struct Expectation {
   std::map<std::string, std::vector<std::string>> transitions;
   std::map<std::string, FinalExpectation> final;
 };
+
+// The keys of `faults:`, in the order docs/scenarios.md lists them (messages and labels follow it).
+inline constexpr std::array<std::string_view, 8> kFaultKeys = {
+    "staleReads", "squash", "conflicts", "writeFailures", "httpErrors", "restarts", "timeTravel", "latency"};
 
 struct Scenario {
   std::string file;                 // as given on the command line

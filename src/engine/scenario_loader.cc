@@ -1009,9 +1009,7 @@ class Loader {
   }
 
   void read_faults(const Value& value, FaultBudget& faults) {
-    const MapReader keys(source_, value,
-                         {"staleReads", "squash", "conflicts", "writeFailures", "httpErrors", "restarts", "timeTravel",
-                          "latency"});
+    const MapReader keys(source_, value, {kFaultKeys.begin(), kFaultKeys.end()});
     if (const Value* v = keys.find("staleReads")) faults.max_lag = read_max(*v, "maxLag", "{maxLag: 3}");
     if (const Value* v = keys.find("squash")) faults.squash = read_bool(source_, *v);
     if (const Value* v = keys.find("conflicts")) faults.conflicts = read_max(*v, "max", "{max: 2}");

@@ -98,12 +98,18 @@ Simulation::Simulation(World world, Controller& controller, std::vector<const Ac
       sink_(sink),
       faults_(faults),
       limits_(limits),
-      operator_restart_{environment_.leader_election_ms, environment_.leader_election_ms},
+      operator_restart_(allowed_latency({environment_.leader_election_ms, environment_.leader_election_ms})),
       built_(sink.reads()) {
   for (const Actor* actor : actors_) {
-    latencies_.push_back(actor->reaction_latency());
-    if (latencies_.back().min_ms > 0 || (faults_.latency && latencies_.back().max_ms > 0)) tracks_reactions_ = true;
+    latencies_.push_back(allowed_latency(actor->reaction_latency()));
+    if (latencies_.back() != Latency{}) tracks_reactions_ = true;
   }
+}
+
+Latency Simulation::allowed_latency(Latency latency) const {
+  // Without faults.latency the schedule takes every min (the fault-free run's choice).
+  if (!faults_.latency) latency.max_ms = latency.min_ms;
+  return latency;
 }
 
 void Simulation::start_over(World world, Chooser& chooser) {
@@ -247,13 +253,13 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
   kept.refresh(world_);
   for (std::size_t i = 0; i < actors_.size(); ++i) {
     for (const ActorWork& item : actor_work(kept, i, work)) {
-      if (tracks_reactions_) {
+      if (latencies_[i] != Latency{}) {
         const std::int64_t since = reaction_since(i, item);
         if (world_.now_ms < since + latencies_[i].min_ms) {
           earliest(ripens_at, since + latencies_[i].min_ms);
           continue;
         }
-        if (faults_.latency && world_.now_ms < since + latencies_[i].max_ms) {
+        if (world_.now_ms < since + latencies_[i].max_ms) {
           ++waiting;
           earliest(must_run_by, since + latencies_[i].max_ms);
         }
@@ -284,8 +290,7 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
   if (listed == held_deliveries + waiting) {
     std::optional<std::int64_t> at = next_timer_ms();
     if (ripens_at) earliest(at, *ripens_at);
-    if (must_run_by && at) earliest(at, *must_run_by);
-    if (waiting > 0 && !at) at = must_run_by;
+    if (must_run_by) earliest(at, *must_run_by);
     if (at) add(StepKind::clock).clock_to_ms = *at;
   }
   // A crash is offered only beside other work, so that it never keeps a finished run alive and
@@ -530,7 +535,7 @@ void Simulation::crash(StepContext& context, std::string_view reason) {
   Process& process = world_.process;
   process.up = false;
   process.restart_at_ms = world_.now_ms + operator_restart_.min_ms;
-  process.restart_deadline_ms = world_.now_ms + (faults_.latency ? operator_restart_.max_ms : operator_restart_.min_ms);
+  process.restart_deadline_ms = world_.now_ms + operator_restart_.max_ms;
   process.worker_busy_until_ms = 0;   // the blocked call dies with the process
   process.queue = WorkQueue(environment_.queue);   // pending keys, timers and failures are lost
   process.pending_notifications.clear();

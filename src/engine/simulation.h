@@ -122,7 +122,7 @@ class Simulation {
   // The operator's env and feature gates the model may read (none: all unset, gates at defaults).
   void set_operator_settings(const OperatorSettings* settings) { operator_settings_ = settings; }
   // How long a crashed controller stays down (default: the release's leader-election delay).
-  void set_operator_restart(Latency latency) { operator_restart_ = latency; }
+  void set_operator_restart(Latency latency) { operator_restart_ = allowed_latency(latency); }
   // Keeps the actors' answers in `answers`, which must outlive the simulation, instead of its
   // own: they go on being used while they hold, also by a later simulation of the same
   // scenario (exhaustive exploration). Answers for other actors are dropped. Requires a world
@@ -187,6 +187,8 @@ class Simulation {
   // the actors' lists (buffers reused by run()). Slots past those are kept, not destroyed, so
   // that their strings' buffers serve the next listing.
   std::size_t list_enabled_steps(std::vector<Step>& slots, std::vector<ActorWork>& work) const;
+  // `latency` as this run may use it: its max is its min unless faults.latency lets reactions wait.
+  Latency allowed_latency(Latency latency) const;
   // The time since which `actor` has had `work` pending (World::reactions); now when it is new.
   std::int64_t reaction_since(std::size_t actor, const ActorWork& work) const;
   // World::reactions made anew from the actors' current work, after each step.
@@ -213,11 +215,11 @@ class Simulation {
   events::EventSink& sink_;
   FaultBudget faults_;
   Limits limits_;
-  std::vector<Latency> latencies_;   // each actor's reaction_latency()
+  std::vector<Latency> latencies_;   // each actor's reaction_latency(), as allowed_latency() allows it
   // Some actor's work waits (a latency min above 0), or may (faults.latency): World::reactions
   // is kept. Off, listing takes every enabled piece of work at once, as the first engine did.
   bool tracks_reactions_ = false;
-  Latency operator_restart_;
+  Latency operator_restart_;          // as allowed_latency() allows it
   std::vector<StepObserver*> observers_;
   const RayDashboard* dashboard_ = nullptr;
   const OperatorSettings* operator_settings_ = nullptr;

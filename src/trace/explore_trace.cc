@@ -1,7 +1,6 @@
 #include "trace/explore_trace.h"
 
 #include <algorithm>
-#include <array>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -11,9 +10,7 @@ namespace {
 
 using nlohmann::json;
 
-// The `faults:` keys in the order scenarios.md lists them (labels follow it, not json's).
-constexpr std::array<std::string_view, 8> kFaultKeys = {"staleReads", "squash",   "conflicts",  "writeFailures",
-                                                        "httpErrors", "restarts", "timeTravel", "latency"};
+using engine::kFaultKeys;   // labels follow the scenario format's order, not json's
 
 std::string flow(const json& value) {
   if (!value.is_object()) return value.dump();

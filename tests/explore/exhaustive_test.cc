@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/scenario.h"
 #include "engine/scenario_loader.h"
 #include "explore/bounds.h"
 #include "explore/exhaustive.h"
@@ -199,6 +200,15 @@ TEST_CASE("a complete search names its bounds: the fault dimensions explored, th
   CHECK(describe_bounds(bounds).find("explored: restarts {max: 1}, latency; held at defaults: staleReads, squash") ==
         0);
   CHECK(describe_bounds(search_bounds(engine::FaultBudget{})).find("explored: none;") == 0);
+
+  // Every key of `faults:` is named once, explored or held, in the scenario format's order.
+  std::vector<std::string> named;
+  for (const std::string& explored : bounds.explored) named.push_back(explored.substr(0, explored.find(' ')));
+  named.insert(named.end(), bounds.held.begin(), bounds.held.end());
+  std::sort(named.begin(), named.end());
+  std::vector<std::string> keys(engine::kFaultKeys.begin(), engine::kFaultKeys.end());
+  std::sort(keys.begin(), keys.end());
+  CHECK(named == keys);
 }
 
 TEST_CASE("exhaustive shards split the root's children: together they run what one search runs") {
