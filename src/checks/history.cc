@@ -144,7 +144,7 @@ int History::track(const World& world, std::string_view ref, Moment at) {
 events::EventTypes History::reads() {
   // Built once: every run asks (exhaustive exploration makes thousands of short runs).
   static const events::EventTypes types =
-      events::EventTypes::only({"status.transition", "reconcile.begin", "reconcile.panic", "dashboard.submit_job",
+      events::EventTypes::only({"status.transition", "reconcile.begin", "reconcile.resume", "reconcile.panic", "dashboard.submit_job",
                                 "api.", "action.patch", "action.delete", "ray.job_status"});
   return types;
 }
@@ -166,8 +166,8 @@ void History::apply_step(const World& world, const engine::StepLog& step, StepFa
     const std::string_view type = event.type;   // compares with a literal length first
     if (type == "status.transition") {
       on_transition(world, event, facts);
-    } else if (type == "reconcile.begin") {
-      reconciling_ = event.object;
+    } else if (type == "reconcile.begin" || type == "reconcile.resume") {
+      reconciling_ = event.object;   // a stopped pass goes on in a later step (DESIGN §1.1)
     } else if (type == "reconcile.panic") {
       facts.panics.push_back({{event.seq, event.at_ms}, event.object, event.text("message")});
     } else if (type == "dashboard.submit_job") {

@@ -210,7 +210,7 @@ class History {
   bool rayjobs_scanned_ = false;
   std::int64_t last_seq_ = -1;
   // Within the step being applied.
-  std::string reconciling_;                       // the object of the step's reconcile.begin
+  std::string reconciling_;                       // the object of the step's reconcile.begin or .resume
   std::vector<int> spec_snapshot_due_;            // RayJobs that persisted a non-ValidationFailed status
   std::vector<int> validation_entered_;           // RayJobs that persisted ValidationFailed
 };

@@ -34,6 +34,7 @@ std::string_view to_string(StepKind kind) {
     case StepKind::restart: return "restart";
     case StepKind::clock: return "clock";
     case StepKind::crash: return "crash";
+    case StepKind::resume: return "resume";
   }
   return "step";
 }

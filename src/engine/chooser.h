@@ -33,7 +33,8 @@ std::string_view to_string(ChoicePoint point);
 bool parse_choice_point(std::string_view text, ChoicePoint& point);
 
 // The kinds of step a `step` choice picks among (simulation.h says what each does).
-enum class StepKind : std::uint8_t { deliver, notify, actor, timers, reconcile, restart, clock, crash };
+// (resume last: a stopped pass goes on, DESIGN §1.1; listed right after the deliveries.)
+enum class StepKind : std::uint8_t { deliver, notify, actor, timers, reconcile, restart, clock, crash, resume };
 std::string_view to_string(StepKind kind);
 
 // One alternative of a `step` choice, so that a strategy can tell steps apart (PCT gives each its

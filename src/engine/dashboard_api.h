@@ -42,6 +42,7 @@ struct DashboardResponse {
   std::string submission_id;    // POST /api/jobs/
   bool stopped = false;         // POST /api/jobs/{id}/stop
   std::string text;             // a plain-text body, or the transport error
+  friend bool operator==(const DashboardResponse&, const DashboardResponse&) = default;
 };
 
 class DashboardApi {

@@ -319,15 +319,37 @@ class Fingerprinter {
     add_all(actions_fired, submitters, deleted_ray_jobs);
   }
 
+  // ---- pass_in_flight.h ----
+  void add(const Error& value) {
+    add(value.code());
+    add(value.message());
+  }
+  void add(const RayJobInfo& value) {
+    const auto& [job_status, entrypoint, submission_id, message, start_time_ms, end_time_ms, metadata] = value;
+    add_all(job_status, entrypoint, submission_id, message, start_time_ms, end_time_ms, metadata);
+  }
+  void add(const DashboardResponse& value) {
+    const auto& [connected, timed_out, status, json, info, submission_id, stopped, text] = value;
+    add_all(connected, timed_out, status, json, info, submission_id, stopped, text);
+  }
+  void add(const CallReply& value) {
+    const auto& [call, error, objects, response, number, text] = value;
+    add_all(call, error, objects, response, number, text);
+  }
+  void add(const PassInFlight& value) {
+    const auto& [key, priority, replies, resume_at_ms, blocked_ms] = value;
+    add_all(key, priority, replies, resume_at_ms, blocked_ms);
+  }
+
   // ---- world.h ----
   void add(const Process& value) {
     const auto& [incarnation, up, restart_at_ms, restart_deadline_ms, worker_busy_until_ms, informers, queue,
-                 pending_notifications] = value;
+                 pending_notifications, pass] = value;
     add_all(incarnation, up, restart_at_ms, restart_deadline_ms, worker_busy_until_ms);
     add_length(informers.size());
     memo_->informers_.resize(informers.size());
     for (std::size_t i = 0; i < informers.size(); ++i) add_part(informers[i], memo_->informers_[i]);
-    add_all(queue, pending_notifications);
+    add_all(queue, pending_notifications, pass);
   }
   void add(const FaultsUsed& value) {
     const auto& [conflicts, write_failures, http_errors, restarts] = value;

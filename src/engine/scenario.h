@@ -68,8 +68,8 @@ struct Expectation {
 };
 
 // The keys of `faults:`, in the order docs/scenarios.md lists them (messages and labels follow it).
-inline constexpr std::array<std::string_view, 8> kFaultKeys = {
-    "staleReads", "squash", "conflicts", "writeFailures", "httpErrors", "restarts", "timeTravel", "latency"};
+inline constexpr std::array<std::string_view, 9> kFaultKeys = {
+    "staleReads", "squash", "conflicts", "writeFailures", "httpErrors", "restarts", "timeTravel", "latency", "interleaveCalls"};
 
 struct Scenario {
   std::string file;                 // as given on the command line

@@ -1008,6 +1008,15 @@ class Loader {
     return read_max(value, "maxRewind", "{maxRewind: 3}");
   }
 
+  // `{max: N}`, or `{max: N, midReconcile: true}`: a crash may also land after any client call.
+  void read_restarts(const Value& value, FaultBudget& faults) const {
+    const MapReader keys(source_, value, {"max", "midReconcile"}, "a map such as {max: 1, midReconcile: true}");
+    const Value* max = keys.find("max");
+    if (max == nullptr) keys.missing("max", "e.g. {max: 1}");
+    faults.restarts = static_cast<int>(read_int(source_, *max, 0, std::numeric_limits<int>::max()));
+    if (const Value* v = keys.find("midReconcile")) faults.mid_reconcile = read_bool(source_, *v);
+  }
+
   void read_faults(const Value& value, FaultBudget& faults) {
     const MapReader keys(source_, value, {kFaultKeys.begin(), kFaultKeys.end()});
     if (const Value* v = keys.find("staleReads")) faults.max_lag = read_max(*v, "maxLag", "{maxLag: 3}");
@@ -1015,9 +1024,10 @@ class Loader {
     if (const Value* v = keys.find("conflicts")) faults.conflicts = read_max(*v, "max", "{max: 2}");
     if (const Value* v = keys.find("writeFailures")) faults.write_failures = read_max(*v, "max", "{max: 1}");
     if (const Value* v = keys.find("httpErrors")) faults.http_errors = read_max(*v, "max", "{max: 2}");
-    if (const Value* v = keys.find("restarts")) faults.restarts = read_max(*v, "max", "{max: 1}");
+    if (const Value* v = keys.find("restarts")) read_restarts(*v, faults);
     if (const Value* v = keys.find("timeTravel")) faults.max_rewind = read_time_travel(*v);
     if (const Value* v = keys.find("latency")) faults.latency = read_bool(source_, *v);
+    if (const Value* v = keys.find("interleaveCalls")) faults.interleave_calls = read_bool(source_, *v);
   }
 
   void read_limits(const Value& value, ScenarioLimits& limits) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/controller_process.h"
+#include "engine/pass_clients.h"
 #include "engine/reconcile_context.h"
 
 namespace rjsim::engine {
@@ -145,6 +146,7 @@ std::optional<std::int64_t> Simulation::next_timer_ms() const {
   };
   if (world_.process.up) consider(world_.process.queue.next_timer_ms());
   if (world_.process.up) consider(world_.process.worker_busy_until_ms);
+  if (world_.process.up && world_.process.pass) consider(world_.process.pass->resume_at_ms);
   if (!world_.process.up) consider(world_.process.restart_at_ms);
   ActorAnswers& kept = answers();
   for (std::size_t i = 0; i < actors_.size(); ++i) consider(actor_timer_ms(kept, i));
@@ -224,6 +226,14 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
   };
   const Process& process = world_.process;
 
+  // A stopped pass with nothing allowed to run beside it but a crash (restarts.midReconcile
+  // without interleaveCalls): it goes on at once, as an atomic pass would.
+  if (process.up && process.pass && !faults_.interleave_calls) {
+    add(StepKind::resume);
+    if (world_.faults_used.restarts < faults_.restarts) add(StepKind::crash);
+    return listed;
+  }
+
   // Deliveries: an informer has events (received or still in flight) it has not applied. They
   // are urgent unless the faults let them wait, or the informer is catching up after a relist
   // that went back in time.
@@ -239,6 +249,7 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
   }
   if (urgent_deliveries > 0 && !faults_.deliveries_may_wait()) return listed;
 
+  if (process.up && process.pass && process.pass->resume_at_ms <= world_.now_ms) add(StepKind::resume);
   if (process.up && !process.pending_notifications.empty()) add(StepKind::notify);
 
   // Reactions (DESIGN §1.1): `waiting` counts the steps that may wait for time to pass; time
@@ -272,7 +283,8 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
   if (has_due_timers()) add(StepKind::timers);
   const bool workers_started =
       !environment_.workers_wait_for_handlers || process.pending_notifications.empty();
-  if (process.up && workers_started && process.worker_busy_until_ms <= world_.now_ms && process.queue.has_ready()) {
+  if (process.up && workers_started && !process.pass && process.worker_busy_until_ms <= world_.now_ms &&
+      process.queue.has_ready()) {
     add(StepKind::reconcile);
   }
   if (!process.up && process.restart_at_ms <= world_.now_ms) {
@@ -295,7 +307,11 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
   }
   // A crash is offered only beside other work, so that it never keeps a finished run alive and
   // the fault-free default (the first step) never picks it.
-  if (listed > 0 && process.up && world_.faults_used.restarts < faults_.restarts) add(StepKind::crash);
+  // Inside a pass only with restarts.midReconcile.
+  if (listed > 0 && process.up && world_.faults_used.restarts < faults_.restarts &&
+      (!process.pass || faults_.mid_reconcile)) {
+    add(StepKind::crash);
+  }
   return listed;
 }
 
@@ -312,6 +328,7 @@ bool may_decide_within(StepKind kind) {
   switch (kind) {
     case StepKind::actor:       // name suffixes (Pod names, submission ids)
     case StepKind::reconcile:   // cache lag, write and HTTP faults, name suffixes
+    case StepKind::resume:      // the same
     case StepKind::restart:     // the relist point
       return true;
     case StepKind::deliver:
@@ -428,6 +445,9 @@ void Simulation::apply(const Step& step, StepContext& context) {
     case StepKind::reconcile:
       reconcile(context);
       return;
+    case StepKind::resume:
+      resume(context);
+      return;
     case StepKind::restart:
       restart(context);
       return;
@@ -472,40 +492,79 @@ Request request_for(const std::string& key) {
 
 }  // namespace
 
-void Simulation::reconcile(StepContext& context) {
-  WorkQueue& queue = world_.process.queue;
-  int priority = 0;
-  const std::string key = queue.get(&priority);
-  const Request request = request_for(key);
-  const auto naming_request = [&](EventBuilder event) {
-    return event.object(watches_.for_kind, request.namespace_, request.name);
-  };
-  context.effect("queue.get", "workqueue").with("key", key);
-  naming_request(context.effect("reconcile.begin", "controller"))
-      .with("incarnation", world_.process.incarnation);
+bool Simulation::passes_stop_between_calls() const {
+  return faults_.interleave_calls || (faults_.mid_reconcile && world_.faults_used.restarts < faults_.restarts);
+}
 
-  ReconcileContext clients_context(context, watches_, faults_, dashboard_, operator_settings_, dashboard_timeout_ms());
-  Clients clients{clients_context, clients_context, clients_context};
+void Simulation::reconcile(StepContext& context) {
+  PassInFlight pass;
+  pass.key = world_.process.queue.get(&pass.priority);
+  const Request request = request_for(pass.key);
+  context.effect("queue.get", "workqueue").with("key", pass.key);
+  context.effect("reconcile.begin", "controller")
+      .object(watches_.for_kind, request.namespace_, request.name)
+      .with("incarnation", world_.process.incarnation);
+  run_pass(context, std::move(pass));
+}
+
+void Simulation::resume(StepContext& context) {
+  PassInFlight pass = std::move(*world_.process.pass);
+  world_.process.pass.reset();
+  const Request request = request_for(pass.key);
+  context.effect("reconcile.resume", "controller")
+      .object(watches_.for_kind, request.namespace_, request.name)
+      .with("incarnation", world_.process.incarnation)
+      .with("calls", static_cast<std::int64_t>(pass.replies.size()));
+  run_pass(context, std::move(pass));
+}
+
+void Simulation::run_pass(StepContext& context, PassInFlight pass) {
+  const Request request = request_for(pass.key);
+  ReconcileContext live(context, watches_, faults_, dashboard_, operator_settings_, dashboard_timeout_ms());
+  PassClients::Timing timing;
+  timing.stop_after_calls = passes_stop_between_calls();
+  timing.dashboard_takes_time = faults_.interleave_calls;
+  timing.dashboard_latency_ms = dashboard_ ? dashboard_->behaviour().latency_ms : 0;
+  timing.dashboard_timeout_ms = dashboard_timeout_ms();
+  PassClients stoppable(live, pass, timing);
+  // A pass that cannot stop and has made no call yet runs on the live clients, as the first
+  // engine's did: nothing to replay, nothing to keep.
+  const bool straight = !timing.stop_after_calls && pass.replies.empty();
+  Clients clients = straight ? Clients{live, live, live} : Clients{stoppable, stoppable, stoppable};
+  // When the clock does not move within a pass, a timed-out call holds the worker after it.
+  const auto blocked_now = [&] { return pass.blocked_ms + (faults_.interleave_calls ? 0 : live.blocked_ms()); };
   ReconcileResult result;
   try {
     result = controller_.reconcile(request, clients);
+  } catch (const PassStopped&) {
+    pass.blocked_ms = blocked_now();
+    world_.process.pass = std::move(pass);
+    return;
   } catch (const ModelPanic& panic) {
-    naming_request(context.effect("reconcile.panic", "controller")).with("message", panic.what());
+    context.effect("reconcile.panic", "controller")
+        .object(watches_.for_kind, request.namespace_, request.name)
+        .with("message", panic.what());
     if (environment_.panic_kills_process) {
       crash(context, "panic");
       return;
     }
     result = ReconcileResult::error(Error(ErrorCode::other, fmt::format("panic: {}", panic.what())));
   }
+  end_pass(context, pass, result, blocked_now());
+}
 
-  EventBuilder end = naming_request(context.effect("reconcile.end", "controller"));
+void Simulation::end_pass(StepContext& context, const PassInFlight& pass, const ReconcileResult& result,
+                          std::int64_t blocked_ms) {
+  WorkQueue& queue = world_.process.queue;
+  const std::string& key = pass.key;
+  const Request request = request_for(key);
+  EventBuilder end = context.effect("reconcile.end", "controller").object(watches_.for_kind, request.namespace_, request.name);
   if (end.kept()) {
     end.with("result", describe_result(result));
     if (result.requeue_after_ms > 0) end.with("requeue_after_ms", result.requeue_after_ms);
     if (result.err) end.with("error", result.err.message());
   }
   // A timed-out dashboard call held the worker: the pass ends, and its requeue counts, that late.
-  const std::int64_t blocked_ms = clients_context.blocked_ms();
   if (blocked_ms > 0) {
     end.with("blocked_ms", blocked_ms);
     world_.process.worker_busy_until_ms = world_.now_ms + blocked_ms;
@@ -515,12 +574,12 @@ void Simulation::reconcile(StepContext& context) {
   // Requeue (without either) is a rate-limited re-add that keeps the failure count.
   if (result.err || (result.requeue && result.requeue_after_ms <= 0)) {
     std::int64_t delay_ms = 0;
-    queue.add_rate_limited(key, world_.now_ms, priority, &delay_ms);   // picked up when the worker is free
+    queue.add_rate_limited(key, world_.now_ms, pass.priority, &delay_ms);   // picked up when the worker is free
     EventBuilder backoff = context.effect("queue.backoff", "workqueue");
     if (backoff.kept()) backoff.with("key", key).with("delay_ms", delay_ms).with("failures", queue.num_requeues(key));
   } else if (result.requeue_after_ms > 0) {
     queue.forget(key);
-    queue.add_after(key, result.requeue_after_ms + blocked_ms, world_.now_ms, priority);
+    queue.add_after(key, result.requeue_after_ms + blocked_ms, world_.now_ms, pass.priority);
     context.effect("queue.requeue_after", "workqueue")
         .with("key", key)
         .with("delay_ms", result.requeue_after_ms);
@@ -537,6 +596,7 @@ void Simulation::crash(StepContext& context, std::string_view reason) {
   process.restart_at_ms = world_.now_ms + operator_restart_.min_ms;
   process.restart_deadline_ms = world_.now_ms + operator_restart_.max_ms;
   process.worker_busy_until_ms = 0;   // the blocked call dies with the process
+  process.pass.reset();                // and so does a pass stopped between two calls
   process.queue = WorkQueue(environment_.queue);   // pending keys, timers and failures are lost
   process.pending_notifications.clear();
   context.effect("process.crash", "controller")

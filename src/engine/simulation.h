@@ -6,7 +6,10 @@
 //   notify       an initial-list notification reaches the queue (legacy start-up, §2.7)
 //   actor        an actor does one piece of work (garbage collector, ...)
 //   timers       due queue timers (RequeueAfter, backoff) add their keys
-//   reconcile    the worker takes the next ready key and runs the model to the end
+//   resume       a pass stopped between two client calls goes on (faults.interleaveCalls;
+//                listed right after the deliveries, so the default runs the pass straight on)
+//   reconcile    the worker takes the next ready key and runs the model to the end (or, when
+//                passes stop between calls, to its first client call: pass_clients.h)
 //   restart      a crashed controller's successor starts: re-list, enqueue, start the worker
 //   clock        virtual time advances to the earliest timer (only when nothing else can run,
 //                or, with faults.latency, while what can run is reactions that may still wait)
@@ -51,6 +54,8 @@ struct FaultBudget {
   int restarts = 0;           // controller crash + re-list
   int max_rewind = 0;         // timeTravel.maxRewind: a restart may re-list up to this many events back
   bool latency = false;       // reactions may take any time within their latency (DESIGN §1.1)
+  bool interleave_calls = false;   // other steps may run between a reconcile's client calls
+  bool mid_reconcile = false;      // restarts.midReconcile: a crash may land after any client call
   bool deliveries_may_wait() const { return squash || max_lag > 0; }
   bool time_travel() const { return max_rewind > 0; }
 };
@@ -179,6 +184,14 @@ class Simulation {
   void notify(StepContext& context);
   void fire_timers(StepContext& context);
   void reconcile(StepContext& context);
+  void resume(StepContext& context);
+  // Runs the model for `pass` until it ends or stops after a client call (then kept in the world).
+  void run_pass(StepContext& context, PassInFlight pass);
+  // The queue's part of a pass's end (reconcileHandler, §2.4).
+  void end_pass(StepContext& context, const PassInFlight& pass, const ReconcileResult& result,
+                std::int64_t blocked_ms);
+  // Passes stop after each client call: other steps may run there, or a crash may land there.
+  bool passes_stop_between_calls() const;
   void restart(StepContext& context);
   void crash(StepContext& context, std::string_view reason);
   void finish_step(std::int64_t first_seq);

@@ -18,6 +18,7 @@
 #include "engine/copy_on_write.h"
 #include "engine/environment_state.h"
 #include "engine/informer.h"
+#include "engine/pass_in_flight.h"
 #include "engine/ray_state.h"
 #include "engine/work_queue.h"
 
@@ -39,6 +40,9 @@ struct Process {
   // Initial-list handler notifications not yet in the queue (releases whose workers start once
   // the caches synced, before every notification is delivered).
   std::vector<std::string> pending_notifications;
+  // The worker's reconcile, stopped between two client calls (faults.interleaveCalls,
+  // restarts.midReconcile): it takes no other key before the pass ends.
+  std::optional<PassInFlight> pass;
   friend bool operator==(const Process&, const Process&) = default;
 };
 

@@ -402,7 +402,9 @@ std::vector<std::string> unmet_expectations(const engine::Expectation& expect, c
 ExploreOptions check_exploration(const engine::Scenario& scenario, std::optional<std::int64_t> budget_runs,
                                  std::optional<std::int64_t> budget_ms) {
   ExploreOptions options;
-  options.strategy = Strategy::pct;   // unbounded, unlike targeted: an outcome: pass means something
+  // Targeted: its plans (a crash, stale reads or held deliveries after each write of the fault-free
+  // run) first, then pct, unbounded: an outcome: pass means something.
+  options.strategy = Strategy::targeted;
   options.seed = scenario.seed;
   options.runs = budget_runs;
   options.time_ms = budget_ms;

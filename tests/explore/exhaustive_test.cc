@@ -195,11 +195,16 @@ TEST_CASE("a complete search names its bounds: the fault dimensions explored, th
   const SearchBounds bounds = search_bounds(faults);
   CHECK(bounds.explored == std::vector<std::string>{"restarts {max: 1}", "latency"});
   CHECK(bounds.held ==
-        std::vector<std::string>{"staleReads", "squash", "conflicts", "writeFailures", "httpErrors", "timeTravel"});
+        std::vector<std::string>{"staleReads", "squash", "conflicts", "writeFailures", "httpErrors", "timeTravel",
+                                 "interleaveCalls"});
   CHECK(!bounds.not_modelled.empty());
   CHECK(describe_bounds(bounds).find("explored: restarts {max: 1}, latency; held at defaults: staleReads, squash") ==
         0);
   CHECK(describe_bounds(search_bounds(engine::FaultBudget{})).find("explored: none;") == 0);
+  faults.mid_reconcile = true;
+  faults.interleave_calls = true;
+  CHECK(search_bounds(faults).explored ==
+        std::vector<std::string>{"restarts {max: 1, midReconcile: true}", "latency", "interleaveCalls"});
 
   // Every key of `faults:` is named once, explored or held, in the scenario format's order.
   std::vector<std::string> named;

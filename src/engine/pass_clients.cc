@@ -1,0 +1,177 @@
+#include "engine/pass_clients.h"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace rjsim::engine {
+
+namespace {
+
+std::string_view to_string(ClientCall call) {
+  switch (call) {
+    case ClientCall::read: return "read";
+    case ClientCall::list: return "list";
+    case ClientCall::create: return "create";
+    case ClientCall::update: return "update";
+    case ClientCall::update_status: return "update_status";
+    case ClientCall::remove: return "delete";
+    case ClientCall::dashboard: return "dashboard";
+    case ClientCall::now: return "now";
+    case ClientCall::random_string: return "random_string";
+    case ClientCall::operator_env: return "operator_env";
+    case ClientCall::feature_gate: return "feature_gate";
+  }
+  return "?";
+}
+
+CallReply reply_to(ClientCall call) {
+  CallReply reply;
+  reply.call = call;
+  return reply;
+}
+
+}  // namespace
+
+const CallReply* PassClients::replayed(ClientCall call) {
+  if (next_ >= pass_.replies.size()) return nullptr;
+  const CallReply& reply = pass_.replies[next_++];
+  // Given the same replies a model makes the same calls (Controller::reconcile reads the world
+  // only through its clients); a model that does not cannot be resumed.
+  if (reply.call != call) {
+    throw std::logic_error(fmt::format("rjsim bug: resuming the pass of {}, call {} was {} and is now {}: the "
+                                       "model reads something besides its clients",
+                                       pass_.key, next_, to_string(reply.call), to_string(call)));
+  }
+  return &reply;
+}
+
+const CallReply& PassClients::keep(CallReply reply) {
+  pass_.replies.push_back(std::move(reply));
+  next_ = pass_.replies.size();
+  return pass_.replies.back();
+}
+
+void PassClients::stop_if_due(const CallReply& reply) {
+  if (!timing_.stop_after_calls || !stops_after(reply.call)) return;
+  if (reply.call == ClientCall::dashboard && timing_.dashboard_takes_time) {
+    const std::int64_t took = reply.response.timed_out ? timing_.dashboard_timeout_ms : timing_.dashboard_latency_ms;
+    pass_.resume_at_ms = live_.now_ms() + took;
+  }
+  throw PassStopped{};
+}
+
+const Object* PassClients::read(Kind kind, std::string_view namespace_, std::string_view name, Error& error) {
+  if (const CallReply* reply = replayed(ClientCall::read)) {
+    error = reply->error;
+    return reply->objects.empty() ? nullptr : &reply->objects.front();
+  }
+  const Object* cached = live_.read(kind, namespace_, name, error);
+  CallReply reply = reply_to(ClientCall::read);
+  reply.error = error;
+  if (cached) reply.objects.push_back(*cached);
+  stop_if_due(keep(std::move(reply)));
+  return cached;
+}
+
+Error PassClients::list(Kind kind, std::string_view namespace_, const StringMap& labels, std::vector<Object>& out) {
+  if (const CallReply* reply = replayed(ClientCall::list)) {
+    out = reply->objects;
+    return reply->error;
+  }
+  Error error = live_.list(kind, namespace_, labels, out);
+  CallReply reply = reply_to(ClientCall::list);
+  reply.error = error;
+  reply.objects = out;
+  stop_if_due(keep(std::move(reply)));
+  return error;
+}
+
+Error PassClients::write(ClientCall call, Object& object, Error (ReconcileContext::*live_write)(Object&)) {
+  if (const CallReply* reply = replayed(call)) {
+    if (!reply->error) object = reply->objects.front();
+    return reply->error;
+  }
+  Error error = (live_.*live_write)(object);
+  CallReply reply = reply_to(call);
+  reply.error = error;
+  if (!error) reply.objects.push_back(object);
+  stop_if_due(keep(std::move(reply)));
+  return error;
+}
+
+Error PassClients::create(Object& object) {
+  return write(ClientCall::create, object, &ReconcileContext::create);
+}
+
+Error PassClients::update(Object& object) {
+  return write(ClientCall::update, object, &ReconcileContext::update);
+}
+
+Error PassClients::update_status(Object& object) {
+  return write(ClientCall::update_status, object, &ReconcileContext::update_status);
+}
+
+Error PassClients::remove(Kind kind, std::string_view namespace_, std::string_view name, Propagation propagation) {
+  if (const CallReply* reply = replayed(ClientCall::remove)) return reply->error;
+  CallReply reply = reply_to(ClientCall::remove);
+  reply.error = live_.remove(kind, namespace_, name, propagation);
+  Error error = reply.error;
+  stop_if_due(keep(std::move(reply)));
+  return error;
+}
+
+DashboardResponse PassClients::dashboard(const std::function<DashboardResponse()>& live_call) {
+  if (const CallReply* reply = replayed(ClientCall::dashboard)) return reply->response;
+  CallReply reply = reply_to(ClientCall::dashboard);
+  reply.response = live_call();
+  DashboardResponse response = reply.response;
+  stop_if_due(keep(std::move(reply)));
+  return response;
+}
+
+DashboardResponse PassClients::get_job_info(std::string_view dashboard_url, std::string_view job_id) {
+  return dashboard([&] { return live_.get_job_info(dashboard_url, job_id); });
+}
+
+DashboardResponse PassClients::submit_job(std::string_view dashboard_url, const SubmitJobRequest& request) {
+  return dashboard([&] { return live_.submit_job(dashboard_url, request); });
+}
+
+DashboardResponse PassClients::stop_job(std::string_view dashboard_url, std::string_view job_id) {
+  return dashboard([&] { return live_.stop_job(dashboard_url, job_id); });
+}
+
+DashboardResponse PassClients::delete_job(std::string_view dashboard_url, std::string_view job_id) {
+  return dashboard([&] { return live_.delete_job(dashboard_url, job_id); });
+}
+
+std::int64_t PassClients::now_ms() {
+  if (const CallReply* reply = replayed(ClientCall::now)) return reply->number;
+  CallReply reply = reply_to(ClientCall::now);
+  reply.number = live_.now_ms();
+  return keep(std::move(reply)).number;
+}
+
+std::string PassClients::random_string(int length) {
+  if (const CallReply* reply = replayed(ClientCall::random_string)) return *reply->text;
+  CallReply reply = reply_to(ClientCall::random_string);
+  reply.text = live_.random_string(length);
+  return *keep(std::move(reply)).text;
+}
+
+std::optional<std::string> PassClients::operator_env(std::string_view name) {
+  if (const CallReply* reply = replayed(ClientCall::operator_env)) return reply->text;
+  CallReply reply = reply_to(ClientCall::operator_env);
+  reply.text = live_.operator_env(name);
+  return keep(std::move(reply)).text;
+}
+
+bool PassClients::feature_gate(std::string_view name, bool default_value) {
+  if (const CallReply* reply = replayed(ClientCall::feature_gate)) return reply->number != 0;
+  CallReply reply = reply_to(ClientCall::feature_gate);
+  reply.number = live_.feature_gate(name, default_value) ? 1 : 0;
+  return keep(std::move(reply)).number != 0;
+}
+
+}  // namespace rjsim::engine

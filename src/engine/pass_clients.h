@@ -1,0 +1,74 @@
+// The clients of a reconcile pass that may stop between its client calls (DESIGN §1.1,
+// pass_in_flight.h). The calls the pass already made are answered from its replies, without
+// touching the world; past them, calls go to this step's live clients and their replies are
+// kept. When stopping is on, the pass stops right after the step's first live cache read, API
+// write or dashboard call (PassStopped unwinds the model), so that whatever the model does next
+// (time.Now() included) happens in a later step; the Simulation stores the pass in the world and
+// offers a `resume` step. A dashboard call that stops the pass holds it for the call's latency,
+// or for the client's timeout when it timed out.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/controller.h"
+#include "engine/pass_in_flight.h"
+#include "engine/reconcile_context.h"
+
+namespace rjsim::engine {
+
+// Thrown through the model when the pass stops; only the Simulation catches it.
+struct PassStopped {};
+
+class PassClients final : public KubeClient, public Runtime, public DashboardApi {
+ public:
+  struct Timing {
+    bool stop_after_calls = false;     // stop after this step's live call
+    bool dashboard_takes_time = false; // a stopping dashboard call holds the pass (interleaveCalls)
+    std::int64_t dashboard_latency_ms = 0;
+    std::int64_t dashboard_timeout_ms = 0;
+  };
+
+  // `live` and `pass` must outlive this.
+  PassClients(ReconcileContext& live, PassInFlight& pass, Timing timing)
+      : live_(live), pass_(pass), timing_(timing) {}
+
+  using KubeClient::create;
+  using KubeClient::get;
+  using KubeClient::update;
+  using KubeClient::update_status;
+
+  const Object* read(Kind kind, std::string_view namespace_, std::string_view name, Error& error) override;
+  Error list(Kind kind, std::string_view namespace_, const StringMap& labels,
+             std::vector<Object>& out) override;
+  Error create(Object& object) override;
+  Error update(Object& object) override;
+  Error update_status(Object& object) override;
+  Error remove(Kind kind, std::string_view namespace_, std::string_view name,
+               Propagation propagation) override;
+
+  std::int64_t now_ms() override;
+  std::string random_string(int length) override;
+  std::optional<std::string> operator_env(std::string_view name) override;
+  bool feature_gate(std::string_view name, bool default_value) override;
+
+  DashboardResponse get_job_info(std::string_view dashboard_url, std::string_view job_id) override;
+  DashboardResponse submit_job(std::string_view dashboard_url, const SubmitJobRequest& request) override;
+  DashboardResponse stop_job(std::string_view dashboard_url, std::string_view job_id) override;
+  DashboardResponse delete_job(std::string_view dashboard_url, std::string_view job_id) override;
+
+ private:
+  // The reply of the pass's next call when it made it already (replaying), else null.
+  const CallReply* replayed(ClientCall call);
+  // Keeps the reply of a live call, and stops the pass after it when this step's call is made.
+  const CallReply& keep(CallReply reply);
+  void stop_if_due(const CallReply& reply);
+  Error write(ClientCall call, Object& object, Error (ReconcileContext::*live_write)(Object&));
+  DashboardResponse dashboard(const std::function<DashboardResponse()>& live_call);
+
+  ReconcileContext& live_;
+  PassInFlight& pass_;
+  Timing timing_;
+  std::size_t next_ = 0;   // the index of the pass's next call in pass_.replies
+};
+
+}  // namespace rjsim::engine

@@ -1,0 +1,57 @@
+// A reconcile pass that stopped between two of its client calls (DESIGN §1.1): with
+// faults.interleaveCalls other steps may run there, and with faults.restarts.midReconcile the
+// process may die there. It is part of the world, so it is a plain value: the key being
+// reconciled and what each call the pass has made so far gave back. The pass goes on by running
+// the model's reconcile again from its start, answering those calls from the replies (no
+// effect, no decision, no event), and making the next call live: the model stays ordinary code
+// that reads like the Go, and a world holding a stopped pass can be copied, compared and hashed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/dashboard_api.h"
+#include "engine/error.h"
+#include "engine/objects.h"
+
+namespace rjsim::engine {
+
+// Every method of the clients (controller.h) a pass may call, in the order they are declared.
+// The first seven are the points where a pass may stop: cache reads, API writes, dashboard calls.
+enum class ClientCall : std::uint8_t {
+  read, list, create, update, update_status, remove, dashboard,
+  now, random_string, operator_env, feature_gate,
+};
+
+// True for the calls a pass may stop after (the cluster or Ray answered); false for the process's
+// own (its clock, its random source, its configuration).
+constexpr bool stops_after(ClientCall call) { return call <= ClientCall::dashboard; }
+
+// What one call gave back to the model.
+struct CallReply {
+  ClientCall call = ClientCall::read;
+  Error error;
+  // read: the cached object, if found; list: the objects; a write that succeeded: the server's
+  // reply (a failed write leaves the model's object as it was, so none is kept).
+  std::vector<Object> objects;
+  DashboardResponse response;                 // dashboard
+  std::int64_t number = 0;                    // now: ms; feature_gate: 0 or 1
+  std::optional<std::string> text;            // random_string; operator_env (nullopt: unset)
+  friend bool operator==(const CallReply&, const CallReply&) = default;
+};
+
+struct PassInFlight {
+  std::string key;
+  int priority = 0;             // the queue priority the key was taken with
+  std::vector<CallReply> replies;
+  // The pass waits for a dashboard reply until then (its latency, or the client's timeout).
+  std::int64_t resume_at_ms = 0;
+  // What timed-out dashboard calls held the worker when the clock does not move within a pass
+  // (restarts.midReconcile without interleaveCalls): the pass ends, and its requeue counts, that late.
+  std::int64_t blocked_ms = 0;
+  friend bool operator==(const PassInFlight&, const PassInFlight&) = default;
+};
+
+}  // namespace rjsim::engine
