@@ -3,6 +3,7 @@
 // with the RayJob transition that changed.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -79,6 +80,29 @@ TEST_CASE("a run drawn within the fault budget replays as identical from its rec
   const ReplayReport report = replay_run(recorded);
   CHECK(report.identical);
   CHECK_FALSE(report.decisions_diverged);
+}
+
+TEST_CASE("runs whose passes stop between client calls replay as identical: resumes, mid-pass crashes, waits") {
+  for (const char* name : {"interleavings/v17-user-edit-during-slow-get-job-info.yaml",
+                           "interleavings/v10-crash-between-cluster-delete-and-suspended.yaml"}) {
+    for (const std::uint64_t seed : {1U, 7U, 278U}) {
+      CAPTURE(std::string(name));
+      CAPTURE(seed);
+      RunOptions faulty;
+      faulty.faults = true;
+      faulty.seed = seed;
+      const RecordedRun recorded = record(scenario_file(name), faulty);
+      // The run stopped between calls, unless (midReconcile) a crash came before the first pass.
+      const bool stopped = std::any_of(recorded.events.begin(), recorded.events.end(),
+                                       [](const Event& event) { return event.type == "reconcile.resume"; });
+      const bool crashed = std::any_of(recorded.events.begin(), recorded.events.end(),
+                                       [](const Event& event) { return event.type == "process.crash"; });
+      CHECK((stopped || crashed));
+      const ReplayReport report = replay_run(recorded);
+      CHECK(report.identical);
+      CHECK_FALSE(report.decisions_diverged);
+    }
+  }
 }
 
 TEST_CASE("replay follows the recorded decisions, not the seed") {
