@@ -84,6 +84,9 @@ struct LatencyBehaviour {
   Latency garbage_collector{0, 2'000};
   Latency job_controller{0, 1'000};
   Latency ray_cluster_controller{0, 1'000};
+  // Container start and exit -> Pod status in the API. Only submitter Pods and the SidecarMode
+  // sidecar have containers that run yet (Submitter).
+  Latency kubelet{0, 2'000};
   // Crash -> the new process lists. Unset: from the release's leader-election delay (15 s) to
   // kDefaultOperatorRestartMaxMs, or that delay when it is longer.
   std::optional<Latency> operator_restart;

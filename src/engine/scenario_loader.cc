@@ -986,9 +986,11 @@ class Loader {
   }
 
   void read_latency(const Value& value, LatencyBehaviour& latency) {
-    const MapReader keys(source_, value, {"garbageCollector", "jobController", "rayClusterController", "operatorRestart"});
+    const MapReader keys(source_, value,
+                         {"garbageCollector", "jobController", "kubelet", "rayClusterController", "operatorRestart"});
     if (const Value* v = keys.find("garbageCollector")) latency.garbage_collector = read_latency_range(*v);
     if (const Value* v = keys.find("jobController")) latency.job_controller = read_latency_range(*v);
+    if (const Value* v = keys.find("kubelet")) latency.kubelet = read_latency_range(*v);
     if (const Value* v = keys.find("rayClusterController")) latency.ray_cluster_controller = read_latency_range(*v);
     if (const Value* v = keys.find("operatorRestart")) latency.operator_restart = read_latency_range(*v);
   }

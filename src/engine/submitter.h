@@ -52,9 +52,11 @@ bool parse_submit_command(const Container& container, SubmitCommand& out);
 
 class Submitter final : public Actor {
  public:
-  // `dashboard` null: every submit finds no head (a world without Ray).
-  Submitter(SubmitterBehaviour behaviour, const RayDashboard* dashboard)
-      : behaviour_(behaviour), dashboard_(dashboard) {}
+  // `dashboard` null: every submit finds no head (a world without Ray). `latency`: the kubelet's
+  // (world.latency.kubelet), for each thing the Pod does as the API shows it: its start, its
+  // submit, its exit.
+  Submitter(SubmitterBehaviour behaviour, const RayDashboard* dashboard, Latency latency = {})
+      : behaviour_(behaviour), dashboard_(dashboard), latency_(latency) {}
 
   std::string_view name() const override { return "submitter"; }
   ActorInputs inputs() const override {
@@ -63,6 +65,7 @@ class Submitter final : public Actor {
   void enabled(const World& world, std::vector<ActorWork>& out) const override;
   std::optional<std::int64_t> next_timer_ms(const World& world) const override;
   void apply(const ActorWork& work, StepContext& context) const override;
+  Latency reaction_latency() const override { return latency_; }
 
  private:
   struct Exit {
@@ -79,6 +82,7 @@ class Submitter final : public Actor {
 
   SubmitterBehaviour behaviour_;
   const RayDashboard* dashboard_;
+  Latency latency_;
 };
 
 }  // namespace rjsim::engine

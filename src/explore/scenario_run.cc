@@ -32,7 +32,7 @@ struct Environment {
       : ray(scenario.world.dashboard, scenario.world.ray, scenario.world.ray_cluster.head_ready_ms()),
         raycluster_controller(scenario.world.ray_cluster, readiness, scenario.world.latency.ray_cluster_controller),
         job_controller(scenario.world.latency.job_controller),
-        submitter(scenario.world.submitter, &ray),
+        submitter(scenario.world.submitter, &ray, scenario.world.latency.kubelet),
         user(scenario.actions, &ray),
         gc(scenario.world.latency.garbage_collector) {}
 

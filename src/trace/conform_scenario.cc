@@ -611,20 +611,29 @@ void Derivation::ray_job() {
     return text_at(o->object(), {"status", "reason"}) == "SubmissionFailed";
   });
   if (submission_failed != states.end()) {
-    const json& failure = (*submission_failed)->object();
+    // A retried attempt's failure (Retrying, backoffLimit) carries no endTime; the last one does.
+    const auto timed_failure = std::find_if(submission_failed, states.end(), [](const Observation* o) {
+      return text_at(o->object(), {"status", "reason"}) == "SubmissionFailed" &&
+             time_at(o->object(), {"status", "endTime"}).has_value();
+    });
+    const json& failure = (timed_failure != states.end() ? *timed_failure : *submission_failed)->object();
     world["submitter"]["failAttempts"] = kEveryAttempt;
     const std::string job_status_then = text_at(failure, {"status", "jobStatus"});
     if (job_status_then.empty()) {
       out.assumptions.push_back("submitter: every attempt fails before submitting (the RayJob failed with reason "
                                 "SubmissionFailed and no Ray job status)");
     } else {
-      const std::int64_t start_ms = estimated_submitter_start_ms();
+      // That attempt's cluster became ready at its rayClusterStatus.lastUpdateTime (the first
+      // attempt's Running otherwise); its submitter started the default 2s later.
+      const std::int64_t attempt_running =
+          since_creation(time_at(failure, {"status", "rayClusterStatus", "lastUpdateTime"})).value_or(running_or_default());
+      const std::int64_t start_ms = attempt_running + 2'000;
       const std::int64_t end_ms = since_creation(time_at(failure, {"status", "endTime"})).value_or(start_ms);
       set_timing("submitter", "failAfter", std::max<std::int64_t>(1'000, end_ms - start_ms),
                  fmt::format("every attempt submits, then fails (the RayJob failed with reason SubmissionFailed "
-                             "while its Ray job was {}); from the submitter's estimated start (Running at {}, "
-                             "then 2s) to the RayJob's status.endTime",
-                             job_status_then, seconds(running_or_default())));
+                             "while its Ray job was {}); from the submitter's estimated start (its attempt's cluster "
+                             "ready at {}, then 2s) to the RayJob's status.endTime",
+                             job_status_then, seconds(attempt_running)));
     }
   } else if (k8s_job_mode() && outlived_ray_job()) {
     submitter_outlived_ray_job();

@@ -420,6 +420,7 @@ TEST_CASE("world.latency: a {min, max} range or one duration per reaction; defau
   CHECK(defaults.world.latency.garbage_collector == rjsim::engine::Latency{0, 2'000});
   CHECK(defaults.world.latency.job_controller == rjsim::engine::Latency{0, 1'000});
   CHECK(defaults.world.latency.ray_cluster_controller == rjsim::engine::Latency{0, 1'000});
+  CHECK(defaults.world.latency.kubelet == rjsim::engine::Latency{0, 2'000});
   CHECK_FALSE(defaults.world.latency.operator_restart.has_value());
   CHECK(rjsim::engine::operator_restart_latency(defaults.world.latency, 15'000) ==
         rjsim::engine::Latency{15'000, 60'000});
@@ -427,7 +428,8 @@ TEST_CASE("world.latency: a {min, max} range or one duration per reaction; defau
 
   const Scenario s = parse_with_rayjob(
       "world:\n  latency:\n    garbageCollector: {min: 1s, max: 5s}\n    jobController: 500ms\n"
-      "    operatorRestart: {min: 30s, max: 90s}\nfaults: {latency: true}\n");
+      "    kubelet: {min: 0s, max: 4s}\n    operatorRestart: {min: 30s, max: 90s}\nfaults: {latency: true}\n");
+  CHECK(s.world.latency.kubelet == rjsim::engine::Latency{0, 4'000});
   CHECK(s.world.latency.garbage_collector == rjsim::engine::Latency{1'000, 5'000});
   CHECK(s.world.latency.job_controller == rjsim::engine::Latency{500, 500});
   CHECK(rjsim::engine::operator_restart_latency(s.world.latency, 15'000) == rjsim::engine::Latency{30'000, 90'000});
@@ -441,6 +443,22 @@ TEST_CASE("world.latency: a {min, max} range or one duration per reaction; defau
         std::string::npos);
   CHECK(error_with_rayjob("world: {latency: {garbageCollector: soon}}\n")
             .find("world.latency.garbageCollector: ") != std::string::npos);
+}
+
+TEST_CASE("faults.interleaveCalls and restarts.midReconcile are read, and default to off") {
+  const Scenario defaults = parse_with_rayjob("faults: {restarts: {max: 2}}\n");
+  CHECK(defaults.faults.restarts == 2);
+  CHECK_FALSE(defaults.faults.mid_reconcile);
+  CHECK_FALSE(defaults.faults.interleave_calls);
+  const Scenario s = parse_with_rayjob("faults: {restarts: {max: 1, midReconcile: true}, interleaveCalls: true}\n");
+  CHECK(s.faults.mid_reconcile);
+  CHECK(s.faults.interleave_calls);
+  CHECK(error_with_rayjob("faults: {restarts: {max: 1, midreconcile: true}}\n")
+            .find("faults.restarts: unknown key \"midreconcile\"") != std::string::npos);
+  CHECK(error_with_rayjob("faults: {restarts: {midReconcile: true}}\n").find("faults.restarts.max: missing") !=
+        std::string::npos);
+  CHECK(error_with_rayjob("faults: {interleaveCalls: sometimes}\n").find("faults.interleaveCalls: ") !=
+        std::string::npos);
 }
 
 TEST_CASE("but unknown fields inside Kubernetes manifests are ignored") {

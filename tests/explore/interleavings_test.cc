@@ -70,5 +70,24 @@ TEST_CASE("a user edit during a slow GetJobInfo makes the pass's UpdateStatus a 
   CHECK(conflicts_atomic == 0);
 }
 
+TEST_CASE("the v1.7.0 SidecarMode retry e2e test ends Failed/AppFailed after three attempts under faults.latency "
+          "alone; the fault-free run ends SubmissionFailed") {
+  const engine::Scenario scenario = interleaving("v17-sidecar-retry-ends-app-failed.yaml");
+  REQUIRE(scenario.faults.latency);
+  const auto final_of = [](const RunReport& run) { return run.final.at("rayjob-sidecar-fail"); };
+  const FinalState fault_free = final_of(run_scenario(scenario));
+  CHECK(fault_free.reason == "SubmissionFailed");
+  CHECK(fault_free.job_status == "RUNNING");
+  int app_failed = 0;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    RunOptions options;
+    options.seed = seed;
+    options.faults = true;
+    const FinalState final = final_of(run_scenario(scenario, options));
+    if (final.job_deployment_status == "Failed" && final.reason == "AppFailed" && final.failed == 3) ++app_failed;
+  }
+  CHECK(app_failed > 0);
+}
+
 }  // namespace interleavings_test
 }  // namespace rjsim::explore
