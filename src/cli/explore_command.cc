@@ -202,10 +202,10 @@ void print_text(std::ostream& out, const engine::Scenario& scenario, const explo
   }
   if (report.strategy == explore::Strategy::targeted && report.schedules > 0) {
     out << (report.plans.empty()
-                ? std::string("no targeted plans (the budget allows no crash, stale read or held delivery): pct "
-                              "schedules only\n")
-                : fmt::format("targeted plans {} (schedules 0-{}: a crash, stale reads or held deliveries after a "
-                              "write of the fault-free run), then pct\n",
+                ? std::string("no targeted plans (the budget allows no crash, stale read, held delivery or slow "
+                              "reaction): pct schedules only\n")
+                : fmt::format("targeted plans {} (schedules 0-{}: a crash, stale reads, held deliveries or slow "
+                              "reactions after a write of the fault-free run), then pct\n",
                               report.plans.size(), report.plans.size() - 1));
   }
   if (report.findings.empty()) {

@@ -40,6 +40,7 @@ std::string_view to_string(TargetedPlan::Action action) {
     case TargetedPlan::Action::crash_after: return "crash after";
     case TargetedPlan::Action::stale_read_after: return "stale reads after";
     case TargetedPlan::Action::hold_after: return "held deliveries after";
+    case TargetedPlan::Action::slow_after: return "slow reactions after";
   }
   return "plan";
 }
@@ -61,6 +62,7 @@ std::vector<TargetedPlan> targeted_plans(const std::vector<events::Event>& basel
     if (budget.deliveries_may_wait() && has_kind) {
       plans.push_back({TargetedPlan::Action::hold_after, step_decisions, ref.kind, about});
     }
+    if (budget.latency) plans.push_back({TargetedPlan::Action::slow_after, step_decisions, ref.kind, about});
   }
   return plans;
 }
@@ -80,7 +82,8 @@ bool Targeted::active() const {
 std::uint64_t Targeted::choose(ChoicePoint point, std::uint64_t options) {
   if (point == ChoicePoint::name_suffix) return names_.choose(point, options);
   // While deliveries are held, reads see the held state too (the budget still bounds the lag).
-  if (point == ChoicePoint::cache_advance && plan_.action != TargetedPlan::Action::crash_after && active()) {
+  const bool holds = plan_.action == TargetedPlan::Action::stale_read_after || plan_.action == TargetedPlan::Action::hold_after;
+  if (point == ChoicePoint::cache_advance && holds && active()) {
     return options - 1;
   }
   return 0;
@@ -105,6 +108,8 @@ std::uint64_t Targeted::pick_step(std::span<const StepOption> steps, std::int64_
         }
       }
       return 0;
+    case TargetedPlan::Action::slow_after:
+      return active() ? slowest(steps) : 0;
     case TargetedPlan::Action::hold_after:
     case TargetedPlan::Action::stale_read_after:
       if (!active()) return 0;
@@ -116,6 +121,22 @@ std::uint64_t Targeted::pick_step(std::span<const StepOption> steps, std::int64_
       return 0;
   }
   return 0;
+}
+
+// The environment's reactions wait as long as they may: the clock when it is offered (only
+// while nothing but waiting reactions can run), else the first step that is no actor's work, so
+// that the controller runs first. Counts the reconciles, as the other windowed plans do.
+std::uint64_t Targeted::slowest(std::span<const StepOption> steps) {
+  std::size_t picked = steps.size();
+  for (std::size_t i = 0; i < steps.size() && picked == steps.size(); ++i) {
+    if (steps[i].kind == StepKind::clock) picked = i;
+  }
+  for (std::size_t i = 0; i < steps.size() && picked == steps.size(); ++i) {
+    if (steps[i].kind != StepKind::actor && steps[i].kind != StepKind::crash) picked = i;
+  }
+  if (picked == steps.size()) picked = 0;
+  if (steps[picked].kind == StepKind::reconcile) ++reconciles_;
+  return picked;
 }
 
 RunReport fault_free_with_budget(const engine::Scenario& scenario, const std::string& controller) {

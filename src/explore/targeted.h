@@ -28,7 +28,7 @@
 namespace rjsim::explore {
 
 struct TargetedPlan {
-  enum class Action : std::uint8_t { crash_after, stale_read_after, hold_after };
+  enum class Action : std::uint8_t { crash_after, stale_read_after, hold_after, slow_after };
   Action action = Action::crash_after;
   std::int64_t step_decision = 0;        // the plan starts at this step decision
   engine::Kind held_kind = engine::Kind::RayJob;   // hold_after: whose deliveries wait
@@ -56,6 +56,7 @@ class Targeted final : public engine::Chooser {
   bool active() const;
   bool held(const engine::StepOption& step) const;
   std::uint64_t pick_step(std::span<const engine::StepOption> steps, std::int64_t decision);
+  std::uint64_t slowest(std::span<const engine::StepOption> steps);
 
   TargetedPlan plan_;
   engine::DefaultChooser names_;   // name suffixes as in the fault-free run

@@ -22,7 +22,9 @@ std::string flow(const json& value) {
 }  // namespace
 
 json default_trace_faults() {
-  return {{"staleReads", {{"maxLag", 1}}}, {"squash", true}, {"restarts", {{"max", 1}}}};
+  return {{"staleReads", {{"maxLag", 1}}},
+          {"squash", true},
+          {"restarts", {{"max", 1}, {"midReconcile", true}}}};
 }
 
 std::string faults_label(const json& faults) {

@@ -26,7 +26,10 @@ namespace rjsim::trace {
 // more. staleReads maxLag 1 (a read one event behind: the targeted stale-read plan reads as
 // stale as the budget allows, and one event is the smallest staleness, the one most races need),
 // squash (deliveries held so that the written kind's intermediate state is never observed), one
-// restart (a crash right after a write). No conflicts, write failures or HTTP errors: the
+// restart that may land inside a pass (a crash right after a write, before the pass's next one).
+// Not latency: every kuberay-1.7 trace would then show the known slow-restart race
+// (scenarios/interleavings/v17-operator-outage-after-submitter-finished); `--faults` adds it, and
+// with it the plans that slow the environment's reactions after each write. No conflicts, write failures or HTTP errors: the
 // recording shows none of the failed writes a watch cannot see.
 nlohmann::json default_trace_faults();
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include <filesystem>
+#include <optional>
 
 #include "engine/scenario_loader.h"
 #include "explore/explorer.h"
@@ -193,6 +194,40 @@ TEST_CASE("targeted plans follow the controller's writes and only use faults the
   for (const TargetedPlan& plan : targeted_plans(run_scenario(scenario, run).event_log, restarts_only)) {
     CHECK(plan.action == TargetedPlan::Action::crash_after);
   }
+}
+
+TEST_CASE("with faults.latency a targeted plan slows the environment's reactions after each write: the garbage "
+          "collector takes its max") {
+  engine::Scenario scenario = engine::load_scenario(
+      (std::filesystem::path(RJSIM_SOURCE_DIR) / "scenarios" / "kuberay-1.7" / "k8sjobmode-success.yaml").string());
+  scenario.faults = engine::FaultBudget{};
+  scenario.faults.latency = true;
+  const RunReport baseline = fault_free_with_budget(scenario, "");
+  const std::vector<TargetedPlan> plans = targeted_plans(baseline.event_log, scenario.faults);
+  const auto slow_delete = std::find_if(plans.begin(), plans.end(), [](const TargetedPlan& plan) {
+    return plan.action == TargetedPlan::Action::slow_after && plan.about.starts_with("api.delete RayCluster/");
+  });
+  REQUIRE(slow_delete != plans.end());
+  for (const TargetedPlan& plan : plans) CHECK(plan.action == TargetedPlan::Action::slow_after);
+
+  // When the controller deleted the cluster, and when the garbage collector deleted its Service.
+  const auto delete_times = [](const RunReport& run) {
+    std::optional<std::int64_t> cluster, service;
+    for (const events::Event& event : run.event_log) {
+      if (event.type != "api.delete") continue;
+      if (event.actor == "controller" && event.object.starts_with("RayCluster/")) cluster = event.at_ms;
+      if (event.actor == "gc" && event.object.starts_with("Service/") && !service) service = event.at_ms;
+    }
+    REQUIRE(cluster);
+    REQUIRE(service);
+    return *service - *cluster;
+  };
+  CHECK(delete_times(baseline) == 0);
+  Targeted slow(*slow_delete, scenario.seed);
+  RunOptions run;
+  run.faults = true;
+  run.chooser = &slow;
+  CHECK(delete_times(run_scenario(scenario, run)) == scenario.world.latency.garbage_collector.max_ms);
 }
 
 TEST_CASE("the result depends only on the seed: one thread or three find the same schedule") {

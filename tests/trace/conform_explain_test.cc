@@ -110,7 +110,7 @@ TEST_CASE("rjsim conform --explain: exit 0 when every difference is explained; t
     const nlohmann::json report = nlohmann::json::parse(json_out.out);
     CHECK(report["explanation"]["found"] == true);
     CHECK(report["explanation"]["stored_run"] == 3);
-    CHECK(report["explanation"]["faults"] == "{staleReads: {maxLag: 1}, squash: true, restarts: {max: 1}}");
+    CHECK(report["explanation"]["faults"] == "{staleReads: {maxLag: 1}, squash: true, restarts: {max: 1, midReconcile: true}}");
   }
 }
 

@@ -57,7 +57,7 @@ TEST_CASE("explore --from-trace: the derived scenario gets the default budget, n
   const std::vector<std::string>& assumed = exploration.conform.derived.assumptions;
   CHECK(std::none_of(assumed.begin(), assumed.end(), [](const std::string& l) { return contains(l, "no faults"); }));
   CHECK(contains(assumed.at(exploration.conform.derived.faults_assumption),
-                 "faults {staleReads: {maxLag: 1}, squash: true, restarts: {max: 1}}: the --from-trace default"));
+                 "faults {staleReads: {maxLag: 1}, squash: true, restarts: {max: 1, midReconcile: true}}: the --from-trace default"));
 }
 
 TEST_CASE("explore --from-trace: a given budget replaces the default; a bad one names --faults") {
@@ -89,7 +89,7 @@ TEST_CASE("rjsim explore --from-trace finds kuberay-1.0's recreated cluster in a
                                         "rayjob-sample\n",
                                         db)));
   CHECK(contains(found.out, "model: kuberay-1.0 (jobDeploymentStatus WaitForDashboard"));
-  CHECK(contains(found.out, "  - faults {staleReads: {maxLag: 1}, squash: true, restarts: {max: 1}}: the --from-trace "
+  CHECK(contains(found.out, "  - faults {staleReads: {maxLag: 1}, squash: true, restarts: {max: 1, midReconcile: true}}: the --from-trace "
                             "default"));
   CHECK(contains(found.out, "fault-free run: agrees with all"));
   CHECK(contains(found.out, "explore from-trace-1 under kuberay-1.0: strategy targeted\n"));
