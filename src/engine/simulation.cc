@@ -501,25 +501,25 @@ void Simulation::reconcile(StepContext& context) {
   pass.key = world_.process.queue.get(&pass.priority);
   const Request request = request_for(pass.key);
   context.effect("queue.get", "workqueue").with("key", pass.key);
-  context.effect("reconcile.begin", "controller")
-      .object(watches_.for_kind, request.namespace_, request.name)
-      .with("incarnation", world_.process.incarnation);
-  run_pass(context, std::move(pass));
+  controller_event(context, "reconcile.begin", request).with("incarnation", world_.process.incarnation);
+  run_pass(context, request, std::move(pass));
 }
 
 void Simulation::resume(StepContext& context) {
   PassInFlight pass = std::move(*world_.process.pass);
   world_.process.pass.reset();
   const Request request = request_for(pass.key);
-  context.effect("reconcile.resume", "controller")
-      .object(watches_.for_kind, request.namespace_, request.name)
+  controller_event(context, "reconcile.resume", request)
       .with("incarnation", world_.process.incarnation)
       .with("calls", static_cast<std::int64_t>(pass.replies.size()));
-  run_pass(context, std::move(pass));
+  run_pass(context, request, std::move(pass));
 }
 
-void Simulation::run_pass(StepContext& context, PassInFlight pass) {
-  const Request request = request_for(pass.key);
+EventBuilder Simulation::controller_event(StepContext& context, std::string_view type, const Request& request) {
+  return context.effect(type, "controller").object(watches_.for_kind, request.namespace_, request.name);
+}
+
+void Simulation::run_pass(StepContext& context, const Request& request, PassInFlight pass) {
   ReconcileContext live(context, watches_, faults_, dashboard_, operator_settings_, dashboard_timeout_ms());
   PassClients::Timing timing;
   timing.stop_after_calls = passes_stop_between_calls();
@@ -541,24 +541,21 @@ void Simulation::run_pass(StepContext& context, PassInFlight pass) {
     world_.process.pass = std::move(pass);
     return;
   } catch (const ModelPanic& panic) {
-    context.effect("reconcile.panic", "controller")
-        .object(watches_.for_kind, request.namespace_, request.name)
-        .with("message", panic.what());
+    controller_event(context, "reconcile.panic", request).with("message", panic.what());
     if (environment_.panic_kills_process) {
       crash(context, "panic");
       return;
     }
     result = ReconcileResult::error(Error(ErrorCode::other, fmt::format("panic: {}", panic.what())));
   }
-  end_pass(context, pass, result, blocked_now());
+  end_pass(context, request, pass, result, blocked_now());
 }
 
-void Simulation::end_pass(StepContext& context, const PassInFlight& pass, const ReconcileResult& result,
-                          std::int64_t blocked_ms) {
+void Simulation::end_pass(StepContext& context, const Request& request, const PassInFlight& pass,
+                          const ReconcileResult& result, std::int64_t blocked_ms) {
   WorkQueue& queue = world_.process.queue;
   const std::string& key = pass.key;
-  const Request request = request_for(key);
-  EventBuilder end = context.effect("reconcile.end", "controller").object(watches_.for_kind, request.namespace_, request.name);
+  EventBuilder end = controller_event(context, "reconcile.end", request);
   if (end.kept()) {
     end.with("result", describe_result(result));
     if (result.requeue_after_ms > 0) end.with("requeue_after_ms", result.requeue_after_ms);

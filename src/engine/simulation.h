@@ -185,11 +185,14 @@ class Simulation {
   void fire_timers(StepContext& context);
   void reconcile(StepContext& context);
   void resume(StepContext& context);
-  // Runs the model for `pass` until it ends or stops after a client call (then kept in the world).
-  void run_pass(StepContext& context, PassInFlight pass);
+  // Runs the model for `pass` (of `request`, its key) until it ends or stops after a client call
+  // (then kept in the world).
+  void run_pass(StepContext& context, const Request& request, PassInFlight pass);
   // The queue's part of a pass's end (reconcileHandler, §2.4).
-  void end_pass(StepContext& context, const PassInFlight& pass, const ReconcileResult& result,
-                std::int64_t blocked_ms);
+  void end_pass(StepContext& context, const Request& request, const PassInFlight& pass,
+                const ReconcileResult& result, std::int64_t blocked_ms);
+  // A controller event (reconcile.*) naming the reconciled object.
+  EventBuilder controller_event(StepContext& context, std::string_view type, const Request& request);
   // Passes stop after each client call: other steps may run there, or a crash may land there.
   bool passes_stop_between_calls() const;
   void restart(StepContext& context);
