@@ -178,7 +178,7 @@ WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
   WriteOutcome outcome;
   outcome.changed = true;
   outcome.watch_type = WatchType::Added;
-  m.uid = fmt::format("uid-{}", next_uid_++);
+  m.uid = fmt::format("uid-{}-{}", to_string(kind), next_uid_[static_cast<std::size_t>(kind_index(kind))]++);
   m.resource_version = ++resource_version_;
   m.generation = 1;
   m.creation_timestamp_ms = now_ms;

@@ -132,7 +132,10 @@ class ApiServer {
   // digests: the count of those events).
   std::array<Hash128, kKindCount> watch_log_digests_;
   std::int64_t resource_version_ = 0;
-  std::int64_t next_uid_ = 1;
+  // Per kind, so that creates of two kinds in either order give each object the same uid (the
+  // order of one kind's uids is creation order, which the Job controller reads; none other is).
+  static_assert(kKindCount == 5, "one 1 per kind below");
+  std::array<std::int64_t, kKindCount> next_uid_ = {1, 1, 1, 1, 1};
   bool takes_digests_ = true;
 };
 

@@ -10,6 +10,7 @@
 // so it trusts nothing about how the logs and caches relate.
 #include "engine/fingerprint.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cassert>
@@ -31,7 +32,10 @@ namespace rjsim::engine {
 class Fingerprinter {
  public:
   // `memo`: where the digests of a world's shared parts are remembered (none: hash each part).
-  explicit Fingerprinter(bool wide, FingerprintMemo* memo = nullptr) : wide_(wide), memo_(memo) {}
+  // `api`: the server whose watch logs give each resourceVersion its place in its kind's log (none:
+  // resourceVersions are left out, as in a content digest).
+  explicit Fingerprinter(bool wide, FingerprintMemo* memo = nullptr, const ApiServer* api = nullptr)
+      : wide_(wide), memo_(memo), api_(api) {}
 
   // What fits in one chunk is hashed in one call (most objects, most worlds): the same hash as
   // streaming it, without the streaming state's set-up.
@@ -124,8 +128,9 @@ class Fingerprinter {
   void add(const ObjectMeta& value) {
     const auto& [name, namespace_, uid, resource_version, generation, creation_timestamp_ms,
                  deletion_timestamp_ms, labels, annotations, owner_references, finalizers] = value;
-    add_all(name, namespace_, uid, resource_version, generation, creation_timestamp_ms,
-            deletion_timestamp_ms, labels, annotations, owner_references, finalizers);
+    static_cast<void>(resource_version);   // by its place in its kind's log: add_version()
+    add_all(name, namespace_, uid, generation, creation_timestamp_ms, deletion_timestamp_ms, labels,
+            annotations, owner_references, finalizers);
   }
   void add(const Container& value) {
     const auto& [name, image, command, args, env] = value;
@@ -229,15 +234,20 @@ class Fingerprinter {
   void add(const T& object) {
     const auto& [metadata, spec, status] = object;
     add_all(metadata, spec, status);
+    add_resource_version(T::kind, metadata.resource_version);
   }
 
   // ---- object_version.h: a version as the digest of its contents (content_digest) ----
-  void add(const ObjectVersion& value) { add(value.digest()); }
+  void add(const ObjectVersion& value) {
+    add(value.digest());
+    add_resource_version(kind_of(*value), meta(*value).resource_version);
+  }
 
   // ---- api_server.h ----
   void add(const WatchEvent& value) {
     const auto& [resource_version, type, object] = value;
-    add_all(resource_version, type, object);
+    static_cast<void>(resource_version);   // its place in the log is its position
+    add_all(type, object);
   }
   void add(const ApiServer& value) {
     const auto& [objects, watch_logs, watch_log_digests, resource_version, next_uid, takes_digests] = value;
@@ -247,7 +257,9 @@ class Fingerprinter {
     // themselves would make a fingerprint's cost grow with the length of the run.
     for (const std::vector<WatchEvent>& log : watch_logs) add_length(log.size());
     for (const Hash128& digest : watch_log_digests) add_digest(digest);
-    add_all(resource_version, next_uid);
+    // Not the resourceVersion counter: see add_resource_version().
+    static_cast<void>(resource_version);
+    add_all(next_uid);
   }
 
   // ---- informer.h ----
@@ -258,7 +270,10 @@ class Fingerprinter {
   void add(const Informer& value) {
     const auto& [kind, fifo, selector, cache, pending, received, last_sync_resource_version, rewound_until] =
         value;
-    add_all(kind, fifo, selector, cache, pending, received, last_sync_resource_version, rewound_until);
+    add_all(kind, fifo, selector, cache, pending, received);
+    add_resource_version(kind, last_sync_resource_version);
+    add_resource_version(kind, rewound_until);
+    add(value.catching_up());   // two points between the same two events may still differ here
   }
 
   // ---- work_queue.h ----
@@ -362,6 +377,7 @@ class Fingerprinter {
   void add(const World& value) {
     const auto& [now_ms, steps, api, process, faults_used, ray, environment, reactions] = value;
     static_cast<void>(steps);   // a bound on the run, not state (fingerprint.h)
+    api_ = &api;
     add_all(now_ms, api, process, faults_used);
     add_part(ray, memo_->ray_);
     add_part(environment, memo_->environment_);
@@ -379,7 +395,7 @@ class Fingerprinter {
   void add_part(const CopyOnWrite<T>& part, FingerprintMemo::Remembered<T>& remembered) {
     assert(memo_ && "rjsim bug: a world's part hashed without a memo");
     if (!remembered.known || !remembered.part.shares_value_with(part)) {
-      Fingerprinter contents(/*wide=*/true);
+      Fingerprinter contents(/*wide=*/true, nullptr, api_);
       contents.add(*part);
       remembered = FingerprintMemo::Remembered<T>{part, contents.digest128(), true};
     }
@@ -427,8 +443,24 @@ class Fingerprinter {
     }
   }
 
+  // A resourceVersion as its place among its kind's watch events: how many come before it, and
+  // whether it is one of them (a list at the head may be between two). Only the order of one
+  // kind's events is ever observed (conditional writes compare an object's own versions, informers
+  // and re-lists one kind's log), so two worlds whose writes to different kinds came in another
+  // order, and so took other numbers, are one state: without this, every actor write that could
+  // run before or after a controller's write doubled the states exhaustive search tells apart.
+  void add_resource_version(Kind kind, std::int64_t resource_version) {
+    if (!api_) return;
+    const std::vector<WatchEvent>& log = api_->watch_log(kind);
+    const auto at = std::lower_bound(log.begin(), log.end(), resource_version,
+                                     [](const WatchEvent& event, std::int64_t rv) { return event.resource_version < rv; });
+    const bool exact = at != log.end() && at->resource_version == resource_version;
+    add(static_cast<std::uint64_t>(at - log.begin()) * 2 + (exact ? 0 : 1));
+  }
+
   bool wide_;
   FingerprintMemo* memo_;
+  const ApiServer* api_;
   bool streaming_ = false;   // the chunk overflowed: state_ holds what was flushed
   std::size_t used_ = 0;
   alignas(64) unsigned char chunk_[kChunk];

@@ -1,7 +1,8 @@
 // The fingerprint of a World, for the visited set of exhaustive exploration (issue 5; DESIGN §1,
 // §8): a hash of everything that determines the future of a run. Worlds that are == apart from
 // World::steps have equal fingerprints, in every run and process of one rjsim build (it is not a
-// stored format). Every member is hashed in declaration order, each length before its contents,
+// stored format); so have worlds that differ only in how resourceVersions were numbered across
+// kinds (below). Every member is hashed in declaration order, each length before its contents,
 // into XXH3, the watch logs through the digests the API server keeps of them and the shared parts
 // through digests of their contents (below); no pointer and no unordered iteration reaches it.
 #pragma once
@@ -19,8 +20,14 @@ namespace rjsim::engine {
 //  - now_ms: timers are absolute (the queue's ready_at_ms, Process::restart_at_ms, a Ray job's
 //    next_change_at_ms, the scenario's action times, limits.time), so the same state at another
 //    virtual time has another future;
-//  - what only grows (the resourceVersion and uid counters, the watch logs, the priority
-//    queue's added counter): it is read back (a time-travel relist folds a log), so it is state.
+//  - what only grows (the uid counters, the watch logs, the priority queue's added counter): it is
+//    read back (a time-travel relist folds a log), so it is state.
+// A resourceVersion is hashed as its place among its kind's watch events, not as its number, and
+// the global resourceVersion counter is left out: only the order of one kind's versions is ever
+// observed (a conditional write compares one object's versions, an informer and a re-list read
+// one kind's log), so two orders of writes to different kinds (a kubelet's Pod write before or
+// after the controller's RayJob write) lead to one state, not two. uids are counted per kind for
+// the same reason (api_server.h).
 // Out: World::steps. limits.steps bounds a run but changes nothing a step does, so states that
 // differ only in how many steps led to them are one state. Outside World, and so out as well:
 // the chooser, the event seq counter, the checks' own memory.

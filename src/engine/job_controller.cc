@@ -17,7 +17,7 @@ constexpr std::string_view kFail = "fail";
 constexpr std::string_view kSyncStatus = "sync-status";
 constexpr std::string_view kCreatePod = "create-pod";
 
-// uids are "uid-<n>" from one counter: shorter is older.
+// A kind's uids are "uid-<kind>-<n>" from one counter per kind: shorter is older.
 bool uid_less(std::string_view a, std::string_view b) {
   return a.size() != b.size() ? a.size() < b.size() : a < b;
 }

@@ -254,6 +254,46 @@ TEST_CASE("a change to any one part of the world changes its fingerprint") {
   }
 }
 
+// `world` with a Service `name` created in the default namespace.
+World after_service_created(World world, const char* name) {
+  Service service;
+  service.metadata.name = name;
+  service.metadata.namespace_ = "default";
+  Object object = std::move(service);
+  REQUIRE_FALSE(world.api.create(object, world.now_ms).error);
+  return world;
+}
+
+TEST_CASE("writes to two kinds in either order are one state; two objects of one kind in either order are two") {
+  const World base = mid_run_world();
+  SUBCASE("a RayJob write and a Service create, in either order") {
+    // The two orders number the writes differently (rv, and without per-kind uid counters the
+    // Service's uid too), which nothing in the world can observe: each kind's log keeps its order.
+    const World rayjob_first = after_service_created(after_rayjob_write(base, false, label("a")), "extra");
+    const World service_first = after_rayjob_write(after_service_created(base, "extra"), false, label("a"));
+    REQUIRE_FALSE(rayjob_first == service_first);
+    CHECK(rayjob_first.api.find<Service>("default", "extra")->metadata.uid ==
+          service_first.api.find<Service>("default", "extra")->metadata.uid);
+    CHECK(fingerprint(rayjob_first) == fingerprint(service_first));
+    CHECK(fingerprint128(rayjob_first) == fingerprint128(service_first));
+  }
+  SUBCASE("the same, and an informer received what the writes logged") {
+    World rayjob_first = after_service_created(after_rayjob_write(base, false, label("a")), "extra");
+    World service_first = after_rayjob_write(after_service_created(base, "extra"), false, label("a"));
+    for (World* world : {&rayjob_first, &service_first}) {
+      receive_watch_events(*world, Kind::RayJob);
+      world->edit_informer(Kind::RayJob).pop(world->api.watch_log(Kind::RayJob));
+    }
+    CHECK(fingerprint(rayjob_first) == fingerprint(service_first));
+  }
+  SUBCASE("two Services created in either order") {
+    // One kind's log order is what its informer delivers: a different future.
+    const World a_first = after_service_created(after_service_created(base, "a"), "b");
+    const World b_first = after_service_created(after_service_created(base, "b"), "a");
+    check_told_apart(a_first, b_first);
+  }
+}
+
 TEST_CASE("a memo changes no fingerprint, also when a part it remembers is then changed in place") {
   const std::vector<World> worlds = worlds_of_run("suspend-in-initializing-then-resume.yaml");
   FingerprintMemo along_the_run;
