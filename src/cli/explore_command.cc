@@ -205,7 +205,8 @@ void print_text(std::ostream& out, const engine::Scenario& scenario, const explo
                 ? std::string("no targeted plans (the budget allows no crash, stale read, held delivery or slow "
                               "reaction): pct schedules only\n")
                 : fmt::format("targeted plans {} (schedules 0-{}: a crash, stale reads, held deliveries or slow "
-                              "reactions after a write of the fault-free run), then pct\n",
+                              "reactions after a write of the fault-free run, or an outage after the "
+                              "environment's), then pct\n",
                               report.plans.size(), report.plans.size() - 1));
   }
   if (report.findings.empty()) {

@@ -402,7 +402,7 @@ std::vector<std::string> unmet_expectations(const engine::Expectation& expect, c
 ExploreOptions check_exploration(const engine::Scenario& scenario, std::optional<std::int64_t> budget_runs,
                                  std::optional<std::int64_t> budget_ms) {
   ExploreOptions options;
-  // Targeted: its plans (a crash, stale reads, held deliveries or slow reactions after each write
+  // Targeted: its plans (a crash, stale reads, held deliveries or slow reactions after each write, an outage after the environment's
   // of the fault-free run) first, then pct, unbounded: an outcome: pass means something.
   options.strategy = Strategy::targeted;
   options.seed = scenario.seed;

@@ -19,14 +19,23 @@ constexpr std::int64_t kWindow = 48;
 // How many step decisions a crash plan waits for the crash to be offered.
 constexpr std::int64_t kCrashWait = 4;
 
+bool changed_something(const events::Event& event) {
+  const events::Value* changed = event.find("changed");
+  return changed && std::holds_alternative<bool>(*changed) && std::get<bool>(*changed);
+}
+
+// A write of the environment (kubelet, submitter, Job controller, garbage collector, user): where
+// an outage may begin, so that the controller misses what it changed for as long as it can.
+bool is_environment_write(const events::Event& event) {
+  return event.actor != "controller" && event.type.starts_with("api.") && event.type != "api.reply_lost" &&
+         changed_something(event);
+}
+
 bool is_target(const events::Event& event) {
   if (event.actor != "controller" && !(event.type.starts_with("dashboard.") && event.find("caller") != nullptr)) {
     return false;
   }
-  if (event.type.starts_with("api.") && event.type != "api.reply_lost") {
-    const events::Value* changed = event.find("changed");
-    return changed && std::holds_alternative<bool>(*changed) && std::get<bool>(*changed);
-  }
+  if (event.type.starts_with("api.") && event.type != "api.reply_lost") return changed_something(event);
   if (event.type == "dashboard.submit_job" || event.type == "dashboard.stop_job" || event.type == "dashboard.delete_job") {
     return event.text("caller") == "controller";
   }
@@ -38,6 +47,7 @@ bool is_target(const events::Event& event) {
 std::string_view to_string(TargetedPlan::Action action) {
   switch (action) {
     case TargetedPlan::Action::crash_after: return "crash after";
+    case TargetedPlan::Action::outage_after: return "repeated crashes after";
     case TargetedPlan::Action::stale_read_after: return "stale reads after";
     case TargetedPlan::Action::hold_after: return "held deliveries after";
     case TargetedPlan::Action::slow_after: return "slow reactions after";
@@ -52,6 +62,10 @@ std::vector<TargetedPlan> targeted_plans(const std::vector<events::Event>& basel
     if (event.type == "choice") {
       if (event.text("point") == "step") ++step_decisions;
       continue;
+    }
+    if (budget.restarts > 1 && is_environment_write(event)) {
+      plans.push_back({TargetedPlan::Action::outage_after, step_decisions, engine::Kind::RayJob,
+                       fmt::format("{} {} by {}", event.type, event.object, event.actor)});
     }
     if (!is_target(event)) continue;
     const std::string about = fmt::format("{} {}", event.type, event.object);
@@ -101,6 +115,16 @@ std::uint64_t Targeted::pick_step(std::span<const StepOption> steps, std::int64_
   switch (plan_.action) {
     case TargetedPlan::Action::crash_after:
       if (crashed_ || decision >= plan_.step_decision + kCrashWait) return 0;
+      for (std::size_t i = 0; i < steps.size(); ++i) {
+        if (steps[i].kind == StepKind::crash) {
+          crashed_ = true;
+          return i;
+        }
+      }
+      return 0;
+    case TargetedPlan::Action::outage_after:
+      // Once crashed, every crash offered (the simulation offers none beyond the budget).
+      if (!crashed_ && decision >= plan_.step_decision + kCrashWait) return 0;
       for (std::size_t i = 0; i < steps.size(); ++i) {
         if (steps[i].kind == StepKind::crash) {
           crashed_ = true;

@@ -4,6 +4,12 @@
 // one plan:
 //   crash_after      the controller crashes right after it (the next step where a crash is
 //                    offered): the successor must not redo or forget it;
+//   outage_after     (after a write of the environment: the kubelet, the submitter, the Job
+//                    controller, the garbage collector, the user) the controller crashes, and each
+//                    successor crashes again as soon as it is up, while the budget allows
+//                    (restarts >= 2): the longest outage right after the world changed, for checks
+//                    that count time (v1.7.0's 30 s submitter-finished timeout outlasts two
+//                    restarts of 15 s);
 //   stale_read_after for a while deliveries wait and every cache read is as stale as the budget
 //                    allows: the controller acts on state from before its own write;
 //   hold_after       deliveries of the written object's kind are held for a while, so that what
@@ -28,7 +34,7 @@
 namespace rjsim::explore {
 
 struct TargetedPlan {
-  enum class Action : std::uint8_t { crash_after, stale_read_after, hold_after, slow_after };
+  enum class Action : std::uint8_t { crash_after, outage_after, stale_read_after, hold_after, slow_after };
   Action action = Action::crash_after;
   std::int64_t step_decision = 0;        // the plan starts at this step decision
   engine::Kind held_kind = engine::Kind::RayJob;   // hold_after: whose deliveries wait

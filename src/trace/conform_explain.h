@@ -3,7 +3,7 @@
 // caches, held deliveries and crashes. explain_difference searches schedules of the scenario
 // conform derived, within the fault budget trace_exploration gives it (by default Sieve's
 // patterns), for one under which every recorded transition agrees: first explore's targeted
-// plans (a crash, stale reads, held deliveries or slow reactions after each write of the fault-free run), in the
+// plans (a crash, stale reads, held deliveries or slow reactions after each write, an outage after the environment's of the fault-free run), in the
 // order of those writes, then kExplainPctSchedules PCT schedules (depth 3) seeded from the
 // scenario's seed. The same trace and budget always give the same answer. Pure: nothing is
 // stored; explanation_run gives what to run again to store it.

@@ -196,6 +196,34 @@ TEST_CASE("targeted plans follow the controller's writes and only use faults the
   }
 }
 
+TEST_CASE("with two restarts allowed, a targeted outage plan crashes each successor as soon as it is up: the "
+          "submitter-finished timeout outlasts two restarts") {
+  const engine::Scenario scenario = acceptance("v17-submitter-timeout-vs-restarts.yaml");   // restarts {max: 2}
+  REQUIRE(scenario.faults.restarts == 2);
+  const std::vector<TargetedPlan> plans = targeted_plans(fault_free_with_budget(scenario, "").event_log, scenario.faults);
+  std::size_t outages = 0, found = 0;
+  for (const TargetedPlan& plan : plans) {
+    if (plan.action != TargetedPlan::Action::outage_after) continue;
+    ++outages;
+    Targeted outage(plan, scenario.seed);
+    RunOptions run;
+    run.faults = true;
+    run.chooser = &outage;
+    const RunReport report = run_scenario(scenario, run);
+    const auto restarts = std::count_if(report.event_log.begin(), report.event_log.end(),
+                                        [](const events::Event& event) { return event.type == "process.crash"; });
+    CHECK(restarts <= 2);
+    const bool violated = std::any_of(report.violations.begin(), report.violations.end(),
+                                      [](const auto& violation) { return violation.invariant == "status-mirrors-ray"; });
+    if (violated) {
+      CHECK(restarts == 2);   // one crash keeps the operator away 15 s: not enough
+      ++found;
+    }
+  }
+  CHECK(outages > 0);
+  CHECK(found > 0);
+}
+
 TEST_CASE("with faults.latency a targeted plan slows the environment's reactions after each write: the garbage "
           "collector takes its max") {
   engine::Scenario scenario = engine::load_scenario(
