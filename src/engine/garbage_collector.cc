@@ -8,6 +8,7 @@ namespace rjsim::engine {
 namespace {
 
 constexpr std::string_view kDeleteDependent = "delete-dependent";
+constexpr std::string_view kDeletePods = "delete-pods-of";
 constexpr std::string_view kOrphanDependent = "orphan-dependent";
 constexpr std::string_view kRemoveFinalizer = "remove-finalizer";
 
@@ -66,12 +67,26 @@ ObjectRef parse_work_object(const ActorWork& work) {
 
 }  // namespace
 
+// An owner's orphaned Pods go in one step (delete-pods-of, named by the owner): the RayJob models
+// read no Pod of a RayCluster, and a step per Pod would multiply the orders exhaustive search tells
+// apart (every delete takes the next resourceVersion), so that a cluster's Pods would cost more
+// than the rest of the run.
 void GarbageCollector::enabled(const World& world, std::vector<ActorWork>& out) const {
   const ApiServer& api = world.api;
   for (Kind kind : kAllKinds) {
     for (const Object& object : api.objects(kind)) {
-      if (is_orphaned_garbage(api, meta(object))) {
-        out.push_back({std::string(kDeleteDependent), object_ref(object), 0});
+      const ObjectMeta& m = meta(object);
+      if (is_orphaned_garbage(api, m)) {
+        if (kind != Kind::Pod) {
+          out.push_back({std::string(kDeleteDependent), object_ref(object), 0});
+        } else {
+          const OwnerReference& owner = m.owner_references.front();
+          std::string ref = object_ref(owner.kind, m.namespace_, owner.name);
+          const bool listed = std::any_of(out.begin(), out.end(), [&](const ActorWork& work) {
+            return work.what == kDeletePods && work.object == ref;
+          });
+          if (!listed) out.push_back({std::string(kDeletePods), std::move(ref), 0});
+        }
       }
       list_finalizer_work(api, object, out);
     }
@@ -83,6 +98,18 @@ void GarbageCollector::apply(const ActorWork& work, StepContext& context) const 
   const ObjectRef ref = parse_work_object(work);
   if (work.what == kDeleteDependent) {
     api.remove(ref.kind, ref.namespace_, ref.name, Propagation::background);
+    return;
+  }
+  if (work.what == kDeletePods) {
+    std::vector<std::string> names;   // named first: each delete changes the store being walked
+    const ApiServer& truth = context.world().api;
+    for (const Object& object : truth.objects(Kind::Pod)) {
+      const ObjectMeta& m = meta(object);
+      if (m.namespace_ != ref.namespace_ || !is_orphaned_garbage(truth, m)) continue;
+      const OwnerReference& owner = m.owner_references.front();
+      if (owner.kind == ref.kind && owner.name == ref.name) names.push_back(m.name);
+    }
+    for (const std::string& name : names) api.remove(Kind::Pod, ref.namespace_, name, Propagation::background);
     return;
   }
   if (work.what == kOrphanDependent) {

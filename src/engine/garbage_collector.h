@@ -1,7 +1,8 @@
 // The garbage collector (kubernetes-semantics §2.2 "Garbage collection by ownerReferences" and
 // "Propagation policy"), acting on the API server's truth, each deletion a step of its own after
 // the owner's, never atomically with it:
-//  - a dependent whose owners (matched by uid) are all gone is deleted (Background);
+//  - a dependent whose owners (matched by uid) are all gone is deleted (Background); the Pods of
+//    one gone owner all in one step;
 //  - an owner being deleted with the `orphan` finalizer has its ownerReferences removed from its
 //    dependents, then loses the finalizer (batch/v1 Jobs deleted without a policy);
 //  - an owner with the `foregroundDeletion` finalizer has its blocking dependents deleted, then

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cassert>
 
+#include <fmt/format.h>
+
+#include "engine/kubelet.h"
+
 namespace rjsim::engine {
 
 namespace {
@@ -10,6 +14,7 @@ namespace {
 constexpr std::string_view kAddFinalizer = "add-finalizer";
 constexpr std::string_view kCreateHeadService = "create-head-service";
 constexpr std::string_view kCreateHeadPod = "create-head-pod";
+constexpr std::string_view kCreateWorkerPod = "create-worker-pods";
 constexpr std::string_view kReady = "ready";
 constexpr std::string_view kRemoveFinalizer = "remove-finalizer";
 
@@ -18,6 +23,45 @@ bool becomes_ready(const RayCluster& cluster) {
 }
 
 std::string head_pod_name(const ObjectMeta& cluster) { return cluster.name + "-head"; }
+
+std::string worker_pod_name(const ObjectMeta& cluster, const WorkerGroupSpec& group, int replica) {
+  return fmt::format("{}-{}-worker-{}", cluster.name, group.group_name, replica);
+}
+
+// The Pods of a cluster as the RayCluster controller lists them: by the ray.io/cluster label.
+std::vector<const Pod*> pods_of(const World& world, const ObjectMeta& cluster) {
+  std::vector<const Pod*> pods;
+  for (const Object& object : world.api.objects(Kind::Pod)) {
+    const auto& pod = std::get<Pod>(object);
+    if (pod.metadata.namespace_ != cluster.namespace_) continue;
+    const auto label = pod.metadata.labels->find(std::string(kRayClusterLabel));
+    if (label != pod.metadata.labels->end() && label->second == cluster.name) pods.push_back(&pod);
+  }
+  return pods;
+}
+
+int desired_workers(const RayCluster& cluster) {
+  int desired = 0;
+  for (const WorkerGroupSpec& group : cluster.spec->worker_group_specs) {
+    desired += group.replicas.value_or(0) * group.num_of_hosts;
+  }
+  return desired;
+}
+
+Pod pod_for(const RayCluster& cluster, std::string name, std::string_view node_type, std::string_view group,
+            const PodTemplate& template_) {
+  Pod pod;
+  pod.metadata.name = std::move(name);
+  pod.metadata.namespace_ = cluster.metadata.namespace_;
+  pod.metadata.labels = StringMap{{std::string(kRayClusterLabel), cluster.metadata.name},
+                                  {std::string(kRayNodeTypeLabel), std::string(node_type)},
+                                  {"ray.io/group", std::string(group)}};
+  pod.metadata.owner_references.push_back(
+      OwnerReference{"ray.io/v1", Kind::RayCluster, cluster.metadata.name, cluster.metadata.uid, true, true});
+  pod.spec.edit().containers = template_.containers;
+  pod.spec.edit().restart_policy = template_.restart_policy;
+  return pod;
+}
 
 }  // namespace
 
@@ -33,6 +77,35 @@ std::string head_service_name(const RayCluster& cluster) {
   return cluster.metadata.name + "-head-svc";
 }
 
+std::optional<std::pair<int, int>> RayClusterController::missing_worker(const World& world,
+                                                                       const RayCluster& cluster) const {
+  const auto& groups = cluster.spec->worker_group_specs;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    for (int i = 0; i < groups[g].replicas.value_or(0) * groups[g].num_of_hosts; ++i) {
+      if (!world.api.find<Pod>(cluster.metadata.namespace_, worker_pod_name(cluster.metadata, groups[g], i))) {
+        return std::pair<int, int>{static_cast<int>(g), i};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// The release's rule over the Pods the API lists (reference §3.5, §2.6, §1.12).
+bool RayClusterController::pods_ready(const World& world, const RayCluster& cluster) const {
+  const std::vector<const Pod*> pods = pods_of(world, cluster.metadata);
+  if (pods.empty()) return false;
+  const auto running = [](const Pod* pod) { return pod->status.phase == "Running"; };
+  // A PodReady condition that is present must be True.
+  const auto ready = [&](const Pod* pod) { return running(pod) && pod->status.ready.value_or(true); };
+  switch (readiness_) {
+    case RayClusterReadiness::all_pods_running: return std::all_of(pods.begin(), pods.end(), running);
+    case RayClusterReadiness::listed_pods_ready: return std::all_of(pods.begin(), pods.end(), ready);
+    case RayClusterReadiness::desired_pods_ready:
+      return static_cast<int>(pods.size()) == desired_workers(cluster) + 1 && std::all_of(pods.begin(), pods.end(), ready);
+  }
+  return false;
+}
+
 void RayClusterController::enabled(const World& world, std::vector<ActorWork>& out) const {
   const bool lingering = behaviour_.deletion_takes_ms > 0;
   for (const Object& object : world.api.objects(Kind::RayCluster)) {
@@ -42,15 +115,19 @@ void RayClusterController::enabled(const World& world, std::vector<ActorWork>& o
     if (lingering && !m.deletion_timestamp_ms && !has_ours) {
       out.push_back({std::string(kAddFinalizer), object_ref(object), 0});
     }
-    if (!m.deletion_timestamp_ms &&
-        !world.api.find<Service>(m.namespace_, head_service_name(cluster))) {
+    // The head Service and the head Pod in one step when both are missing, as one pass of
+    // KubeRay's reconcile makes them; a lone missing head Pod (an old cluster's went late) alone.
+    const bool service_missing = !world.api.find<Service>(m.namespace_, head_service_name(cluster));
+    if (!m.deletion_timestamp_ms && service_missing) {
       out.push_back({std::string(kCreateHeadService), object_ref(object), 0});
-    }
-    if (!m.deletion_timestamp_ms && has_submitter_sidecar(cluster) &&
-        !world.api.find<Pod>(m.namespace_, head_pod_name(m))) {
+    } else if (!m.deletion_timestamp_ms && !world.api.find<Pod>(m.namespace_, head_pod_name(m))) {
       out.push_back({std::string(kCreateHeadPod), object_ref(object), 0});
     }
-    if (becomes_ready(cluster) && m.creation_timestamp_ms + ready_after_ms_ <= world.now_ms) {
+    if (!m.deletion_timestamp_ms && m.creation_timestamp_ms + behaviour_.ready_after_ms <= world.now_ms &&
+        missing_worker(world, cluster)) {
+      out.push_back({std::string(kCreateWorkerPod), object_ref(object), 0});
+    }
+    if (becomes_ready(cluster) && pods_ready(world, cluster)) {
       out.push_back({std::string(kReady), object_ref(object), 0});
     }
     if (m.deletion_timestamp_ms && has_ours &&
@@ -68,7 +145,7 @@ std::optional<std::int64_t> RayClusterController::next_timer_ms(const World& wor
   for (const Object& object : world.api.objects(Kind::RayCluster)) {
     const auto& cluster = std::get<RayCluster>(object);
     const ObjectMeta& m = cluster.metadata;
-    if (becomes_ready(cluster)) consider(m.creation_timestamp_ms + ready_after_ms_);
+    if (!m.deletion_timestamp_ms && missing_worker(world, cluster)) consider(m.creation_timestamp_ms + behaviour_.ready_after_ms);
     if (m.deletion_timestamp_ms && has_finalizer(m, kLingeringDeletionFinalizer)) {
       consider(*m.deletion_timestamp_ms + behaviour_.deletion_takes_ms);
     }
@@ -102,19 +179,26 @@ void RayClusterController::apply(const ActorWork& work, StepContext& context) co
     });
     return;
   }
-  if (work.what == kCreateHeadPod) {
+  if (work.what == kCreateHeadPod || work.what == kCreateWorkerPod) {
     const RayCluster* cluster = context.world().api.find<RayCluster>(ref.namespace_, ref.name);
-    assert(cluster && "rjsim bug: a head Pod for a cluster that is gone");
-    Pod pod;
-    pod.metadata.name = head_pod_name(cluster->metadata);
-    pod.metadata.namespace_ = ref.namespace_;
-    pod.metadata.labels = StringMap{{"ray.io/cluster", ref.name}, {"ray.io/node-type", "head"}};
-    pod.metadata.owner_references.push_back(
-        OwnerReference{"ray.io/v1", Kind::RayCluster, ref.name, cluster->metadata.uid, true, true});
-    pod.spec.edit().containers = cluster->spec->head_group_spec.template_.containers;
-    pod.spec.edit().restart_policy = cluster->spec->head_group_spec.template_.restart_policy;
-    Object object = std::move(pod);
-    api.create(object);
+    assert(cluster && "rjsim bug: a Pod for a cluster that is gone");
+    if (work.what == kCreateHeadPod) {
+      Object head = pod_for(*cluster, head_pod_name(cluster->metadata), "head", "headgroup",
+                            cluster->spec->head_group_spec.template_);
+      api.create(head);
+      return;
+    }
+    // Every missing worker Pod in this step, a create each, as one pass of KubeRay's reconcilePods
+    // makes them (a step per Pod would multiply the orders exhaustive search tells apart).
+    const RayCluster copy = *cluster;   // the creates below change the store `cluster` points into
+    PodTemplate worker;                 // the engine's WorkerGroupSpec has no template: one Ray container
+    worker.containers.emplace_back().name = "ray-worker";
+    while (const std::optional<std::pair<int, int>> missing = missing_worker(context.world(), copy)) {
+      const WorkerGroupSpec& group = copy.spec->worker_group_specs[static_cast<std::size_t>(missing->first)];
+      Object pod = pod_for(copy, worker_pod_name(copy.metadata, group, missing->second), "worker", group.group_name,
+                           worker);
+      api.create(pod);
+    }
     return;
   }
   assert(work.what == kCreateHeadService && "rjsim bug: unknown RayCluster controller work");
@@ -128,8 +212,13 @@ void RayClusterController::apply(const ActorWork& work, StepContext& context) co
       OwnerReference{"ray.io/v1", Kind::RayCluster, ref.name, cluster->metadata.uid, true, true});
   service.spec.edit().selector = {{"ray.io/cluster", ref.name}, {"ray.io/node-type", "head"}};
   service.spec.edit().ports.push_back(ServicePort{"dashboard", kDashboardPort});
+  const RayCluster copy = *cluster;   // the create below changes the store `cluster` points into
   Object object = std::move(service);
   api.create(object);
+  if (!context.world().api.find<Pod>(ref.namespace_, head_pod_name(copy.metadata))) {
+    Object head = pod_for(copy, head_pod_name(copy.metadata), "head", "headgroup", copy.spec->head_group_spec.template_);
+    api.create(head);
+  }
 }
 
 }  // namespace rjsim::engine

@@ -4,23 +4,30 @@
 //    spec.headGroupSpec.headServiceName), controller-owned by the cluster, with the port
 //    {dashboard, 8265}; it is created once no Service of that name exists (an old cluster's
 //    Service waits for the garbage collector);
-//  - status.state becomes "ready" (one status patch) at creationTimestamp + the time the
-//    release's readiness rule waits for (RayClusterBehaviour::state_ready_after_ms: readyAfter,
-//    or earlier for rules that do not wait for every Pod, or for Ready);
+//  - every RayCluster gets one head Pod "<cluster>-head" at once (labels ray.io/cluster,
+//    ray.io/node-type=head, ray.io/group=headgroup, controller-owned by the cluster) with the head
+//    template's containers, never re-created (a SidecarMode cluster is annotated
+//    ray.io/disable-provisioned-head-restart; the submitter actor runs its sidecar), and one Pod
+//    "<cluster>-<group>-worker-<i>" per replica of each worker group (ray.io/node-type=worker),
+//    all created in one step at readyAfter: before then no worker Pod is listed, the case reference §2.6 names
+//    ("a cluster whose worker Pods have not been created yet can already be ready"). KubeRay names
+//    workers with a random suffix; an index keeps the names free of decisions;
+//  - status.state becomes "ready" (one status patch) when the release's rule holds for the
+//    cluster's Pods as the API lists them (RayClusterReadiness): v1.0.0 every listed Pod Running,
+//    v1.1.0 every listed Pod Running with PodReady True, v1.7.0 that for desired workers + 1 Pods.
+//    The kubelet moves the Pods along world.rayCluster's timeline (kubelet.h);
 //  - with `world.rayCluster.deletionTakes` > 0 each cluster carries the finalizer
 //    "rjsim.dev/lingering-deletion" from when it is first seen, removed once
 //    deletionTimestamp + deletionTakes has passed: a deleted cluster lingers that long.
-//  - a cluster whose head template carries the RayJob submitter sidecar (a container named
-//    "ray-job-submitter", kuberay-1.7 SidecarMode, kuberay-rayjob §1.10.4) gets one head Pod
-//    "<cluster>-head" (labels ray.io/cluster and ray.io/node-type=head, controller-owned by the
-//    cluster) with the template's containers, created once and never re-created (the cluster is
-//    annotated ray.io/disable-provisioned-head-restart); the submitter actor runs its sidecar.
-// Deliberate omissions: other Pods of clusters are not modelled, so State never derives from Pod
-// phases and never becomes unhealthy, failed or suspended (the RayJob controllers read only
-// State, and only before DashboardURL is known); clusters being deleted do not become ready.
+// Deliberate omissions: State never becomes unhealthy, failed or suspended and never leaves ready
+// (the RayJob controllers read only State, and only before DashboardURL is known); clusters being
+// deleted do not become ready; suspended worker groups keep their Pods; a Pod that goes is not
+// re-created.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "engine/actor.h"
 #include "engine/scenario_behaviour.h"
@@ -40,7 +47,7 @@ std::string head_service_name(const RayCluster& cluster);
 class RayClusterController final : public Actor {
  public:
   RayClusterController(RayClusterBehaviour behaviour, RayClusterReadiness readiness, Latency latency = {})
-      : behaviour_(behaviour), ready_after_ms_(behaviour.state_ready_after_ms(readiness)), latency_(latency) {}
+      : behaviour_(behaviour), readiness_(readiness), latency_(latency) {}
 
   std::string_view name() const override { return "raycluster-controller"; }
   ActorInputs inputs() const override {
@@ -52,8 +59,12 @@ class RayClusterController final : public Actor {
   Latency reaction_latency() const override { return latency_; }
 
  private:
+  // The first worker Pod of the cluster not created yet: (group index, replica index).
+  std::optional<std::pair<int, int>> missing_worker(const World& world, const RayCluster& cluster) const;
+  bool pods_ready(const World& world, const RayCluster& cluster) const;
+
   RayClusterBehaviour behaviour_;
-  std::int64_t ready_after_ms_;   // from creation to State ready under the release's rule
+  RayClusterReadiness readiness_;
   Latency latency_;
 };
 

@@ -20,10 +20,11 @@ enum class RayClusterReadiness : std::uint8_t {
   desired_pods_ready,  // v1.7.0: as many Pods as desired workers + 1, all Running and Ready
 };
 
-// Pods are not objects of the simulated cluster; their timeline, from the cluster's creation, is:
-// the head Pod Running at headReadyAfter - runningBeforeReady and Ready at headReadyAfter, with no
-// worker Pod listed yet; every Pod, workers included, Running and Ready at readyAfter. The Ray
-// head serves its dashboard once its Pod is Ready (and the cluster's State is ready).
+// The timeline of a RayCluster's Pods from the cluster's creation, which the kubelet follows
+// (kubelet.h): the head Pod Running at headReadyAfter - runningBeforeReady and Ready at
+// headReadyAfter; the worker Pods, created at readyAfter, Running and Ready then. Each release's
+// readiness rule reads those Pods (RayClusterController). The Ray head serves its dashboard once
+// its Pod is Ready (and the cluster's State is ready).
 struct RayClusterBehaviour {
   std::int64_t ready_after_ms = 20'000;     // every Pod Running and Ready
   std::optional<std::int64_t> head_ready_after_ms;   // the head Pod alone Ready; default ready_after_ms
@@ -31,15 +32,6 @@ struct RayClusterBehaviour {
   std::int64_t deletion_takes_ms = 0;       // a deleted RayCluster lingers (someone else's finalizer)
 
   std::int64_t head_ready_ms() const { return head_ready_after_ms.value_or(ready_after_ms); }
-  // From creation to State "ready" under a release's rule.
-  std::int64_t state_ready_after_ms(RayClusterReadiness readiness) const {
-    switch (readiness) {
-      case RayClusterReadiness::all_pods_running: return head_ready_ms() - running_before_ready_ms;
-      case RayClusterReadiness::listed_pods_ready: return head_ready_ms();
-      case RayClusterReadiness::desired_pods_ready: return ready_after_ms;
-    }
-    return ready_after_ms;
-  }
 };
 
 struct SubmitterBehaviour {

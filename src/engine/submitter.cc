@@ -275,7 +275,9 @@ void Submitter::enabled(const World& world, std::vector<ActorWork>& out) const {
     if (!is_submitter_pod(pod)) continue;
     const int index = find_process(world, pod.metadata.uid);
     if (index < 0) {
-      if (is_pending(pod) && pod.metadata.creation_timestamp_ms + behaviour_.start_after_ms <= world.now_ms &&
+      // A head Pod's sidecar starts in a Pod the kubelet already runs.
+      if ((is_pending(pod) || sidecar_index(pod) >= 0) &&
+          pod.metadata.creation_timestamp_ms + behaviour_.start_after_ms <= world.now_ms &&
           sidecar_may_start(world, pod)) {
         out.push_back({std::string(kStart), object_ref(object), 0});
       }

@@ -10,6 +10,7 @@
 #include "checks/invariant_checker.h"
 #include "engine/garbage_collector.h"
 #include "engine/job_controller.h"
+#include "engine/kubelet.h"
 #include "engine/ray_dashboard.h"
 #include "engine/raycluster_controller.h"
 #include "engine/submitter.h"
@@ -32,17 +33,19 @@ struct Environment {
       : ray(scenario.world.dashboard, scenario.world.ray, scenario.world.ray_cluster.head_ready_ms()),
         raycluster_controller(scenario.world.ray_cluster, readiness, scenario.world.latency.ray_cluster_controller),
         job_controller(scenario.world.latency.job_controller),
+        kubelet(scenario.world.ray_cluster, scenario.world.latency.kubelet),
         submitter(scenario.world.submitter, &ray, scenario.world.latency.kubelet),
         user(scenario.actions, &ray),
         gc(scenario.world.latency.garbage_collector) {}
 
   std::vector<const Actor*> actors() const {
-    return {&user, &raycluster_controller, &job_controller, &submitter, &ray, &gc};
+    return {&user, &raycluster_controller, &job_controller, &kubelet, &submitter, &ray, &gc};
   }
 
   RayDashboard ray;
   RayClusterController raycluster_controller;
   JobController job_controller;
+  Kubelet kubelet;
   Submitter submitter;
   UserActions user;
   GarbageCollector gc;

@@ -14,6 +14,7 @@
 #include "engine/environment_state.h"
 #include "engine/garbage_collector.h"
 #include "engine/job_controller.h"
+#include "engine/kubelet.h"
 #include "engine/ray_dashboard.h"
 #include "engine/raycluster_controller.h"
 #include "engine/scenario.h"
@@ -38,6 +39,16 @@ RayCluster make_cluster(std::string_view name = kCluster) {
   RayCluster cluster;
   cluster.metadata.name = std::string(name);
   cluster.metadata.namespace_ = std::string(kNamespace);
+  return cluster;
+}
+
+// One worker group of `replicas` Pods.
+RayCluster make_cluster_with_workers(int replicas) {
+  RayCluster cluster = make_cluster();
+  WorkerGroupSpec group;
+  group.group_name = "small-group";
+  group.replicas = replicas;
+  cluster.spec.edit().worker_group_specs.push_back(group);
   return cluster;
 }
 
@@ -74,12 +85,13 @@ class Harness {
       : actions(std::move(scenario_actions)),
         ray(behaviour.dashboard, behaviour.ray, behaviour.ray_cluster.head_ready_ms()),
         clusters(behaviour.ray_cluster, readiness),
+        kubelet(behaviour.ray_cluster),
         submitter(behaviour.submitter, &ray),
         user(actions, &ray),
         controller([](const Request&, Clients&) { return ReconcileResult::done(); }),
         chooser(1),
         sim(Simulation::initial_world(controller), controller,
-            {&user, &clusters, &jobs, &submitter, &ray, &gc}, chooser, sink) {
+            {&user, &clusters, &jobs, &kubelet, &submitter, &ray, &gc}, chooser, sink) {
     sim.set_dashboard(&ray);
   }
 
@@ -162,6 +174,7 @@ class Harness {
   std::vector<Action> actions;   // the user's, which it reads in place
   RayDashboard ray;
   RayClusterController clusters;
+  Kubelet kubelet;
   JobController jobs;
   Submitter submitter;
   GarbageCollector gc;
@@ -225,10 +238,10 @@ TEST_CASE("a RayCluster's State becomes ready exactly readyAfter after its creat
   CHECK(h.cluster()->status.state == "");
   h.run_until(20'000);
   CHECK(h.cluster()->status.state == "ready");
-  const auto writes = h.events("api.patch_status");
+  std::vector<const Event*> writes = h.events("api.patch_status");
+  std::erase_if(writes, [](const Event* write) { return write->actor != "raycluster-controller"; });
   REQUIRE(writes.size() == 1);
   CHECK(writes[0]->at_ms == 20'000);
-  CHECK(writes[0]->actor == "raycluster-controller");
 }
 
 // Pods: the head Running at 6 s and Ready at 10 s, the workers Running and Ready at 20 s.
@@ -267,7 +280,7 @@ TEST_CASE("v1.1.0's readiness rule: ready when the head Pod is Ready, before wor
 
 TEST_CASE("v1.7.0's readiness rule: ready only when every desired Pod is Running and Ready") {
   Harness h(pods_come_up_in_stages(), {}, RayClusterReadiness::desired_pods_ready);
-  h.create(make_cluster());
+  h.create(make_cluster_with_workers(2));
   h.run_until(19'999);
   CHECK(h.cluster()->status.state == "");
   h.run_until(20'000);
@@ -482,6 +495,7 @@ TEST_CASE("the controller's dashboard client reaches the same Ray side") {
   WorldBehaviour behaviour = ready_at_once();
   RayDashboard ray(behaviour.dashboard, behaviour.ray);
   RayClusterController clusters(behaviour.ray_cluster, RayClusterReadiness::listed_pods_ready);
+  Kubelet kubelet(behaviour.ray_cluster);
   DashboardResponse seen;
   LambdaController controller([&](const Request&, Clients& clients) {
     seen = clients.dashboard.get_job_info(kUrl, "demo-xyz");
@@ -489,7 +503,7 @@ TEST_CASE("the controller's dashboard client reaches the same Ray side") {
   });
   DefaultChooser chooser(1);
   MemorySink sink;
-  Simulation sim(Simulation::initial_world(controller), controller, {&clusters, &ray}, chooser, sink);
+  Simulation sim(Simulation::initial_world(controller), controller, {&clusters, &kubelet, &ray}, chooser, sink);
   sim.set_dashboard(&ray);
   sim.run_as_step([](StepContext& c) {
     Object cluster = make_cluster();
@@ -775,10 +789,49 @@ TEST_CASE("a cluster with the submitter sidecar gets a head Pod whose sidecar su
   CHECK(h.events("submitter.exit").size() == 1);
 }
 
-TEST_CASE("a cluster without the submitter sidecar gets no head Pod") {
-  Harness h(ready_at_once());
-  h.ready_cluster(0);
+TEST_CASE("every cluster gets its head Pod at once and one worker Pod per replica at readyAfter, owned and "
+          "labelled as KubeRay's") {
+  Harness h(pods_come_up_in_stages());
+  h.create(make_cluster_with_workers(2));
+  h.run_until(0);
+  REQUIRE(h.world().api.objects(Kind::Pod).size() == 1);
+  const Pod* head = h.world().api.find<Pod>(kNamespace, std::string(kCluster) + "-head");
+  REQUIRE(head != nullptr);
+  CHECK(head->metadata.labels->at("ray.io/node-type") == "head");
+  CHECK(head->metadata.labels->at("ray.io/cluster") == kCluster);
+  CHECK(controller_owner(head->metadata)->uid == h.cluster()->metadata.uid);
+  h.run_until(19'999);
+  CHECK(h.world().api.objects(Kind::Pod).size() == 1);
+  h.run_until(20'000);
+  CHECK(h.world().api.objects(Kind::Pod).size() == 3);
+  for (const Object& object : h.world().api.objects(Kind::Pod)) {
+    CHECK(std::get<Pod>(object).status.phase == "Running");
+    CHECK(std::get<Pod>(object).status.ready == std::optional<bool>(true));
+  }
+  // Deleting the cluster deletes its Pods through the garbage collector.
+  h.remove(Kind::RayCluster, kCluster);
+  h.run_until(20'000);
   CHECK(h.world().api.objects(Kind::Pod).empty());
+  for (const Event* deleted : h.events("api.delete")) {
+    if (deleted->object.starts_with("Pod/")) CHECK(deleted->actor == "gc");
+  }
+}
+
+TEST_CASE("the kubelet runs a head Pod at headReadyAfter - runningBeforeReady, not Ready, and Ready at "
+          "headReadyAfter") {
+  Harness h(pods_come_up_in_stages());
+  h.create(make_cluster());
+  const auto head = [&] { return h.world().api.find<Pod>(kNamespace, std::string(kCluster) + "-head"); };
+  h.run_until(5'999);
+  CHECK(head()->status.phase.empty());
+  h.run_until(6'000);
+  CHECK(head()->status.phase == "Running");
+  CHECK(head()->status.ready == std::optional<bool>(false));
+  h.run_until(10'000);
+  CHECK(head()->status.ready == std::optional<bool>(true));
+  for (const Event* write : h.events("api.patch_status")) {
+    if (write->object.starts_with("Pod/")) CHECK(write->actor == "kubelet");
+  }
 }
 
 // ---- the user ----

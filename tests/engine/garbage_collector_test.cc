@@ -31,6 +31,7 @@ using rjsim::engine::FifoBehaviour;
 using rjsim::engine::GarbageCollector;
 using rjsim::engine::has_finalizer;
 using rjsim::engine::Job;
+using rjsim::engine::Service;
 using rjsim::engine::kForegroundFinalizer;
 using rjsim::engine::Kind;
 using rjsim::engine::kOrphanFinalizer;
@@ -161,30 +162,35 @@ TEST_CASE("no GC work while every owner exists") {
   CHECK(exists(bench.api(), Kind::Pod, "head"));
 }
 
-TEST_CASE("Background delete of a RayCluster: its pods stay until the GC deletes each in a step "
-          "of its own") {
+TEST_CASE("Background delete of a RayCluster: its Pods stay until the GC deletes them, all of the owner's in one "
+          "step of its own, and its Service in another") {
   Bench bench;
   const Object owner = create(bench.api(), named<RayCluster>("cluster"));
   create_owned(bench.api(), named<Pod>("head"), owner);
   create_owned(bench.api(), named<Pod>("worker"), owner);
+  create_owned(bench.api(), named<Service>("head-svc"), owner);
   const auto outcome =
       bench.api().remove(Kind::RayCluster, kNamespace, "cluster", Propagation::background, 0);
   REQUIRE(outcome.watch_type == WatchType::Deleted);
   REQUIRE(!exists(bench.api(), Kind::RayCluster, "cluster"));
   CHECK(exists(bench.api(), Kind::Pod, "head"));
   CHECK(exists(bench.api(), Kind::Pod, "worker"));
-  CHECK(bench.work().size() == 2);
+  CHECK(bench.work().size() == 2);   // the Service; the Pods of RayCluster/default/cluster
+
+  const std::vector<ActorWork> work = bench.work();
+  const auto service = std::find_if(work.begin(), work.end(), [](const ActorWork& w) { return w.object.starts_with("Service/"); });
+  REQUIRE(service != work.end());
+  bench.gc.apply(*service, bench.context);
+  CHECK(!exists(bench.api(), Kind::Service, "head-svc"));
+  CHECK(exists(bench.api(), Kind::Pod, "head"));   // the Service's step deleted nothing else
+  CHECK(exists(bench.api(), Kind::Pod, "worker"));
 
   REQUIRE(bench.step());
-
   CHECK(!exists(bench.api(), Kind::Pod, "head"));
-  CHECK(exists(bench.api(), Kind::Pod, "worker"));
+  CHECK(!exists(bench.api(), Kind::Pod, "worker"));
   const WatchEvent* head_deleted = deleted_event(bench.api(), Kind::Pod, "head");
   REQUIRE(head_deleted != nullptr);
   CHECK(head_deleted->resource_version > outcome.resource_version_after);
-
-  REQUIRE(bench.step());
-  CHECK(!exists(bench.api(), Kind::Pod, "worker"));
   CHECK(bench.work().empty());
 }
 

@@ -362,11 +362,12 @@ TEST_CASE("durations are numbers with units; a bare number is not a duration") {
 TEST_CASE("the Pod timeline of world.rayCluster is ordered: head Running, head Ready, every Pod Ready") {
   const Scenario staged =
       parse_with_rayjob("world:\n  rayCluster: {readyAfter: 20s, headReadyAfter: 10s, runningBeforeReady: 4s}\n");
-  CHECK(staged.world.ray_cluster.state_ready_after_ms(RayClusterReadiness::all_pods_running) == 6'000);
-  CHECK(staged.world.ray_cluster.state_ready_after_ms(RayClusterReadiness::listed_pods_ready) == 10'000);
-  CHECK(staged.world.ray_cluster.state_ready_after_ms(RayClusterReadiness::desired_pods_ready) == 20'000);
+  CHECK(staged.world.ray_cluster.ready_after_ms == 20'000);
+  CHECK(staged.world.ray_cluster.head_ready_ms() == 10'000);
+  CHECK(staged.world.ray_cluster.running_before_ready_ms == 4'000);
   const Scenario plain = parse_with_rayjob("world:\n  rayCluster: {readyAfter: 20s}\n");
-  CHECK(plain.world.ray_cluster.state_ready_after_ms(RayClusterReadiness::all_pods_running) == 20'000);
+  CHECK(plain.world.ray_cluster.head_ready_ms() == 20'000);
+  CHECK(plain.world.ray_cluster.running_before_ready_ms == 0);
   CHECK(error_with_rayjob("world:\n  rayCluster: {readyAfter: 20s, headReadyAfter: 30s}\n") ==
         "scenarios/x.yaml:10: world.rayCluster.headReadyAfter: is later than readyAfter (the head Pod is Ready no "
         "later than every Pod)");

@@ -1,0 +1,106 @@
+#include "engine/kubelet.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace rjsim::engine {
+
+namespace {
+
+constexpr std::string_view kStartPods = "start-pods";
+
+bool is_pending(const Pod& pod) { return pod.status.phase.empty() || pod.status.phase == "Pending"; }
+
+bool has_terminated_container(const Pod& pod) {
+  return std::any_of(pod.status.container_statuses.begin(), pod.status.container_statuses.end(),
+                     [](const ContainerStatus& c) { return c.state == "terminated"; });
+}
+
+bool may_become_ready(const Pod& pod) {
+  return pod.status.phase == "Running" && pod.status.ready == std::optional<bool>(false) && !has_terminated_container(pod);
+}
+
+}  // namespace
+
+std::optional<Kubelet::Timeline> Kubelet::timeline_of(const World& world, const Pod& pod) const {
+  const ObjectMeta& m = pod.metadata;
+  if (m.deletion_timestamp_ms || !m.labels->contains(std::string(kRayClusterLabel))) return std::nullopt;
+  const OwnerReference* owner = controller_owner(m);
+  if (!owner || owner->kind != Kind::RayCluster) return std::nullopt;
+  const RayCluster* cluster = world.api.find<RayCluster>(m.namespace_, owner->name);
+  if (!cluster || cluster->metadata.uid != owner->uid) return std::nullopt;
+  const std::int64_t created = cluster->metadata.creation_timestamp_ms;
+  const auto type = m.labels->find(std::string(kRayNodeTypeLabel));
+  if (type != m.labels->end() && type->second == "head") {
+    return Timeline{created + behaviour_.head_ready_ms() - behaviour_.running_before_ready_ms,
+                    created + behaviour_.head_ready_ms()};
+  }
+  return Timeline{created + behaviour_.ready_after_ms, created + behaviour_.ready_after_ms};
+}
+
+bool Kubelet::due(const World& world, const Pod& pod) const {
+  const std::optional<Timeline> timeline = timeline_of(world, pod);
+  if (!timeline) return false;
+  if (is_pending(pod)) return timeline->running_at_ms <= world.now_ms;
+  return may_become_ready(pod) && timeline->ready_at_ms <= world.now_ms;
+}
+
+void Kubelet::enabled(const World& world, std::vector<ActorWork>& out) const {
+  for (const Object& object : world.api.objects(Kind::Pod)) {
+    const auto& pod = std::get<Pod>(object);
+    if (!due(world, pod)) continue;
+    const OwnerReference* owner = controller_owner(pod.metadata);   // due: a live cluster's Pod
+    std::string cluster = object_ref(Kind::RayCluster, pod.metadata.namespace_, owner->name);
+    const bool listed = std::any_of(out.begin(), out.end(), [&](const ActorWork& work) {
+      return work.what == kStartPods && work.object == cluster;
+    });
+    if (!listed) out.push_back({std::string(kStartPods), std::move(cluster), 0});
+  }
+}
+
+std::optional<std::int64_t> Kubelet::next_timer_ms(const World& world) const {
+  std::optional<std::int64_t> next;
+  auto consider = [&](std::int64_t at) {
+    if (at > world.now_ms && (!next || at < *next)) next = at;
+  };
+  for (const Object& object : world.api.objects(Kind::Pod)) {
+    const auto& pod = std::get<Pod>(object);
+    const std::optional<Timeline> timeline = timeline_of(world, pod);
+    if (!timeline) continue;
+    if (is_pending(pod)) consider(timeline->running_at_ms);
+    if (is_pending(pod) || may_become_ready(pod)) consider(timeline->ready_at_ms);
+  }
+  return next;
+}
+
+void Kubelet::apply(const ActorWork& work, StepContext& context) const {
+  ObjectRef ref;
+  [[maybe_unused]] const bool ok = parse_object_ref(work.object, ref);
+  assert(ok && ref.kind == Kind::RayCluster && work.what == kStartPods && "rjsim bug: unknown kubelet work");
+  // The Pods due now, named first: each write changes the store being walked.
+  std::vector<std::pair<std::string, bool>> due_pods;   // name, and whether Ready is due too
+  const World& world = context.world();
+  for (const Object& object : world.api.objects(Kind::Pod)) {
+    const auto& pod = std::get<Pod>(object);
+    const OwnerReference* owner = controller_owner(pod.metadata);
+    if (pod.metadata.namespace_ != ref.namespace_ || !owner || owner->name != ref.name || !due(world, pod)) continue;
+    due_pods.emplace_back(pod.metadata.name, timeline_of(world, pod)->ready_at_ms <= world.now_ms);
+  }
+  LoggedApi api(context, std::string(name()));
+  for (const auto& [pod_name, ready] : due_pods) {
+    api.patch_status(Kind::Pod, ref.namespace_, pod_name, [ready](Object& object) {
+      Pod& pod = std::get<Pod>(object);
+      if (is_pending(pod)) {
+        pod.status.phase = "Running";
+        pod.status.container_statuses.clear();
+        for (const Container& container : pod.spec->containers) {
+          pod.status.container_statuses.push_back(ContainerStatus{container.name, false, 0, "running", {}, {}});
+        }
+      }
+      pod.status.ready = ready;
+      for (ContainerStatus& container : pod.status.container_statuses) container.ready = ready;
+    });
+  }
+}
+
+}  // namespace rjsim::engine

@@ -1,0 +1,54 @@
+// The kubelet of a RayCluster's Pods (DESIGN §1.1 "Pods are objects"; kubernetes-semantics §4.1),
+// acting on the API server's truth, one status write per step, for the Pods the RayCluster
+// controller made (label ray.io/cluster, controller-owned by a RayCluster that still exists):
+//  - a Pending Pod becomes phase Running, its containers running, at its time on the cluster's
+//    Pod timeline (world.rayCluster): the head at headReadyAfter - runningBeforeReady after the
+//    cluster's creation, a worker at readyAfter; its PodReady condition is present and False
+//    until its Ready time (headReadyAfter for the head, readyAfter for a worker), then True, in
+//    the same write when both times have come;
+//  - a Running Pod with a terminated container (an exited SidecarMode submitter, which the
+//    submitter actor runs) stays Running and is never made Ready again.
+// One step does what is due for every Pod of one cluster (`start-pods`, a write per Pod), so that
+// a cluster coming up adds one step, not one per Pod and phase: a step per Pod would multiply the
+// orders exhaustive search tells apart (every write takes the next resourceVersion). Each reacts
+// within world.latency.kubelet. Submitter Pods (owned by a batch Job) are run by the
+// submitter actor, which is their kubelet. Not modelled yet: graceful deletion (a deleted Pod
+// goes at once), image pulls, probes failing later, container restarts.
+#pragma once
+
+#include <optional>
+
+#include "engine/actor.h"
+#include "engine/scenario_behaviour.h"
+
+namespace rjsim::engine {
+
+inline constexpr std::string_view kRayClusterLabel = "ray.io/cluster";
+inline constexpr std::string_view kRayNodeTypeLabel = "ray.io/node-type";
+
+class Kubelet final : public Actor {
+ public:
+  Kubelet(RayClusterBehaviour behaviour, Latency latency = {}) : behaviour_(behaviour), latency_(latency) {}
+
+  std::string_view name() const override { return "kubelet"; }
+  ActorInputs inputs() const override { return ActorInputs::objects_of({Kind::RayCluster, Kind::Pod}).and_clock(); }
+  void enabled(const World& world, std::vector<ActorWork>& out) const override;
+  std::optional<std::int64_t> next_timer_ms(const World& world) const override;
+  void apply(const ActorWork& work, StepContext& context) const override;
+  Latency reaction_latency() const override { return latency_; }
+
+ private:
+  struct Timeline {
+    std::int64_t running_at_ms = 0;
+    std::int64_t ready_at_ms = 0;
+  };
+  // The Pod's times on its cluster's timeline; nullopt for a Pod that is not a live cluster's.
+  std::optional<Timeline> timeline_of(const World& world, const Pod& pod) const;
+  // Whether the kubelet has a status write due for the Pod now.
+  bool due(const World& world, const Pod& pod) const;
+
+  RayClusterBehaviour behaviour_;
+  Latency latency_;
+};
+
+}  // namespace rjsim::engine
