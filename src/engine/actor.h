@@ -60,6 +60,20 @@ struct ActorInputs {
   }
 };
 
+// The earliest of the times an actor's next_timer_ms() considers that is still to come.
+class EarliestTimer {
+ public:
+  explicit EarliestTimer(std::int64_t now_ms) : now_ms_(now_ms) {}
+  void consider(std::int64_t at_ms) {
+    if (at_ms > now_ms_ && (!next_ms_ || at_ms < *next_ms_)) next_ms_ = at_ms;
+  }
+  std::optional<std::int64_t> next_ms() const { return next_ms_; }
+
+ private:
+  std::int64_t now_ms_;
+  std::optional<std::int64_t> next_ms_;
+};
+
 class Actor {
  public:
   virtual ~Actor() = default;

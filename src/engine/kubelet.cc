@@ -59,18 +59,15 @@ void Kubelet::enabled(const World& world, std::vector<ActorWork>& out) const {
 }
 
 std::optional<std::int64_t> Kubelet::next_timer_ms(const World& world) const {
-  std::optional<std::int64_t> next;
-  auto consider = [&](std::int64_t at) {
-    if (at > world.now_ms && (!next || at < *next)) next = at;
-  };
+  EarliestTimer timer(world.now_ms);
   for (const Object& object : world.api.objects(Kind::Pod)) {
     const auto& pod = std::get<Pod>(object);
     const std::optional<Timeline> timeline = timeline_of(world, pod);
     if (!timeline) continue;
-    if (is_pending(pod)) consider(timeline->running_at_ms);
-    if (is_pending(pod) || may_become_ready(pod)) consider(timeline->ready_at_ms);
+    if (is_pending(pod)) timer.consider(timeline->running_at_ms);
+    if (is_pending(pod) || may_become_ready(pod)) timer.consider(timeline->ready_at_ms);
   }
-  return next;
+  return timer.next_ms();
 }
 
 void Kubelet::apply(const ActorWork& work, StepContext& context) const {

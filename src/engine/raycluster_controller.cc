@@ -138,19 +138,16 @@ void RayClusterController::enabled(const World& world, std::vector<ActorWork>& o
 }
 
 std::optional<std::int64_t> RayClusterController::next_timer_ms(const World& world) const {
-  std::optional<std::int64_t> next;
-  auto consider = [&](std::int64_t at) {
-    if (at > world.now_ms && (!next || at < *next)) next = at;
-  };
+  EarliestTimer timer(world.now_ms);
   for (const Object& object : world.api.objects(Kind::RayCluster)) {
     const auto& cluster = std::get<RayCluster>(object);
     const ObjectMeta& m = cluster.metadata;
-    if (!m.deletion_timestamp_ms && missing_worker(world, cluster)) consider(m.creation_timestamp_ms + behaviour_.ready_after_ms);
+    if (!m.deletion_timestamp_ms && missing_worker(world, cluster)) timer.consider(m.creation_timestamp_ms + behaviour_.ready_after_ms);
     if (m.deletion_timestamp_ms && has_finalizer(m, kLingeringDeletionFinalizer)) {
-      consider(*m.deletion_timestamp_ms + behaviour_.deletion_takes_ms);
+      timer.consider(*m.deletion_timestamp_ms + behaviour_.deletion_takes_ms);
     }
   }
-  return next;
+  return timer.next_ms();
 }
 
 void RayClusterController::apply(const ActorWork& work, StepContext& context) const {

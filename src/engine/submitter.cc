@@ -294,27 +294,27 @@ void Submitter::enabled(const World& world, std::vector<ActorWork>& out) const {
 }
 
 std::optional<std::int64_t> Submitter::next_timer_ms(const World& world) const {
-  std::optional<std::int64_t> next;
-  auto consider = [&](std::int64_t at) {
-    if (at > world.now_ms && (!next || at < *next)) next = at;
-  };
+  EarliestTimer timer(world.now_ms);
   for (const Object& object : world.api.objects(Kind::Pod)) {
     const auto& pod = std::get<Pod>(object);
     if (!is_submitter_pod(pod)) continue;
     const int index = find_process(world, pod.metadata.uid);
     if (index < 0) {
-      if (is_pending(pod)) consider(pod.metadata.creation_timestamp_ms + behaviour_.start_after_ms);
+      // As in enabled(): a head Pod's sidecar starts in a Pod the kubelet already runs.
+      if (is_pending(pod) || sidecar_index(pod) >= 0) {
+        timer.consider(pod.metadata.creation_timestamp_ms + behaviour_.start_after_ms);
+      }
       continue;
     }
     const SubmitterProcess& process = world.environment->submitters[static_cast<std::size_t>(index)];
     if (pod.status.phase != "Running" || sidecar_exited(pod) || process.submit_outcome != "ok") continue;
     if (process.attempt < behaviour_.fail_attempts) {
-      consider(process.started_at_ms + behaviour_.fail_after_ms);
+      timer.consider(process.started_at_ms + behaviour_.fail_after_ms);
     } else if (behaviour_.finishes_after_ms) {
-      consider(process.started_at_ms + *behaviour_.finishes_after_ms);
+      timer.consider(process.started_at_ms + *behaviour_.finishes_after_ms);
     }
   }
-  return next;
+  return timer.next_ms();
 }
 
 void Submitter::apply(const ActorWork& work, StepContext& context) const {
