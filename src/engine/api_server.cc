@@ -209,7 +209,8 @@ WriteOutcome ApiServer::commit_change(const ObjectVersion& stored, Object next) 
   outcome.changed = true;
   outcome.resource_version_after = next_meta.resource_version;
 
-  if (next_meta.deletion_timestamp_ms && next_meta.finalizers.empty()) {
+  if (next_meta.deletion_timestamp_ms && next_meta.finalizers.empty() &&
+      next_meta.deletion_grace_period_seconds.value_or(0) == 0) {
     // The update that empties the last finalizer deletes the object: one DELETED event that
     // carries the last stored object stamped with the deletion revision (§2.2).
     Object last = *stored;
@@ -297,13 +298,21 @@ WriteOutcome ApiServer::patch_status(Kind kind, std::string_view namespace_, std
 }
 
 WriteOutcome ApiServer::remove(Kind kind, std::string_view namespace_, std::string_view name,
-                               Propagation propagation, std::int64_t now_ms) {
+                               Propagation propagation, std::int64_t now_ms,
+                               std::optional<std::int64_t> grace_period_seconds) {
   const ObjectVersion* stored = find_version(kind, namespace_, name);
   if (!stored) return failed(not_found(kind, name));
   WriteOutcome outcome;
   outcome.resource_version_before = meta(**stored).resource_version;
   outcome.resource_version_after = outcome.resource_version_before;
-  if (meta(**stored).deletion_timestamp_ms) return outcome;   // already deleting: nothing new
+  if (meta(**stored).deletion_timestamp_ms) {
+    // Already deleting: only a shorter grace period is news (the kubelet's grace-0 delete).
+    const std::int64_t grace = meta(**stored).deletion_grace_period_seconds.value_or(0);
+    if (!grace_period_seconds || *grace_period_seconds >= grace) return outcome;
+    Object next = **stored;
+    meta(next).deletion_grace_period_seconds = *grace_period_seconds;
+    return commit_change(*stored, std::move(next));
+  }
 
   if (propagation == Propagation::server_default) {
     // batch/v1 Jobs default to orphaning their pods (jobStrategy.DefaultGarbageCollectionPolicy).
@@ -314,7 +323,8 @@ WriteOutcome ApiServer::remove(Kind kind, std::string_view namespace_, std::stri
   if (propagation == Propagation::orphan) next_meta.finalizers.emplace_back(kOrphanFinalizer);
   if (propagation == Propagation::foreground) next_meta.finalizers.emplace_back(kForegroundFinalizer);
 
-  if (next_meta.finalizers.empty()) {
+  const std::int64_t grace = graceful_deletion_seconds(next, grace_period_seconds);
+  if (next_meta.finalizers.empty() && grace == 0) {
     Object last = std::move(next);
     meta(last).resource_version = ++resource_version_;
     outcome.changed = true;
@@ -325,7 +335,14 @@ WriteOutcome ApiServer::remove(Kind kind, std::string_view namespace_, std::stri
     return outcome;
   }
   next_meta.deletion_timestamp_ms = now_ms;
+  if (grace > 0) next_meta.deletion_grace_period_seconds = grace;
   return commit_change(*stored, std::move(next));
+}
+
+std::int64_t ApiServer::graceful_deletion_seconds(const Object& object, std::optional<std::int64_t> requested) const {
+  const Pod* pod = std::get_if<Pod>(&object);
+  if (!pod || pod->status.phase != "Running") return 0;   // not running on a node: nothing to stop
+  return requested.value_or(pod_termination_grace_period_seconds_);
 }
 
 }  // namespace rjsim::engine

@@ -16,6 +16,7 @@
 #include <cassert>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -96,8 +97,18 @@ class ApiServer {
   // A patch of /status without precondition (actors: the RayCluster and Job controllers).
   WriteOutcome patch_status(Kind kind, std::string_view namespace_, std::string_view name,
                             const std::function<void(Object&)>& mutate, std::int64_t now_ms);
+  // DELETE. A Pod that is Running is deleted gracefully (kubernetes-semantics §4; the pod
+  // registry's CheckGracefulDelete: an unscheduled or finished Pod goes at once): it gets a
+  // deletionTimestamp and deletionGracePeriodSeconds (`grace_period_seconds`, else the server's
+  // pod_termination_grace_period_seconds()) and stays until a delete with grace 0, which its
+  // kubelet sends once the containers stopped, and until its finalizers are gone.
   WriteOutcome remove(Kind kind, std::string_view namespace_, std::string_view name,
-                      Propagation propagation, std::int64_t now_ms);
+                      Propagation propagation, std::int64_t now_ms,
+                      std::optional<std::int64_t> grace_period_seconds = std::nullopt);
+  // The grace period of a Pod deleted without one (world.pods.terminationGracePeriod; 0: every
+  // Pod goes at once). Chosen before the first write.
+  void set_pod_termination_grace_period_seconds(std::int64_t seconds) { pod_termination_grace_period_seconds_ = seconds; }
+  std::int64_t pod_termination_grace_period_seconds() const { return pod_termination_grace_period_seconds_; }
 
   // Whether versions and watch logs get digests (the default), so that the world can be
   // fingerprinted; chosen before the first write.
@@ -120,6 +131,8 @@ class ApiServer {
   // version a copy still holds, so read the result with find().
   WriteOutcome commit_change(const ObjectVersion& stored, Object next);
   void append_watch(WatchType type, const ObjectVersion& version);
+  // How long a delete of `object` leaves it to its kubelet: 0 but for a Running Pod.
+  std::int64_t graceful_deletion_seconds(const Object& object, std::optional<std::int64_t> requested) const;
   void erase(Kind kind, const ObjectMeta& meta);
 
   // Per kind, shared by the server's copies until changed (copy_on_write.h): a write changes one
@@ -137,6 +150,7 @@ class ApiServer {
   static_assert(kKindCount == 5, "one 1 per kind below");
   std::array<std::int64_t, kKindCount> next_uid_ = {1, 1, 1, 1, 1};
   bool takes_digests_ = true;
+  std::int64_t pod_termination_grace_period_seconds_ = 0;
 };
 
 }  // namespace rjsim::engine

@@ -127,10 +127,11 @@ class Fingerprinter {
   }
   void add(const ObjectMeta& value) {
     const auto& [name, namespace_, uid, resource_version, generation, creation_timestamp_ms,
-                 deletion_timestamp_ms, labels, annotations, owner_references, finalizers] = value;
-    static_cast<void>(resource_version);   // by its place in its kind's log: add_version()
-    add_all(name, namespace_, uid, generation, creation_timestamp_ms, deletion_timestamp_ms, labels,
-            annotations, owner_references, finalizers);
+                 deletion_timestamp_ms, deletion_grace_period_seconds, labels, annotations, owner_references,
+                 finalizers] = value;
+    static_cast<void>(resource_version);   // by its place in its kind's log: add_resource_version()
+    add_all(name, namespace_, uid, generation, creation_timestamp_ms, deletion_timestamp_ms,
+            deletion_grace_period_seconds, labels, annotations, owner_references, finalizers);
   }
   void add(const Container& value) {
     const auto& [name, image, command, args, env] = value;
@@ -250,7 +251,8 @@ class Fingerprinter {
     add_all(type, object);
   }
   void add(const ApiServer& value) {
-    const auto& [objects, watch_logs, watch_log_digests, resource_version, next_uid, takes_digests] = value;
+    const auto& [objects, watch_logs, watch_log_digests, resource_version, next_uid, takes_digests,
+                 pod_termination_grace_period_seconds] = value;
     assert(takes_digests && "rjsim bug: a fingerprint of a world whose API server takes no digests");
     for (std::size_t kind = 0; kind < objects.size(); ++kind) add_part(objects[kind], memo_->objects_[kind]);
     // The logs through the digests the server extends as it appends to them: hashing the logs
@@ -259,7 +261,7 @@ class Fingerprinter {
     for (const Hash128& digest : watch_log_digests) add_digest(digest);
     // Not the resourceVersion counter: see add_resource_version().
     static_cast<void>(resource_version);
-    add_all(next_uid);
+    add_all(next_uid, pod_termination_grace_period_seconds);
   }
 
   // ---- informer.h ----

@@ -12,8 +12,8 @@
 // a cluster coming up adds one step, not one per Pod and phase: a step per Pod would multiply the
 // orders exhaustive search tells apart (every write takes the next resourceVersion). Each reacts
 // within world.latency.kubelet. Submitter Pods (owned by a batch Job) are run by the
-// submitter actor, which is their kubelet. Not modelled yet: graceful deletion (a deleted Pod
-// goes at once), image pulls, probes failing later, container restarts.
+// submitter actor, which is their kubelet. Deleted Pods are stopped by PodTermination
+// (pod_termination.h). Not modelled yet: image pulls, probes failing later, container restarts.
 #pragma once
 
 #include <optional>

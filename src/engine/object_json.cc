@@ -63,6 +63,7 @@ json meta_to_json(const ObjectMeta& meta) {
     out["creationTimestamp"] = format_timestamp(meta.creation_timestamp_ms);
   }
   put_time(out, "deletionTimestamp", meta.deletion_timestamp_ms);
+  if (meta.deletion_grace_period_seconds) out["deletionGracePeriodSeconds"] = *meta.deletion_grace_period_seconds;
   put_map(out, "labels", meta.labels);
   put_map(out, "annotations", meta.annotations);
   if (!meta.owner_references.empty()) {
@@ -362,7 +363,7 @@ ObjectMeta meta_from_json(const Fields& object, std::vector<std::string>* ignore
   if (value == nullptr) return meta;
   Fields fields(*value, "metadata", ignored,
                 {"name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp",
-                 "deletionTimestamp", "labels", "annotations", "ownerReferences", "finalizers"});
+                 "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers"});
   meta.name = fields.string("name");
   meta.namespace_ = fields.string("namespace");
   meta.uid = fields.string("uid");
@@ -386,6 +387,8 @@ ObjectMeta meta_from_json(const Fields& object, std::vector<std::string>* ignore
                         .value_or(0);
   meta.creation_timestamp_ms = fields.optional_time("creationTimestamp").value_or(0);
   meta.deletion_timestamp_ms = fields.optional_time("deletionTimestamp");
+  meta.deletion_grace_period_seconds =
+      fields.optional_int64("deletionGracePeriodSeconds", 0, std::numeric_limits<std::int64_t>::max());
   meta.labels = fields.string_map("labels");
   meta.annotations = fields.string_map("annotations");
   meta.owner_references = fields.list<OwnerReference>(

@@ -55,6 +55,9 @@ struct ObjectMeta {
   std::int64_t generation = 0;
   std::int64_t creation_timestamp_ms = 0;
   std::optional<std::int64_t> deletion_timestamp_ms;
+  // A Pod deleted while it runs stays this long at most: its kubelet stops the containers, then
+  // deletes it with grace 0 (kubernetes-semantics §4; 0 once it may go).
+  std::optional<std::int64_t> deletion_grace_period_seconds;
   CopyOnWrite<StringMap> labels;        // shared by copies until changed, as specs are
   CopyOnWrite<StringMap> annotations;
   std::vector<OwnerReference> owner_references;

@@ -53,6 +53,18 @@ int live_head(const RayState& ray, std::string_view cluster_uid) {
   return -1;
 }
 
+// Whether a Pod of the head's cluster incarnation (by owner uid) with ray.io/node-type=head runs.
+bool head_pod_runs(const World& world, const RayHead& head) {
+  for (const Object& object : world.api.objects(Kind::Pod)) {
+    const auto& pod = std::get<Pod>(object);
+    const OwnerReference* owner = controller_owner(pod.metadata);
+    if (!owner || owner->uid != head.cluster_uid || pod.status.phase != "Running") continue;
+    const auto type = pod.metadata.labels->find("ray.io/node-type");
+    if (type != pod.metadata.labels->end() && type->second == "head") return true;
+  }
+  return false;
+}
+
 bool is_deleted(const EnvironmentState& environment, int head, int job) {
   return std::any_of(environment.deleted_ray_jobs.begin(), environment.deleted_ray_jobs.end(),
                      [&](const DeletedRayJob& d) { return d.head == head && d.job == job; });
@@ -374,12 +386,13 @@ DashboardResponse RayDashboard::delete_job(StepContext& context, DashboardCaller
 
 void RayDashboard::enabled(const World& world, std::vector<ActorWork>& out) const {
   const std::vector<RayHead>& heads = world.ray->heads;
-  // A live head whose cluster (by uid) is gone from the API server loses its table.
+  // A live head whose cluster (by uid) is gone from the API server loses its table once its Pod
+  // has stopped too: a deleted head Pod runs until its kubelet stops it (pod_termination.h).
   for (std::size_t i = 0; i < heads.size(); ++i) {
     const RayHead& head = heads[i];
     if (head.table_lost) continue;
     const RayCluster* cluster = world.api.find<RayCluster>(head.cluster_namespace, head.cluster_name);
-    if (!cluster || cluster->metadata.uid != head.cluster_uid) {
+    if ((!cluster || cluster->metadata.uid != head.cluster_uid) && !head_pod_runs(world, head)) {
       out.push_back({std::string(kHeadLost), cluster_ref(head), static_cast<int>(i)});
     }
   }

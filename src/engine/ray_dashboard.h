@@ -2,7 +2,10 @@
 // RayCluster head runs a dashboard with a job table. A table belongs to one head incarnation: a
 // head restart (scenario action headRestart) starts a new, empty one, and the old table is kept
 // here only so that the checks can still judge what ran (`table_lost`). A submission id is unique
-// per table (a duplicate gets HTTP 500 with a traceback text); an unknown id gets 404 text.
+// per table (a duplicate gets HTTP 500 with a traceback text); an unknown id gets 404 text. A head
+// whose RayCluster is gone keeps its table, and its jobs keep running, until its head Pod has
+// stopped (a deleted Pod runs until its kubelet stops it: pod_termination.h); its dashboard is
+// unreachable meanwhile, as the URL resolves through the cluster's Service to the cluster.
 // Jobs move PENDING -> RUNNING -> their result on the timers of `world.ray`; the n-th submission
 // of a RayJob (across all tables) takes the n-th entry of `world.ray.results` (the last repeats).
 // The state is plain data in World::ray (ray_state.h); RayDashboard is behaviour only: the HTTP endpoints (for
@@ -47,7 +50,7 @@ class RayDashboard final : public Actor {
   // head Pod is Ready.
   std::string_view name() const override { return "ray"; }
   ActorInputs inputs() const override {
-    return ActorInputs::objects_of({Kind::RayCluster}).and_clock().and_ray_and_environment();
+    return ActorInputs::objects_of({Kind::RayCluster, Kind::Pod}).and_clock().and_ray_and_environment();
   }
   void enabled(const World& world, std::vector<ActorWork>& out) const override;
   std::optional<std::int64_t> next_timer_ms(const World& world) const override;

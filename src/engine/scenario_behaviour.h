@@ -97,6 +97,11 @@ struct OperatorSettings {
   std::map<std::string, bool> feature_gates;
 };
 
+// world.pods: how deleted Pods stop (pod_termination.h).
+struct PodBehaviour {
+  std::int64_t termination_grace_period_ms = 30'000;   // Kubernetes' default; whole seconds
+};
+
 struct WorldBehaviour {
   RayClusterBehaviour ray_cluster;
   SubmitterBehaviour submitter;
@@ -104,6 +109,7 @@ struct WorldBehaviour {
   DashboardBehaviour dashboard;
   OperatorSettings operator_settings;
   LatencyBehaviour latency;
+  PodBehaviour pods;
 };
 
 }  // namespace rjsim::engine

@@ -784,8 +784,18 @@ class Loader {
   // ---- world ----
 
   void read_world(const Value& value, WorldBehaviour& world) {
-    const MapReader map(source_, value, {"rayCluster", "submitter", "ray", "dashboard", "operator", "latency"});
+    const MapReader map(source_, value, {"rayCluster", "submitter", "ray", "dashboard", "operator", "latency", "pods"});
     if (const Value* latency = map.find("latency")) read_latency(*latency, world.latency);
+    if (const Value* pods = map.find("pods")) {
+      const MapReader keys(source_, *pods, {"terminationGracePeriod"});
+      if (const Value* v = keys.find("terminationGracePeriod")) {
+        world.pods.termination_grace_period_ms = read_duration(source_, *v);
+        // deletionGracePeriodSeconds, as the API server stamps it, is whole seconds.
+        if (world.pods.termination_grace_period_ms % 1000 != 0) {
+          source_.fail(v->line, v->field, "is not a whole number of seconds (a Pod's grace period is in seconds)");
+        }
+      }
+    }
     if (const Value* cluster = map.find("rayCluster")) {
       const MapReader keys(source_, *cluster, {"readyAfter", "headReadyAfter", "runningBeforeReady", "deletionTakes"});
       RayClusterBehaviour& behaviour = world.ray_cluster;

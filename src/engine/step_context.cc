@@ -190,10 +190,10 @@ WriteOutcome LoggedApi::patch_status(Kind kind, std::string_view namespace_, std
 }
 
 WriteOutcome LoggedApi::remove(Kind kind, std::string_view namespace_, std::string_view name,
-                               Propagation propagation) {
+                               Propagation propagation, std::optional<std::int64_t> grace_period_seconds) {
   RayJobStatusBefore before = status_before(kind, namespace_, name);
-  WriteOutcome outcome =
-      context_.world().api.remove(kind, namespace_, name, propagation, context_.now_ms());
+  WriteOutcome outcome = context_.world().api.remove(kind, namespace_, name, propagation, context_.now_ms(),
+                                                     grace_period_seconds);
   log("delete", kind, namespace_, name, outcome, before);
   return outcome;
 }

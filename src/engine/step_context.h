@@ -133,7 +133,8 @@ class LoggedApi {
   WriteOutcome patch_status(Kind kind, std::string_view namespace_, std::string_view name,
                             const std::function<void(Object&)>& mutate);
   WriteOutcome remove(Kind kind, std::string_view namespace_, std::string_view name,
-                      Propagation propagation = Propagation::server_default);
+                      Propagation propagation = Propagation::server_default,
+                      std::optional<std::int64_t> grace_period_seconds = std::nullopt);
 
   // Logs a write that did not reach the server (an injected failure) the same way.
   void log_refused(std::string_view verb, Kind kind, const ObjectMeta& meta, const Error& error,

@@ -36,7 +36,7 @@ SearchBounds search_bounds(const engine::FaultBudget& faults) {
   sort_dimension(bounds, "latency", faults.latency);
   sort_dimension(bounds, "interleaveCalls", faults.interleave_calls);
   // Issue 28's time model, as far as it is not built (docs/design.md, "Contract not yet built").
-  bounds.not_modelled = {"graceful Pod deletion (a deleted Pod goes at once)", "the job-tracking finalizer"};
+  bounds.not_modelled = {"the job-tracking finalizer"};
   return bounds;
 }
 

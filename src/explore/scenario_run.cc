@@ -11,6 +11,7 @@
 #include "engine/garbage_collector.h"
 #include "engine/job_controller.h"
 #include "engine/kubelet.h"
+#include "engine/pod_termination.h"
 #include "engine/ray_dashboard.h"
 #include "engine/raycluster_controller.h"
 #include "engine/submitter.h"
@@ -36,10 +37,11 @@ struct Environment {
         kubelet(scenario.world.ray_cluster, scenario.world.latency.kubelet),
         submitter(scenario.world.submitter, &ray, scenario.world.latency.kubelet),
         user(scenario.actions, &ray),
-        gc(scenario.world.latency.garbage_collector) {}
+        gc(scenario.world.latency.garbage_collector),
+        pod_termination(scenario.world.pods.termination_grace_period_ms) {}
 
   std::vector<const Actor*> actors() const {
-    return {&user, &raycluster_controller, &job_controller, &kubelet, &submitter, &ray, &gc};
+    return {&user, &raycluster_controller, &job_controller, &kubelet, &submitter, &ray, &gc, &pod_termination};
   }
 
   RayDashboard ray;
@@ -49,6 +51,7 @@ struct Environment {
   Submitter submitter;
   UserActions user;
   GarbageCollector gc;
+  PodTermination pod_termination;
 };
 
 class HashSink final : public events::EventSink {
@@ -194,9 +197,10 @@ FinalState final_state_of(const World& world, const RayJob& wanted) {
   return state;
 }
 
-World initial_world(const Controller& model, const RunOptions& options) {
+World initial_world(const Scenario& scenario, const Controller& model, const RunOptions& options) {
   World world = Simulation::initial_world(model);
   world.api.take_digests(options.fingerprintable);
+  world.api.set_pod_termination_grace_period_seconds(scenario.world.pods.termination_grace_period_ms / 1000);
   return world;
 }
 
@@ -319,7 +323,7 @@ RunReport ScenarioRunner::run(const RunOptions& options) {
   const RunSnapshot* resume = options.resume_from.get();
   std::unique_ptr<Simulated> own;
   Simulated& simulated =
-      simulated_for(options, resume ? resume->world : initial_world(*model, options), chooser, own);
+      simulated_for(options, resume ? resume->world : initial_world(scenario, *model, options), chooser, own);
   Simulation& simulation = simulated.simulation;
   assert(simulation.world().api.takes_digests() == options.fingerprintable &&
          "rjsim bug: a run continued from a snapshot taken with other digest settings");

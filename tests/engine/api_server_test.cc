@@ -659,6 +659,82 @@ TEST_CASE("a custom resource deleted with the server default goes at once (Backg
   CHECK(api.find(Kind::RayCluster, kNamespace, "cluster") == nullptr);
 }
 
+// A Pod its kubelet runs (phase Running), created in `api`.
+void create_running_pod(ApiServer& api, std::string_view name) {
+  created(api, pod(name));
+  REQUIRE(api.patch_status(Kind::Pod, kNamespace, name,
+                           [](Object& object) { std::get<Pod>(object).status.phase = "Running"; }, kCreatedAt)
+              .changed);
+}
+
+TEST_CASE("a Running Pod is deleted gracefully: it stays with deletionTimestamp and deletionGracePeriodSeconds "
+          "until a delete with grace 0") {
+  ApiServer api;
+  api.set_pod_termination_grace_period_seconds(30);
+  create_running_pod(api, "head");
+
+  const WriteOutcome graceful = api.remove(Kind::Pod, kNamespace, "head", Propagation::background, kDeletedAt);
+  REQUIRE(!graceful.error);
+  CHECK(graceful.watch_type == WatchType::Modified);
+  const Pod* stopping = api.find<Pod>(kNamespace, "head");
+  REQUIRE(stopping != nullptr);
+  CHECK(stopping->metadata.deletion_timestamp_ms == kDeletedAt);
+  CHECK(stopping->metadata.deletion_grace_period_seconds == 30);
+
+  // Another delete without a shorter grace period is no news.
+  CHECK_FALSE(api.remove(Kind::Pod, kNamespace, "head", Propagation::background, kDeletedAt + 1).changed);
+  REQUIRE(api.find<Pod>(kNamespace, "head") != nullptr);
+
+  const WriteOutcome stopped = api.remove(Kind::Pod, kNamespace, "head", Propagation::background, kDeletedAt + 5, 0);
+  CHECK(stopped.watch_type == WatchType::Deleted);
+  CHECK(api.find<Pod>(kNamespace, "head") == nullptr);
+}
+
+TEST_CASE("a Pod that does not run (Pending, Succeeded) or a server without a grace period deletes at once") {
+  SUBCASE("a Pending Pod") {
+    ApiServer api;
+    api.set_pod_termination_grace_period_seconds(30);
+    created(api, pod("pending"));
+    CHECK(api.remove(Kind::Pod, kNamespace, "pending", Propagation::background, kDeletedAt).watch_type ==
+          WatchType::Deleted);
+  }
+  SUBCASE("a Succeeded Pod") {
+    ApiServer api;
+    api.set_pod_termination_grace_period_seconds(30);
+    created(api, pod("done"));
+    REQUIRE(api.patch_status(Kind::Pod, kNamespace, "done",
+                             [](Object& object) { std::get<Pod>(object).status.phase = "Succeeded"; }, kCreatedAt)
+                .changed);
+    CHECK(api.remove(Kind::Pod, kNamespace, "done", Propagation::background, kDeletedAt).watch_type ==
+          WatchType::Deleted);
+  }
+  SUBCASE("grace period 0") {
+    ApiServer api;
+    create_running_pod(api, "head");
+    CHECK(api.remove(Kind::Pod, kNamespace, "head", Propagation::background, kDeletedAt).watch_type ==
+          WatchType::Deleted);
+  }
+}
+
+TEST_CASE("a finalizer still holds a stopped Pod after the grace-0 delete") {
+  ApiServer api;
+  api.set_pod_termination_grace_period_seconds(30);
+  create_running_pod(api, "worker");
+  REQUIRE(api.patch(Kind::Pod, kNamespace, "worker",
+                    [](Object& object) { meta(object).finalizers.push_back("example.com/hold"); }, kCreatedAt)
+              .changed);
+  REQUIRE(!api.remove(Kind::Pod, kNamespace, "worker", Propagation::background, kDeletedAt).error);
+  CHECK(api.remove(Kind::Pod, kNamespace, "worker", Propagation::background, kDeletedAt, 0).watch_type ==
+        WatchType::Modified);
+  const Pod* held = api.find<Pod>(kNamespace, "worker");
+  REQUIRE(held != nullptr);
+  CHECK(held->metadata.deletion_grace_period_seconds == 0);
+  REQUIRE(api.patch(Kind::Pod, kNamespace, "worker", [](Object& object) { meta(object).finalizers.clear(); },
+                    kDeletedAt + 1)
+              .changed);
+  CHECK(api.find<Pod>(kNamespace, "worker") == nullptr);
+}
+
 TEST_CASE("foreground deletion adds the foregroundDeletion finalizer and keeps the owner") {
   ApiServer api;
   created(api, named<RayCluster>("cluster"));

@@ -15,6 +15,7 @@
 #include "engine/garbage_collector.h"
 #include "engine/job_controller.h"
 #include "engine/kubelet.h"
+#include "engine/pod_termination.h"
 #include "engine/ray_dashboard.h"
 #include "engine/raycluster_controller.h"
 #include "engine/scenario.h"
@@ -88,11 +89,13 @@ class Harness {
         kubelet(behaviour.ray_cluster),
         submitter(behaviour.submitter, &ray),
         user(actions, &ray),
+        pod_termination(behaviour.pods.termination_grace_period_ms),
         controller([](const Request&, Clients&) { return ReconcileResult::done(); }),
         chooser(1),
         sim(Simulation::initial_world(controller), controller,
-            {&user, &clusters, &jobs, &kubelet, &submitter, &ray, &gc}, chooser, sink) {
+            {&user, &clusters, &jobs, &kubelet, &submitter, &ray, &gc, &pod_termination}, chooser, sink) {
     sim.set_dashboard(&ray);
+    sim.mutable_world().api.set_pod_termination_grace_period_seconds(behaviour.pods.termination_grace_period_ms / 1000);
   }
 
   const World& world() const { return sim.world(); }
@@ -179,6 +182,7 @@ class Harness {
   Submitter submitter;
   GarbageCollector gc;
   UserActions user;
+  PodTermination pod_termination;
   LambdaController controller;
   DefaultChooser chooser;
   MemorySink sink;
@@ -306,6 +310,40 @@ TEST_CASE("deletionTakes keeps a deleted RayCluster for that long, then its head
   CHECK(h.events("ray.head_lost").size() == 1);
   // The garbage collector takes the head Service once its owner is gone.
   CHECK(h.world().api.objects(Kind::Service).empty());
+}
+
+TEST_CASE("a deleted cluster's Pods stop gracefully, all in one kubelet step, and its head serves until its Pod "
+          "is gone") {
+  Harness h(ready_at_once());   // a 30 s grace period
+  h.create(make_cluster_with_workers(2));
+  h.run_until(1'000);
+  REQUIRE(h.world().ray->heads.size() == 1);
+  REQUIRE(h.world().api.objects(Kind::Pod).size() == 3);
+  h.remove(Kind::RayCluster, kCluster);
+  std::size_t graceful = 0;
+  for (int steps = 0; !h.world().api.objects(Kind::Pod).empty(); ++steps) {
+    REQUIRE(steps < 100);
+    for (const Object& object : h.world().api.objects(Kind::Pod)) {
+      const ObjectMeta& m = meta(object);
+      if (m.deletion_timestamp_ms) {
+        CHECK(m.deletion_grace_period_seconds == 30);
+        ++graceful;
+      }
+    }
+    // While the head Pod runs (deleted or not), the head keeps its table.
+    CHECK_FALSE(h.world().ray->heads[0].table_lost);
+    REQUIRE(h.sim.step());
+  }
+  CHECK(graceful > 0);
+  h.run_until(2'000);
+  CHECK(h.world().ray->heads[0].table_lost);
+  // The kubelet's grace-0 deletes: one step, one delete per Pod.
+  std::vector<const Event*> stops;
+  for (const Event& event : h.sink.events) {
+    if (event.actor == "kubelet" && event.type == "api.delete") stops.push_back(&event);
+  }
+  REQUIRE(stops.size() == 3);
+  CHECK(stops.back()->seq - stops.front()->seq == 2);   // one after another: one step
 }
 
 // ---- the Ray dashboard ----
@@ -808,13 +846,16 @@ TEST_CASE("every cluster gets its head Pod at once and one worker Pod per replic
     CHECK(std::get<Pod>(object).status.phase == "Running");
     CHECK(std::get<Pod>(object).status.ready == std::optional<bool>(true));
   }
-  // Deleting the cluster deletes its Pods through the garbage collector.
+  // Deleting the cluster deletes its Pods through the garbage collector; being Running, each
+  // goes once the kubelet has stopped it.
   h.remove(Kind::RayCluster, kCluster);
   h.run_until(20'000);
   CHECK(h.world().api.objects(Kind::Pod).empty());
+  std::vector<std::string> deleters;
   for (const Event* deleted : h.events("api.delete")) {
-    if (deleted->object.starts_with("Pod/")) CHECK(deleted->actor == "gc");
+    if (deleted->object.starts_with("Pod/")) deleters.push_back(deleted->actor);
   }
+  CHECK(deleters == std::vector<std::string>{"gc", "gc", "gc", "kubelet", "kubelet", "kubelet"});
 }
 
 TEST_CASE("the kubelet runs a head Pod at headReadyAfter - runningBeforeReady, not Ready, and Ready at "

@@ -446,6 +446,18 @@ TEST_CASE("world.latency: a {min, max} range or one duration per reaction; defau
             .find("world.latency.garbageCollector: ") != std::string::npos);
 }
 
+TEST_CASE("world.pods.terminationGracePeriod: Kubernetes' 30 s by default, whole seconds") {
+  CHECK(parse_with_rayjob("").world.pods.termination_grace_period_ms == 30'000);
+  CHECK(parse_with_rayjob("world: {pods: {terminationGracePeriod: 5s}}\n").world.pods.termination_grace_period_ms ==
+        5'000);
+  CHECK(parse_with_rayjob("world: {pods: {terminationGracePeriod: 0s}}\n").world.pods.termination_grace_period_ms == 0);
+  CHECK(error_with_rayjob("world: {pods: {terminationGracePeriod: 1500ms}}\n") ==
+        "scenarios/x.yaml:9: world.pods.terminationGracePeriod: is not a whole number of seconds (a Pod's grace "
+        "period is in seconds)");
+  CHECK(error_with_rayjob("world: {pods: {grace: 1s}}\n").find("world.pods: unknown key \"grace\"") !=
+        std::string::npos);
+}
+
 TEST_CASE("faults.interleaveCalls and restarts.midReconcile are read, and default to off") {
   const Scenario defaults = parse_with_rayjob("faults: {restarts: {max: 2}}\n");
   CHECK(defaults.faults.restarts == 2);

@@ -1,0 +1,50 @@
+#include "engine/pod_termination.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace rjsim::engine {
+
+namespace {
+
+constexpr std::string_view kStopPods = "stop-pods";
+
+bool is_stopping(const ObjectMeta& meta) {
+  return meta.deletion_timestamp_ms && meta.deletion_grace_period_seconds.value_or(0) > 0;
+}
+
+// Who a stopping Pod's step is named by: its controller owner, else the Pod itself.
+std::string group_of(const Object& object) {
+  const ObjectMeta& m = meta(object);
+  const OwnerReference* owner = controller_owner(m);
+  return owner ? object_ref(owner->kind, m.namespace_, owner->name) : object_ref(object);
+}
+
+}  // namespace
+
+void PodTermination::enabled(const World& world, std::vector<ActorWork>& out) const {
+  for (const Object& object : world.api.objects(Kind::Pod)) {
+    if (!is_stopping(meta(object))) continue;
+    std::string group = group_of(object);
+    const bool listed = std::any_of(out.begin(), out.end(), [&](const ActorWork& work) {
+      return work.what == kStopPods && work.object == group;
+    });
+    if (!listed) out.push_back({std::string(kStopPods), std::move(group), 0});
+  }
+}
+
+void PodTermination::apply(const ActorWork& work, StepContext& context) const {
+  assert(work.what == kStopPods && "rjsim bug: unknown Pod termination work");
+  std::vector<std::pair<std::string, std::string>> stopped;   // named first: each delete changes the store
+  for (const Object& object : context.world().api.objects(Kind::Pod)) {
+    if (is_stopping(meta(object)) && group_of(object) == work.object) {
+      stopped.emplace_back(meta(object).namespace_, meta(object).name);
+    }
+  }
+  LoggedApi api(context, std::string(name()));
+  for (const auto& [namespace_, pod_name] : stopped) {
+    api.remove(Kind::Pod, namespace_, pod_name, Propagation::background, /*grace_period_seconds=*/0);
+  }
+}
+
+}  // namespace rjsim::engine
