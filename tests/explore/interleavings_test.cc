@@ -30,7 +30,54 @@ bool has_natural_status_conflict(const RunReport& run) {
   });
 }
 
+// After each step: whether the RayJob is persisted Suspended while a head whose RayCluster is gone
+// still has its table, its Pod Running, and a Ray job RUNNING on it.
+class OldHeadWatcher final : public engine::StepObserver {
+ public:
+  events::EventTypes reads() const override { return events::EventTypes::none(); }
+  void after_step(const engine::World& world, const engine::StepLog&) override {
+    const engine::RayJob* rayjob = world.api.find<engine::RayJob>("default", "rayjob-sample");
+    if (!rayjob || rayjob->status.job_deployment_status != "Suspended") return;
+    for (const engine::RayHead& head : world.ray->heads) {
+      if (head.table_lost || world.api.find<engine::RayCluster>(head.cluster_namespace, head.cluster_name)) continue;
+      const bool running = std::any_of(head.jobs.begin(), head.jobs.end(),
+                                       [](const engine::RayJobRecord& job) { return job.status == "RUNNING"; });
+      const engine::Pod* pod = world.api.find<engine::Pod>(head.cluster_namespace, head.cluster_name + "-head");
+      if (running && pod && pod->status.phase == "Running" && pod->metadata.deletion_timestamp_ms) {
+        seen = true;
+      }
+    }
+  }
+  bool seen = false;
+};
+
+// How many of the first `seeds` random schedules reach a Suspended RayJob whose old head still runs.
+int schedules_with_old_head_running(const engine::Scenario& scenario, std::uint64_t seeds) {
+  int reached = 0;
+  for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+    OldHeadWatcher watcher;
+    RunOptions options;
+    options.seed = seed;
+    options.faults = true;
+    options.keep_events = false;
+    options.observers.push_back(&watcher);
+    run_scenario(scenario, options);
+    reached += watcher.seen;
+  }
+  return reached;
+}
+
 }  // namespace
+
+TEST_CASE("a suspended v1.1.0 RayJob's old head Pod, deleted gracefully, still runs its Ray job after Suspended; "
+          "with no grace period it cannot") {
+  engine::Scenario scenario = interleaving("v11-suspend-old-head-pod-still-runs.yaml");
+  REQUIRE(scenario.faults.latency);
+  CHECK(run_scenario(scenario).outcome == "pass");   // the fault-free run: the Pods stop at once
+  CHECK(schedules_with_old_head_running(scenario, 20) > 0);
+  scenario.world.pods.termination_grace_period_ms = 0;
+  CHECK(schedules_with_old_head_running(scenario, 20) == 0);
+}
 
 TEST_CASE("one crash between two writes of a v1.0.0 pass (midReconcile) reaches single-cluster; crashes "
           "between passes cannot") {
