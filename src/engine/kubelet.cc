@@ -84,7 +84,8 @@ void Kubelet::apply(const ActorWork& work, StepContext& context) const {
     due_pods.emplace_back(pod.metadata.name, timeline_of(world, pod)->ready_at_ms <= world.now_ms);
   }
   LoggedApi api(context, std::string(name()));
-  for (const auto& [pod_name, ready] : due_pods) {
+  for (const auto& [pod_name, ready_due] : due_pods) {
+    const bool ready = ready_due;   // a copy to capture: Clang 14 captures no structured binding
     api.patch_status(Kind::Pod, ref.namespace_, pod_name, [ready](Object& object) {
       Pod& pod = std::get<Pod>(object);
       if (is_pending(pod)) {
