@@ -5,6 +5,7 @@
 // the work it picks (DESIGN §1, kubernetes-semantics §7.2 item 7).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <initializer_list>
@@ -59,6 +60,14 @@ struct ActorInputs {
     return inputs;
   }
 };
+
+// Appends the work `what` on `object` unless `out` lists it already: for actors whose one step does
+// the work of every object of a group (a cluster's Pods), named by the group.
+inline void add_work_once(std::vector<ActorWork>& out, std::string_view what, std::string object) {
+  const bool listed = std::any_of(out.begin(), out.end(),
+                                  [&](const ActorWork& work) { return work.what == what && work.object == object; });
+  if (!listed) out.push_back({std::string(what), std::move(object), 0});
+}
 
 // The earliest of the times an actor's next_timer_ms() considers that is still to come.
 class EarliestTimer {

@@ -82,10 +82,7 @@ void GarbageCollector::enabled(const World& world, std::vector<ActorWork>& out) 
         } else {
           const OwnerReference& owner = m.owner_references.front();
           std::string ref = object_ref(owner.kind, m.namespace_, owner.name);
-          const bool listed = std::any_of(out.begin(), out.end(), [&](const ActorWork& work) {
-            return work.what == kDeletePods && work.object == ref;
-          });
-          if (!listed) out.push_back({std::string(kDeletePods), std::move(ref), 0});
+          add_work_once(out, kDeletePods, std::move(ref));
         }
       }
       list_finalizer_work(api, object, out);

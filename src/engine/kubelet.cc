@@ -51,10 +51,7 @@ void Kubelet::enabled(const World& world, std::vector<ActorWork>& out) const {
     if (!due(world, pod)) continue;
     const OwnerReference* owner = controller_owner(pod.metadata);   // due: a live cluster's Pod
     std::string cluster = object_ref(Kind::RayCluster, pod.metadata.namespace_, owner->name);
-    const bool listed = std::any_of(out.begin(), out.end(), [&](const ActorWork& work) {
-      return work.what == kStartPods && work.object == cluster;
-    });
-    if (!listed) out.push_back({std::string(kStartPods), std::move(cluster), 0});
+    add_work_once(out, kStartPods, std::move(cluster));
   }
 }
 

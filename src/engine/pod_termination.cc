@@ -25,11 +25,7 @@ std::string group_of(const Object& object) {
 void PodTermination::enabled(const World& world, std::vector<ActorWork>& out) const {
   for (const Object& object : world.api.objects(Kind::Pod)) {
     if (!is_stopping(meta(object))) continue;
-    std::string group = group_of(object);
-    const bool listed = std::any_of(out.begin(), out.end(), [&](const ActorWork& work) {
-      return work.what == kStopPods && work.object == group;
-    });
-    if (!listed) out.push_back({std::string(kStopPods), std::move(group), 0});
+    add_work_once(out, kStopPods, group_of(object));
   }
 }
 

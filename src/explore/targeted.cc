@@ -115,23 +115,11 @@ std::uint64_t Targeted::pick_step(std::span<const StepOption> steps, std::int64_
   switch (plan_.action) {
     case TargetedPlan::Action::crash_after:
       if (crashed_ || decision >= plan_.step_decision + kCrashWait) return 0;
-      for (std::size_t i = 0; i < steps.size(); ++i) {
-        if (steps[i].kind == StepKind::crash) {
-          crashed_ = true;
-          return i;
-        }
-      }
-      return 0;
+      return crash_if_offered(steps);
     case TargetedPlan::Action::outage_after:
       // Once crashed, every crash offered (the simulation offers none beyond the budget).
       if (!crashed_ && decision >= plan_.step_decision + kCrashWait) return 0;
-      for (std::size_t i = 0; i < steps.size(); ++i) {
-        if (steps[i].kind == StepKind::crash) {
-          crashed_ = true;
-          return i;
-        }
-      }
-      return 0;
+      return crash_if_offered(steps);
     case TargetedPlan::Action::slow_after:
       return active() ? slowest(steps) : 0;
     case TargetedPlan::Action::hold_after:
@@ -143,6 +131,17 @@ std::uint64_t Targeted::pick_step(std::span<const StepOption> steps, std::int64_
         return i;
       }
       return 0;
+  }
+  return 0;
+}
+
+// The crash step when one is offered (and the plan has crashed), else the fault-free step.
+std::uint64_t Targeted::crash_if_offered(std::span<const StepOption> steps) {
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].kind == StepKind::crash) {
+      crashed_ = true;
+      return i;
+    }
   }
   return 0;
 }

@@ -62,6 +62,7 @@ class Targeted final : public engine::Chooser {
   bool active() const;
   bool held(const engine::StepOption& step) const;
   std::uint64_t pick_step(std::span<const engine::StepOption> steps, std::int64_t decision);
+  std::uint64_t crash_if_offered(std::span<const engine::StepOption> steps);
   std::uint64_t slowest(std::span<const engine::StepOption> steps);
 
   TargetedPlan plan_;
