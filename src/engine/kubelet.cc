@@ -9,8 +9,6 @@ namespace {
 
 constexpr std::string_view kStartPods = "start-pods";
 
-bool is_pending(const Pod& pod) { return pod.status.phase.empty() || pod.status.phase == "Pending"; }
-
 bool has_terminated_container(const Pod& pod) {
   return std::any_of(pod.status.container_statuses.begin(), pod.status.container_statuses.end(),
                      [](const ContainerStatus& c) { return c.state == "terminated"; });

@@ -23,9 +23,6 @@
 
 namespace rjsim::engine {
 
-inline constexpr std::string_view kRayClusterLabel = "ray.io/cluster";
-inline constexpr std::string_view kRayNodeTypeLabel = "ray.io/node-type";
-
 class Kubelet final : public Actor {
  public:
   Kubelet(RayClusterBehaviour behaviour, Latency latency = {}) : behaviour_(behaviour), latency_(latency) {}

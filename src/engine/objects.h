@@ -119,6 +119,13 @@ struct Pod {
   friend bool operator==(const Pod&, const Pod&) = default;
 };
 
+// The labels KubeRay puts on a RayCluster's Pods and head Service.
+inline constexpr std::string_view kRayClusterLabel = "ray.io/cluster";
+inline constexpr std::string_view kRayNodeTypeLabel = "ray.io/node-type";
+
+// A Pod no kubelet has started yet.
+inline bool is_pending(const Pod& pod) { return pod.status.phase.empty() || pod.status.phase == "Pending"; }
+
 struct ServicePort {
   std::string name;
   int port = 0;

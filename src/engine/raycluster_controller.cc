@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "engine/kubelet.h"
 
 namespace rjsim::engine {
 
@@ -204,10 +203,10 @@ void RayClusterController::apply(const ActorWork& work, StepContext& context) co
   Service service;
   service.metadata.name = head_service_name(*cluster);
   service.metadata.namespace_ = ref.namespace_;
-  service.metadata.labels = StringMap{{"ray.io/cluster", ref.name}, {"ray.io/node-type", "head"}};
+  service.metadata.labels = StringMap{{std::string(kRayClusterLabel), ref.name}, {std::string(kRayNodeTypeLabel), "head"}};
   service.metadata.owner_references.push_back(
       OwnerReference{"ray.io/v1", Kind::RayCluster, ref.name, cluster->metadata.uid, true, true});
-  service.spec.edit().selector = {{"ray.io/cluster", ref.name}, {"ray.io/node-type", "head"}};
+  service.spec.edit().selector = {{std::string(kRayClusterLabel), ref.name}, {std::string(kRayNodeTypeLabel), "head"}};
   service.spec.edit().ports.push_back(ServicePort{"dashboard", kDashboardPort});
   const RayCluster copy = *cluster;   // the create below changes the store `cluster` points into
   Object object = std::move(service);

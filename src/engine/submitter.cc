@@ -109,8 +109,6 @@ bool sidecar_may_start(const World& world, const Pod& pod) {
   });
 }
 
-bool is_pending(const Pod& pod) { return pod.status.phase.empty() || pod.status.phase == "Pending"; }
-
 void write_pod_status(StepContext& context, const Pod& pod, const std::function<void(PodStatus&)>& edit) {
   LoggedApi(context, "submitter")
       .patch_status(Kind::Pod, pod.metadata.namespace_, pod.metadata.name,
