@@ -309,7 +309,9 @@ WriteOutcome ApiServer::remove(Kind kind, std::string_view namespace_, std::stri
     // Already deleting: only a shorter grace period is news (the kubelet's grace-0 delete).
     const std::int64_t grace = meta(**stored).deletion_grace_period_seconds.value_or(0);
     if (!grace_period_seconds || *grace_period_seconds >= grace) return outcome;
+    // The deletion time moves with it: it is when the grace period ends (rest.BeforeDelete).
     Object next = **stored;
+    *meta(next).deletion_timestamp_ms += (*grace_period_seconds - grace) * 1000;
     meta(next).deletion_grace_period_seconds = *grace_period_seconds;
     return commit_change(*stored, std::move(next));
   }
@@ -334,7 +336,8 @@ WriteOutcome ApiServer::remove(Kind kind, std::string_view namespace_, std::stri
     append_watch(WatchType::Deleted, ObjectVersion(std::move(last), takes_digests_));
     return outcome;
   }
-  next_meta.deletion_timestamp_ms = now_ms;
+  // A graceful deletion's timestamp is when its grace period ends (rest.BeforeDelete).
+  next_meta.deletion_timestamp_ms = now_ms + grace * 1000;
   if (grace > 0) next_meta.deletion_grace_period_seconds = grace;
   return commit_change(*stored, std::move(next));
 }

@@ -133,6 +133,8 @@ struct ReleaseEnvironment {
   std::int64_t dashboard_timeout_ms = 2'000;
   // The RayCluster controller of the release: which Pods it waits for before State "ready".
   RayClusterReadiness ray_cluster_readiness = RayClusterReadiness::listed_pods_ready;
+  // The batch Job controller of the Kubernetes the release runs on: how it counts Pods.
+  JobPodTracking job_pod_tracking = JobPodTracking::listed_pods;
   // The first list after a start is a consistent read at the head (client-go's watch-list,
   // kubernetes-semantics §1.7), so a restart cannot go back in time (faults.timeTravel is
   // refused). Older clients list at resourceVersion "0", which a lagging apiserver may serve.

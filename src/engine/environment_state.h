@@ -39,10 +39,21 @@ struct DeletedRayJob {
   friend bool operator==(const DeletedRayJob&, const DeletedRayJob&) = default;
 };
 
+// The batch Job controller's backoff record of one Job (podBackoffStore, kubernetes-semantics
+// §4.2): when the last Pod it counted as failed finished. Kept in its memory, so the failure
+// backoff holds after the Pod is gone from the API (JobPodTracking::finalizers counts a deleted
+// Pod, which then goes).
+struct JobBackoffRecord {
+  std::string job_uid;
+  std::int64_t last_failure_ms = 0;
+  friend bool operator==(const JobBackoffRecord&, const JobBackoffRecord&) = default;
+};
+
 struct EnvironmentState {
   int actions_fired = 0;                        // scenario actions already fired, in order
   std::vector<SubmitterProcess> submitters;     // in the order their pods started
   std::vector<DeletedRayJob> deleted_ray_jobs;  // in deletion order
+  std::vector<JobBackoffRecord> job_backoffs;   // in the order of the Jobs' first counted failure
   friend bool operator==(const EnvironmentState&, const EnvironmentState&) = default;
 };
 

@@ -331,9 +331,13 @@ class Fingerprinter {
     const auto& [head, job] = value;
     add_all(head, job);
   }
+  void add(const JobBackoffRecord& value) {
+    const auto& [job_uid, last_failure_ms] = value;
+    add_all(job_uid, last_failure_ms);
+  }
   void add(const EnvironmentState& value) {
-    const auto& [actions_fired, submitters, deleted_ray_jobs] = value;
-    add_all(actions_fired, submitters, deleted_ray_jobs);
+    const auto& [actions_fired, submitters, deleted_ray_jobs, job_backoffs] = value;
+    add_all(actions_fired, submitters, deleted_ray_jobs, job_backoffs);
   }
 
   // ---- pass_in_flight.h ----

@@ -16,16 +16,22 @@ constexpr std::string_view kComplete = "complete";
 constexpr std::string_view kFail = "fail";
 constexpr std::string_view kSyncStatus = "sync-status";
 constexpr std::string_view kCreatePod = "create-pod";
+constexpr std::string_view kReleaseOrphans = "release-orphan-pods";
 
 // A kind's uids are "uid-<kind>-<n>" from one counter per kind: shorter is older.
 bool uid_less(std::string_view a, std::string_view b) {
   return a.size() != b.size() ? a.size() < b.size() : a < b;
 }
 
+// When a failed Pod finished (getFinishedTime): its containers' latest finishedAt, else when its
+// deletion was asked for (the deletion timestamp less the grace period).
 std::int64_t finished_at_ms(const Pod& pod) {
   std::int64_t at = 0;
   for (const ContainerStatus& status : pod.status.container_statuses) {
     if (status.finished_at_ms) at = std::max(at, *status.finished_at_ms);
+  }
+  if (at == 0 && pod.metadata.deletion_timestamp_ms) {
+    at = *pod.metadata.deletion_timestamp_ms - pod.metadata.deletion_grace_period_seconds.value_or(0) * 1000;
   }
   return at;
 }
@@ -35,6 +41,7 @@ struct JobView {
   const Job* job = nullptr;
   int active = 0, succeeded = 0, failed = 0;
   std::int64_t last_failure_ms = 0;
+  std::vector<std::string> to_release;   // Pods counted now: their tracking finalizer goes
 
   int backoff_limit() const { return job->spec->backoff_limit.value_or(kDefaultJobBackoffLimit); }
   bool counters_differ() const {
@@ -59,7 +66,10 @@ bool is_managed(const Job& job) {
          !has_true_condition(job, "Failed");
 }
 
-JobView view_of(const ApiServer& api, const Job& job) {
+bool is_tracked(const Pod& pod) { return has_finalizer(pod.metadata, kJobTrackingFinalizer); }
+
+// Counted from the Pods alone: a Pod deleted before it was seen is forgotten (Kubernetes 1.23).
+JobView view_from_listed_pods(const ApiServer& api, const Job& job) {
   JobView view;
   view.job = &job;
   for (const Pod* pod : pods_of_job(api, job.metadata.namespace_, job.metadata.uid)) {
@@ -75,6 +85,77 @@ JobView view_of(const ApiServer& api, const Job& job) {
   return view;
 }
 
+// The status counters plus the Pods still holding the finalizer that have finished or are being
+// deleted (trackJobStatusAndRemoveFinalizers; a Pod being deleted that did not succeed counts as
+// failed, isPodFailed).
+// The backoff record of the Job with `job_uid`, if it has one.
+const JobBackoffRecord* backoff_record(const EnvironmentState& environment, std::string_view job_uid) {
+  for (const JobBackoffRecord& record : environment.job_backoffs) {
+    if (record.job_uid == job_uid) return &record;
+  }
+  return nullptr;
+}
+
+JobView view_from_finalizers(const World& world, const Job& job) {
+  JobView view;
+  view.job = &job;
+  view.succeeded = job.status.succeeded;
+  view.failed = job.status.failed;
+  if (const JobBackoffRecord* record = backoff_record(*world.environment, job.metadata.uid)) {
+    view.last_failure_ms = record->last_failure_ms;
+  }
+  for (const Pod* pod : pods_of_job(world.api, job.metadata.namespace_, job.metadata.uid)) {
+    const bool succeeded = pod->status.phase == "Succeeded";
+    const bool failed = !succeeded && (pod->status.phase == "Failed" || pod->metadata.deletion_timestamp_ms);
+    if (failed) view.last_failure_ms = std::max(view.last_failure_ms, finished_at_ms(*pod));
+    if (!succeeded && !failed) {
+      ++view.active;
+      continue;
+    }
+    if (!is_tracked(*pod)) continue;   // counted already
+    ++(succeeded ? view.succeeded : view.failed);
+    view.to_release.push_back(pod->metadata.name);
+  }
+  return view;
+}
+
+JobView view_of(const World& world, const Job& job, JobPodTracking tracking) {
+  return tracking == JobPodTracking::finalizers ? view_from_finalizers(world, job)
+                                                : view_from_listed_pods(world.api, job);
+}
+
+// Remembers the Job's last failure once its Pods are counted (JobPodTracking::finalizers).
+void record_backoff(StepContext& context, const JobView& view) {
+  const std::string& uid = view.job->metadata.uid;
+  const JobBackoffRecord* record = backoff_record(*context.world().environment, uid);
+  if (view.last_failure_ms == 0 || (record && record->last_failure_ms == view.last_failure_ms)) return;
+  std::vector<JobBackoffRecord>& records = context.world().environment.edit().job_backoffs;
+  if (!record) {
+    records.push_back({uid, view.last_failure_ms});
+    return;
+  }
+  for (JobBackoffRecord& each : records) {
+    if (each.job_uid == uid) each.last_failure_ms = view.last_failure_ms;
+  }
+}
+
+// A tracked Pod the Job controller no longer counts: its Job is gone (by uid), being deleted or
+// finished, or it has no Job owner left (orphaned by the garbage collector).
+bool is_orphan(const ApiServer& api, const Pod& pod) {
+  if (!is_tracked(pod)) return false;
+  const OwnerReference* owner = controller_owner(pod.metadata);
+  if (!owner || owner->kind != Kind::Job) return true;
+  const Job* job = api.find<Job>(pod.metadata.namespace_, owner->name);
+  return !job || job->metadata.uid != owner->uid || !is_managed(*job);
+}
+
+// Who an orphan's step is named by: its Job, else the Pod itself.
+std::string orphan_group(const Pod& pod) {
+  const OwnerReference* owner = controller_owner(pod.metadata);
+  return owner && owner->kind == Kind::Job ? object_ref(Kind::Job, pod.metadata.namespace_, owner->name)
+                                           : object_ref(Kind::Pod, pod.metadata.namespace_, pod.metadata.name);
+}
+
 // The work for one Job now, if any.
 std::string_view work_for(const JobView& view, std::int64_t now_ms) {
   if (view.succeeded > 0) return kComplete;
@@ -82,6 +163,12 @@ std::string_view work_for(const JobView& view, std::int64_t now_ms) {
   if (view.counters_differ()) return kSyncStatus;
   if (view.may_create_pod() && view.create_at_ms() <= now_ms) return kCreatePod;
   return {};
+}
+
+void remove_tracking_finalizer(LoggedApi& api, const std::string& namespace_, const std::string& pod_name) {
+  api.patch(Kind::Pod, namespace_, pod_name, [](Object& object) {
+    std::erase(meta(object).finalizers, std::string(kJobTrackingFinalizer));
+  });
 }
 
 JobCondition condition(std::string type, std::string reason, std::string message, std::int64_t now_ms) {
@@ -119,8 +206,13 @@ void JobController::enabled(const World& world, std::vector<ActorWork>& out) con
   for (const Object& object : world.api.objects(Kind::Job)) {
     const auto& job = std::get<Job>(object);
     if (!is_managed(job)) continue;
-    const std::string_view what = work_for(view_of(world.api, job), world.now_ms);
+    const std::string_view what = work_for(view_of(world, job, tracking_), world.now_ms);
     if (!what.empty()) out.push_back({std::string(what), object_ref(object), 0});
+  }
+  if (tracking_ != JobPodTracking::finalizers) return;
+  for (const Object& object : world.api.objects(Kind::Pod)) {
+    const auto& pod = std::get<Pod>(object);
+    if (is_orphan(world.api, pod)) add_work_once(out, kReleaseOrphans, orphan_group(pod));
   }
 }
 
@@ -129,7 +221,7 @@ std::optional<std::int64_t> JobController::next_timer_ms(const World& world) con
   for (const Object& object : world.api.objects(Kind::Job)) {
     const auto& job = std::get<Job>(object);
     if (!is_managed(job)) continue;
-    const JobView view = view_of(world.api, job);
+    const JobView view = view_of(world, job, tracking_);
     if (!view.may_create_pod()) continue;
     const std::int64_t at = view.create_at_ms();
     if (at > world.now_ms && (!next || at < *next)) next = at;
@@ -138,15 +230,23 @@ std::optional<std::int64_t> JobController::next_timer_ms(const World& world) con
 }
 
 void JobController::apply(const ActorWork& work, StepContext& context) const {
+  if (work.what == kReleaseOrphans) {
+    release_orphans(work, context);
+    return;
+  }
   ObjectRef ref;
   [[maybe_unused]] const bool ok = parse_object_ref(work.object, ref);
   assert(ok && ref.kind == Kind::Job && "rjsim bug: Job controller work names no Job");
   const Job* found = context.world().api.find<Job>(ref.namespace_, ref.name);
   assert(found && "rjsim bug: Job controller work for a Job that is gone");
   const Job job = *found;   // a copy: the writes below move the stored object
-  const JobView view = view_of(context.world().api, job);
+  const JobView view = view_of(context.world(), job, tracking_);
   const std::int64_t now = context.now_ms();
   LoggedApi api(context, std::string(name()));
+  // Counted Pods lose their finalizer before the status write that counts them
+  // (flushUncountedAndRemoveFinalizers), and before a terminal condition (kubernetes#119159).
+  for (const std::string& pod_name : view.to_release) remove_tracking_finalizer(api, ref.namespace_, pod_name);
+  if (!view.to_release.empty()) record_backoff(context, view);
 
   auto write_status = [&](const std::function<void(JobStatus&)>& edit) {
     api.patch_status(Kind::Job, ref.namespace_, ref.name, [&](Object& object) {
@@ -198,6 +298,7 @@ void JobController::apply(const ActorWork& work, StepContext& context) const {
       OwnerReference{"batch/v1", Kind::Job, job.metadata.name, job.metadata.uid, true, true});
   pod.spec.edit().containers = job.spec->template_.containers;
   pod.spec.edit().restart_policy = job.spec->template_.restart_policy;
+  if (tracking_ == JobPodTracking::finalizers) pod.metadata.finalizers.emplace_back(kJobTrackingFinalizer);
   // No status: the server drops it on create; the Pod is Pending until the kubelet starts it.
   Object object = std::move(pod);
   if (api.create(object).error) return;   // a taken name: the next step draws another suffix
@@ -205,6 +306,18 @@ void JobController::apply(const ActorWork& work, StepContext& context) const {
     status.active = view.active + 1;
     if (!status.start_time_ms) status.start_time_ms = now;
   });
+}
+
+void JobController::release_orphans(const ActorWork& work, StepContext& context) const {
+  std::vector<std::pair<std::string, std::string>> orphans;   // named first: each patch changes the store
+  for (const Object& object : context.world().api.objects(Kind::Pod)) {
+    const auto& pod = std::get<Pod>(object);
+    if (is_orphan(context.world().api, pod) && orphan_group(pod) == work.object) {
+      orphans.emplace_back(pod.metadata.namespace_, pod.metadata.name);
+    }
+  }
+  LoggedApi api(context, std::string(name()));
+  for (const auto& [namespace_, pod_name] : orphans) remove_tracking_finalizer(api, namespace_, pod_name);
 }
 
 }  // namespace rjsim::engine

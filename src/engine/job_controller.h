@@ -1,7 +1,7 @@
 // The batch Job controller as far as KubeRay's submitter Jobs use it (kubernetes-semantics §4.2,
 // simplified), acting on the API server's truth. For a Job that is not being deleted and has no
 // Complete or Failed condition, with active/succeeded/failed counted from its Pods (controller
-// ownerReference by uid):
+// ownerReference by uid) as the release's Kubernetes counts them (JobPodTracking):
 //  - a succeeded Pod: two status writes in one step, SuccessCriteriaMet then Complete=True
 //    (completionTime, lastTransitionTime now): the delayed terminal condition of 1.31+;
 //  - failed > backoffLimit (nil: 6): FailureTarget then Failed=True, reason BackoffLimitExceeded,
@@ -11,9 +11,19 @@
 //    job-name, a controller ownerReference to the Job and the template's containers, and write
 //    status.active and startTime. After f failed Pods the replacement waits 10 s * 2^(f-1), capped
 //    at 10 min, from the last failed Pod's finish time.
+// With JobPodTracking::finalizers (trackJobStatusAndRemoveFinalizers) each Pod is created with the
+// `batch.kubernetes.io/job-tracking` finalizer; status.succeeded and status.failed only grow: a Pod
+// is counted once, when it is Succeeded, Failed, or being deleted (then as failed, isPodFailed),
+// and its finalizer is removed in the same step, before the status write that counts it, so a
+// deleted Pod stays in the API until then. The finalizers of Pods whose Job is gone, being
+// deleted or finished are removed without counting (the orphan-Pod cleanup), one step per Job.
+// With JobPodTracking::listed_pods the counters are recomputed from the Pods listed.
 // Not modelled: completions/parallelism other than 1, activeDeadlineSeconds, podFailurePolicy,
-// pod finalizers and the uncounted-pods bookkeeping, the Job controller's own queue and its 1 s
-// batching (every change is handled in the next step), restartPolicy OnFailure.
+// the interim status.uncountedTerminatedPods write (KubeRay never reads it), the Job
+// controller's own queue and its 1 s batching (world.latency.jobController stands for both),
+// restartPolicy OnFailure, and its in-memory backoff record (podBackoffStore): the failure backoff
+// is measured from the failed Pods still in the API, so a failed Pod that is gone no longer delays
+// the replacement.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +37,7 @@ namespace rjsim::engine {
 inline constexpr std::int64_t kJobPodFailureBackoffMs = 10'000;       // DefaultJobPodFailureBackOff
 inline constexpr std::int64_t kJobMaxPodFailureBackoffMs = 600'000;   // MaxJobPodFailureBackOff
 inline constexpr int kDefaultJobBackoffLimit = 6;
+inline constexpr std::string_view kJobTrackingFinalizer = "batch.kubernetes.io/job-tracking";
 
 // The Pods whose controller ownerReference is the Job with `job_uid`, oldest first.
 std::vector<const Pod*> pods_of_job(const ApiServer& api, std::string_view namespace_,
@@ -37,7 +48,8 @@ bool has_true_condition(const Job& job, std::string_view type);
 
 class JobController final : public Actor {
  public:
-  explicit JobController(Latency latency = {}) : latency_(latency) {}
+  explicit JobController(JobPodTracking tracking = JobPodTracking::listed_pods, Latency latency = {})
+      : tracking_(tracking), latency_(latency) {}
   std::string_view name() const override { return "job-controller"; }
   ActorInputs inputs() const override { return ActorInputs::objects_of({Kind::Job, Kind::Pod}).and_clock(); }
   void enabled(const World& world, std::vector<ActorWork>& out) const override;
@@ -46,6 +58,9 @@ class JobController final : public Actor {
   Latency reaction_latency() const override { return latency_; }
 
  private:
+  void release_orphans(const ActorWork& work, StepContext& context) const;
+
+  JobPodTracking tracking_;
   Latency latency_;
 };
 

@@ -126,6 +126,13 @@ inline constexpr std::string_view kRayNodeTypeLabel = "ray.io/node-type";
 // A Pod no kubelet has started yet.
 inline bool is_pending(const Pod& pod) { return pod.status.phase.empty() || pod.status.phase == "Pending"; }
 
+// A Pod whose containers were stopped: deleted, and its grace period over (the kubelet's grace-0
+// delete, or never started). Finalizers may still hold the object in the API; while the grace
+// period runs, a deleted Pod's processes run on.
+inline bool containers_stopped(const Pod& pod) {
+  return pod.metadata.deletion_timestamp_ms && pod.metadata.deletion_grace_period_seconds.value_or(0) == 0;
+}
+
 struct ServicePort {
   std::string name;
   int port = 0;

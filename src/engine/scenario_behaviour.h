@@ -20,6 +20,18 @@ enum class RayClusterReadiness : std::uint8_t {
   desired_pods_ready,  // v1.7.0: as many Pods as desired workers + 1, all Running and Ready
 };
 
+// How the batch Job controller of the Kubernetes a release runs on counts a Job's Pods
+// (kubernetes-semantics §4.2; KEP-2307 "Job tracking without lingering Pods"). The model of the
+// release chooses (ReleaseEnvironment), after the kind node image of the release's own CI.
+enum class JobPodTracking : std::uint8_t {
+  // Kubernetes 1.23 (JobTrackingWithFinalizers off by default from 1.23.6 on, kubernetes#109487):
+  // the counters are recomputed from the Pods listed; a deleted Pod is forgotten.
+  listed_pods,
+  // Kubernetes >= 1.26 (the gate GA, kubernetes#113510): each Pod carries the
+  // `batch.kubernetes.io/job-tracking` finalizer until the controller has counted it.
+  finalizers,
+};
+
 // The timeline of a RayCluster's Pods from the cluster's creation, which the kubelet follows
 // (kubelet.h): the head Pod Running at headReadyAfter - runningBeforeReady and Ready at
 // headReadyAfter; the worker Pods, created at readyAfter, Running and Ready then. Each release's

@@ -85,10 +85,12 @@ int sidecar_index(const Pod& pod) {
   return -1;
 }
 
-// A Pod the submitter runs: owned by a Job, or a head Pod with the sidecar; not being deleted.
+// A Pod the submitter runs: owned by a Job, or a head Pod with the sidecar; its containers not
+// stopped (a deleted Pod's process runs through its grace period: `sh -c` as PID 1 ignores SIGTERM,
+// so `ray job submit` may still submit).
 bool is_submitter_pod(const Pod& pod) {
   const OwnerReference* owner = controller_owner(pod.metadata);
-  return owner && (owner->kind == Kind::Job || sidecar_index(pod) >= 0) && !pod.metadata.deletion_timestamp_ms;
+  return owner && (owner->kind == Kind::Job || sidecar_index(pod) >= 0) && !containers_stopped(pod);
 }
 
 // A sidecar that exited: its container terminated while the head Pod runs on.

@@ -35,8 +35,9 @@ SearchBounds search_bounds(const engine::FaultBudget& faults) {
   sort_dimension(bounds, "timeTravel", faults.time_travel(), fmt::format("{{maxRewind: {}}}", faults.max_rewind));
   sort_dimension(bounds, "latency", faults.latency);
   sort_dimension(bounds, "interleaveCalls", faults.interleave_calls);
-  // Issue 28's time model, as far as it is not built (docs/design.md, "Contract not yet built").
-  bounds.not_modelled = {"the job-tracking finalizer"};
+  // What a real cluster does that the simulated one cannot (docs/design.md, "Contract not yet
+  // built"): a search that completes covered none of it.
+  bounds.not_modelled = {"Pods that fail or restart on their own (evictions, node loss, container restarts)"};
   return bounds;
 }
 

@@ -30,10 +30,11 @@ namespace scenario_run_detail {
 
 // The environment of a scenario: every actor, built from its `world:` and `actions:`.
 struct Environment {
-  Environment(const Scenario& scenario, RayClusterReadiness readiness)
+  Environment(const Scenario& scenario, const ReleaseEnvironment& release)
       : ray(scenario.world.dashboard, scenario.world.ray, scenario.world.ray_cluster.head_ready_ms()),
-        raycluster_controller(scenario.world.ray_cluster, readiness, scenario.world.latency.ray_cluster_controller),
-        job_controller(scenario.world.latency.job_controller),
+        raycluster_controller(scenario.world.ray_cluster, release.ray_cluster_readiness,
+                              scenario.world.latency.ray_cluster_controller),
+        job_controller(release.job_pod_tracking, scenario.world.latency.job_controller),
         kubelet(scenario.world.ray_cluster, scenario.world.latency.kubelet),
         submitter(scenario.world.submitter, &ray, scenario.world.latency.kubelet),
         user(scenario.actions, &ray),
@@ -237,7 +238,7 @@ std::optional<std::string> unsupported_fault(const Scenario& scenario, const Con
 // The model, and the actors built from the scenario (they read the model's release).
 struct ScenarioRunner::Parts {
   Parts(const Scenario& scenario, std::unique_ptr<Controller> controller)
-      : model(std::move(controller)), environment(scenario, model->environment().ray_cluster_readiness) {}
+      : model(std::move(controller)), environment(scenario, model->environment()) {}
   std::unique_ptr<Controller> model;
   Environment environment;
 };

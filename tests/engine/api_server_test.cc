@@ -678,7 +678,7 @@ TEST_CASE("a Running Pod is deleted gracefully: it stays with deletionTimestamp 
   CHECK(graceful.watch_type == WatchType::Modified);
   const Pod* stopping = api.find<Pod>(kNamespace, "head");
   REQUIRE(stopping != nullptr);
-  CHECK(stopping->metadata.deletion_timestamp_ms == kDeletedAt);
+  CHECK(stopping->metadata.deletion_timestamp_ms == kDeletedAt + 30'000);   // when the grace period ends
   CHECK(stopping->metadata.deletion_grace_period_seconds == 30);
 
   // Another delete without a shorter grace period is no news.
@@ -688,6 +688,27 @@ TEST_CASE("a Running Pod is deleted gracefully: it stays with deletionTimestamp 
   const WriteOutcome stopped = api.remove(Kind::Pod, kNamespace, "head", Propagation::background, kDeletedAt + 5, 0);
   CHECK(stopped.watch_type == WatchType::Deleted);
   CHECK(api.find<Pod>(kNamespace, "head") == nullptr);
+}
+
+TEST_CASE("a shorter grace period moves the deletion timestamp back; a finalizer then holds the stopped Pod") {
+  ApiServer api;
+  api.set_pod_termination_grace_period_seconds(30);
+  Object held = pod("held");
+  meta(held).finalizers = {"batch.kubernetes.io/job-tracking"};
+  created(api, held);
+  REQUIRE(api.patch_status(Kind::Pod, kNamespace, "held",
+                           [](Object& object) { std::get<Pod>(object).status.phase = "Running"; }, kCreatedAt)
+              .changed);
+  REQUIRE(api.remove(Kind::Pod, kNamespace, "held", Propagation::background, kDeletedAt).changed);
+  const WriteOutcome stopped = api.remove(Kind::Pod, kNamespace, "held", Propagation::background, kDeletedAt + 5, 0);
+  CHECK(stopped.watch_type == WatchType::Modified);
+  const Pod* stopping = api.find<Pod>(kNamespace, "held");
+  REQUIRE(stopping != nullptr);
+  CHECK(stopping->metadata.deletion_timestamp_ms == kDeletedAt);
+  CHECK(stopping->metadata.deletion_grace_period_seconds == 0);
+  // Removing the finalizer then deletes it.
+  CHECK(api.patch(Kind::Pod, kNamespace, "held", [](Object& object) { meta(object).finalizers.clear(); }, kDeletedAt + 6)
+            .watch_type == WatchType::Deleted);
 }
 
 TEST_CASE("a Pod that does not run (Pending, Succeeded) or a server without a grace period deletes at once") {

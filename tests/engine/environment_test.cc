@@ -81,21 +81,30 @@ Job make_submitter_job(std::string_view submission_id, int backoff_limit = 2) {
 // A world with every environment actor and a controller that does nothing.
 class Harness {
  public:
+  // `stops_deleted_pods` false: no actor stops a deleted Pod's containers, so its grace period
+  // never ends (as if the chooser took the longest delay).
   explicit Harness(WorldBehaviour behaviour = {}, std::vector<Action> scenario_actions = {},
-                   RayClusterReadiness readiness = RayClusterReadiness::listed_pods_ready)
+                   RayClusterReadiness readiness = RayClusterReadiness::listed_pods_ready,
+                   JobPodTracking tracking = JobPodTracking::listed_pods, bool stops_deleted_pods = true)
       : actions(std::move(scenario_actions)),
         ray(behaviour.dashboard, behaviour.ray, behaviour.ray_cluster.head_ready_ms()),
         clusters(behaviour.ray_cluster, readiness),
         kubelet(behaviour.ray_cluster),
+        jobs(tracking),
         submitter(behaviour.submitter, &ray),
         user(actions, &ray),
         pod_termination(behaviour.pods.termination_grace_period_ms),
         controller([](const Request&, Clients&) { return ReconcileResult::done(); }),
         chooser(1),
-        sim(Simulation::initial_world(controller), controller,
-            {&user, &clusters, &jobs, &kubelet, &submitter, &ray, &gc, &pod_termination}, chooser, sink) {
+        sim(Simulation::initial_world(controller), controller, actors(stops_deleted_pods), chooser, sink) {
     sim.set_dashboard(&ray);
     sim.mutable_world().api.set_pod_termination_grace_period_seconds(behaviour.pods.termination_grace_period_ms / 1000);
+  }
+
+  std::vector<const Actor*> actors(bool stops_deleted_pods) const {
+    std::vector<const Actor*> all{&user, &clusters, &jobs, &kubelet, &submitter, &ray, &gc};
+    if (stops_deleted_pods) all.push_back(&pod_termination);
+    return all;
   }
 
   const World& world() const { return sim.world(); }
@@ -112,11 +121,12 @@ class Harness {
       });
     });
   }
-  void remove(Kind kind, std::string_view name) {
+  void remove(Kind kind, std::string_view name, Propagation propagation = Propagation::background) {
     sim.run_as_step([&](StepContext& context) {
-      LoggedApi(context, "user").remove(kind, kNamespace, name, Propagation::background);
+      LoggedApi(context, "user").remove(kind, kNamespace, name, propagation);
     });
   }
+  const Pod* pod(std::string_view name) const { return world().api.find<Pod>(kNamespace, name); }
 
   // Runs every step due up to `t_ms`, then sets the clock to `t_ms` (nothing is due between).
   void run_until(std::int64_t t_ms) {
@@ -662,6 +672,100 @@ TEST_CASE("attempts beyond backoffLimit fail the Job: FailureTarget, then Failed
   CHECK(job.status.conditions[1].last_transition_time_ms == 36'000);
   CHECK(job.status.failed == 3);
   CHECK(h.world().ray->heads[0].jobs.empty());
+}
+
+// ---- the job-tracking finalizer (Kubernetes >= 1.26, kuberay-1.7's JobPodTracking) ----
+
+TEST_CASE("job tracking: a submitter Pod holds the finalizer until the Job controller counts it, just before Complete") {
+  Harness h(ready_at_once(), {}, RayClusterReadiness::listed_pods_ready, JobPodTracking::finalizers);
+  h.ready_cluster(0);
+  h.create(make_submitter_job("demo-xyz"));
+  h.run_until(0);
+  REQUIRE(h.pods().size() == 1);
+  const std::string name = h.pods()[0]->metadata.name;
+  CHECK(h.pod(name)->metadata.finalizers == std::vector<std::string>{std::string(kJobTrackingFinalizer)});
+  h.run_until(33'999);
+  CHECK(h.pod(name)->metadata.finalizers.size() == 1);   // running: not counted yet
+  h.run_until(34'000);
+  CHECK(h.pod(name)->status.phase == "Succeeded");
+  CHECK(h.pod(name)->metadata.finalizers.empty());
+  CHECK(has_true_condition(*h.job(), "Complete"));
+  CHECK(h.job()->status.succeeded == 1);
+  // The finalizer goes in the step that counts the Pod, before the Job's status writes.
+  std::vector<std::string> writes;
+  for (const Event& event : h.sink.events) {
+    if (event.actor == "job-controller" && event.at_ms == 34'000) writes.push_back(event.type + " " + event.object);
+  }
+  CHECK(writes == std::vector<std::string>{"api.patch Pod/default/" + name, "api.patch_status Job/default/demo",
+                                           "api.patch_status Job/default/demo"});
+}
+
+TEST_CASE("job tracking: a Pod deleted while it runs is counted failed and replaced; without it, forgotten") {
+  for (const JobPodTracking tracking : {JobPodTracking::finalizers, JobPodTracking::listed_pods}) {
+    CAPTURE(static_cast<int>(tracking));
+    Harness h(ready_at_once(), {}, RayClusterReadiness::listed_pods_ready, tracking);
+    h.ready_cluster(0);
+    h.create(make_submitter_job("demo-xyz"));
+    h.run_until(5'000);
+    const std::string first = h.pods().at(0)->metadata.name;
+    h.remove(Kind::Pod, first);
+    h.run_until(5'000);
+    CHECK(h.pod(first) == nullptr);   // stopped, counted, gone
+    if (tracking == JobPodTracking::finalizers) {
+      CHECK(h.job()->status.failed == 1);
+      CHECK(h.pods().empty());         // the replacement waits for the 10 s failure backoff
+      h.run_until(14'999);
+      CHECK(h.pods().empty());
+      h.run_until(15'000);
+      CHECK(h.pods().size() == 1);
+    } else {
+      CHECK(h.job()->status.failed == 0);
+      CHECK(h.pods().size() == 1);     // replaced at once: nothing failed as far as it counts
+    }
+  }
+}
+
+TEST_CASE("job tracking: the Pods of a deleted Job lose the finalizer, orphaned or deleted, and do not linger") {
+  Harness h(ready_at_once(), {}, RayClusterReadiness::listed_pods_ready, JobPodTracking::finalizers);
+  h.ready_cluster(0);
+  h.create(make_submitter_job("demo-xyz"));
+  h.run_until(5'000);
+  const std::string name = h.pods().at(0)->metadata.name;
+  SUBCASE("background: the garbage collector deletes the Pod, which goes once stopped and released") {
+    h.remove(Kind::Job, "demo", Propagation::background);
+    h.run_until(5'000);
+    CHECK(h.pod(name) == nullptr);
+  }
+  SUBCASE("orphan (a batch/v1 Job's default): the Pod runs on, without owner and without the finalizer") {
+    h.remove(Kind::Job, "demo", Propagation::orphan);
+    h.run_until(5'000);
+    REQUIRE(h.job() == nullptr);
+    REQUIRE(h.pod(name) != nullptr);
+    CHECK(h.pod(name)->metadata.owner_references.empty());
+    CHECK(h.pod(name)->metadata.finalizers.empty());
+    CHECK(h.pod(name)->status.phase == "Running");
+  }
+}
+
+TEST_CASE("a deleted submitter Pod runs through its grace period: it still submits, and exits with the Ray job") {
+  Harness h(ready_at_once(), {}, RayClusterReadiness::listed_pods_ready, JobPodTracking::finalizers,
+            /*stops_deleted_pods=*/false);
+  h.ready_cluster(0);
+  h.create(make_submitter_job("demo-xyz"));
+  h.run_until(0);
+  const std::string name = h.pods().at(0)->metadata.name;
+  h.run_until(1'999);
+  while (h.pod(name)->status.phase != "Running") h.sim.step();   // started, not yet submitted
+  REQUIRE(h.world().ray->heads[0].jobs.empty());
+  h.remove(Kind::Job, "demo", Propagation::background);          // KubeRay's deleteSubmitterJob
+  h.run_until(2'000);
+  REQUIRE(h.pod(name) != nullptr);
+  CHECK(h.pod(name)->metadata.deletion_timestamp_ms == 32'000);   // when the grace period ends
+  CHECK(h.pod(name)->metadata.deletion_grace_period_seconds == 30);
+  REQUIRE(h.world().ray->heads[0].jobs.size() == 1);   // `sh -c` ignores SIGTERM: the submit goes out
+  CHECK(h.world().ray->heads[0].jobs[0].submitted_by == "submitter/" + name);
+  h.run_until(34'000);
+  CHECK(h.pod(name)->status.phase == "Succeeded");
 }
 
 TEST_CASE("a failing attempt with failAfter submits, then exits 1 while the Ray job runs") {

@@ -864,6 +864,8 @@ ReleaseEnvironment RayJobReconciler::environment() const {
   environment.initial_list_is_consistent = true;
   // The v1.7.0 RayCluster controller waits for every desired Pod, Running and Ready (§1.12).
   environment.ray_cluster_readiness = RayClusterReadiness::desired_pods_ready;
+  // Its e2e tests run on kind nodes v1.29.0 and later: Job Pods carry the tracking finalizer.
+  environment.job_pod_tracking = JobPodTracking::finalizers;
   environment.dashboard_timeout_ms = 2'000;   // 2 s without UseKubernetesProxy (reference §1.3)
   return environment;
 }
