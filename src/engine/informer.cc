@@ -40,6 +40,13 @@ std::size_t Informer::pending_pops(const std::vector<WatchEvent>& log) const {
   return keys;
 }
 
+std::size_t Informer::pending_catch_up_events(const std::vector<WatchEvent>& log) const {
+  if (!catching_up()) return 0;
+  return static_cast<std::size_t>(std::count_if(pending_.begin(), pending_.end(), [&](std::size_t position) {
+    return log[position].resource_version <= rewound_until_;
+  }));
+}
+
 std::vector<ObjectVersion>::iterator Informer::find_slot(std::string_view namespace_,
                                                   std::string_view name) {
   return std::lower_bound(cache_.begin(), cache_.end(), 0, [&](const Object& o, int) {

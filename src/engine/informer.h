@@ -71,6 +71,9 @@ class Informer {
   // read the rewound cache whether or not stale reads are allowed (DESIGN §1.1).
   void mark_rewound(std::int64_t resource_version) { rewound_until_ = resource_version; }
   bool catching_up() const { return last_sync_resource_version_ < rewound_until_; }
+  // Pending events the dead process had already seen (rv up to mark_rewound's): a read may leave
+  // them unapplied, stale reads allowed or not.
+  std::size_t pending_catch_up_events(const std::vector<WatchEvent>& log) const;
 
   // ---- the cache (indexer) ----
   const Object* get(std::string_view namespace_, std::string_view name) const;

@@ -44,7 +44,9 @@ void ReconcileContext::advance_before_read(Kind kind) {
   World& world = context_.world();
   receive_watch_events(world, kind);
   const Informer* informer = world.informer(kind);
-  const std::size_t bound = static_cast<std::size_t>(faults_.max_lag);
+  // Lag within faults.staleReads, plus, after a rewound relist, what the dead process had seen.
+  const std::size_t bound =
+      static_cast<std::size_t>(faults_.max_lag) + informer->pending_catch_up_events(world.api.watch_log(kind));
   while (informer->pending_events() > bound) {
     deliver_one(context_, watches_, kind);
     informer = world.informer(kind);   // the delivery may have given the world a copy of its own

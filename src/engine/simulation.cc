@@ -77,6 +77,20 @@ void reuse_as(Step& step, StepKind kind) {
 
 }  // namespace
 
+std::vector<std::int64_t> relist_points(const std::vector<WatchEvent>& log, std::int64_t head,
+                                        std::int64_t reached, int max_rewind) {
+  std::vector<std::int64_t> points = {head};
+  if (!log.empty() && log.back().resource_version > reached && reached != head) points.push_back(reached);
+  int rewound = 0;
+  for (auto it = log.rbegin(); it != log.rend() && rewound < max_rewind; ++it) {
+    if (it->resource_version > reached) continue;
+    const std::int64_t before = it->resource_version - 1;
+    if (before != points.back()) points.push_back(before);
+    ++rewound;
+  }
+  return points;
+}
+
 World Simulation::initial_world(const Controller& controller) {
   const ReleaseEnvironment environment = controller.environment();
   const Watches& watches = controller.watches();
@@ -613,17 +627,10 @@ void Simulation::restart(StepContext& context) {
     // A relist at "0" may be served by a lagging apiserver: any revision up to where the dead
     // process had got to (time travel, §1.7, §7.2 item 9); the head otherwise.
     const std::int64_t reached = informer.last_sync_resource_version();
-    std::vector<std::int64_t> points = {head};
-    if (faults_.time_travel()) {
-      const std::vector<WatchEvent>& log = world_.api.watch_log(informer.kind());
-      const std::size_t most = 1 + static_cast<std::size_t>(faults_.max_rewind);
-      for (auto it = log.rbegin(); it != log.rend() && points.size() < most; ++it) {
-        if (it->resource_version <= informer.last_sync_resource_version() &&
-            it->resource_version != points.back()) {
-          points.push_back(it->resource_version);
-        }
-      }
-    }
+    const std::vector<std::int64_t> points =
+        faults_.time_travel()
+            ? relist_points(world_.api.watch_log(informer.kind()), head, reached, faults_.max_rewind)
+            : std::vector<std::int64_t>{head};
     const std::int64_t at = points[context.decide(ChoicePoint::relist_point, points.size(),
                                                   to_string(informer.kind()))];
     const std::vector<Notification> listed = informer.relist(world_.api, at);

@@ -95,6 +95,15 @@ std::string_view to_string(RunEnd end);
 // A step of such a kind with no other step enabled makes no decision at all.
 bool may_decide_within(StepKind kind);
 
+// Where a restarted process's first list of a kind may be served from, with faults.timeTravel
+// (kubernetes-semantics §1.7, §7.2 item 9): the head first (the fault-free choice); then, if the
+// kind changed since the dead process's cursor `reached`, the cursor; then the revision just
+// before each of the last `max_rewind` events of the kind at or before the cursor, newest first,
+// so that rewinding k events leaves out the last k (and rewinding every event of a kind lists
+// none of its objects). `log` is the kind's watch log, in revision order.
+std::vector<std::int64_t> relist_points(const std::vector<WatchEvent>& log, std::int64_t head,
+                                        std::int64_t reached, int max_rewind);
+
 // Checks (src/checks) observe each step through this; they must not change anything.
 class StepObserver {
  public:

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <span>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -157,6 +158,71 @@ TEST_CASE("time does not pass while an informer catches up after time travel") {
   CHECK(steps.front().kind == StepKind::deliver);
   CHECK(simulation.world().process.queue.next_timer_ms().has_value());
   CHECK(controller.reconciles > 0);
+}
+
+TEST_CASE("rewinding k events leaves out the last k; rewinding every event of a kind lists none of its objects") {
+  // A log of three events at revisions 4, 7 and 9; the dead process had seen up to 9.
+  std::vector<rjsim::engine::WatchEvent> log(3);
+  log[0].resource_version = 4;
+  log[1].resource_version = 7;
+  log[2].resource_version = 9;
+  using rjsim::engine::relist_points;
+  CHECK(relist_points(log, 12, 9, 3) == std::vector<std::int64_t>{12, 8, 6, 3});
+  CHECK(relist_points(log, 12, 9, 1) == std::vector<std::int64_t>{12, 8});
+  // The kind changed after the dead process's cursor: the cursor itself is a point of its own.
+  CHECK(relist_points(log, 12, 7, 2) == std::vector<std::int64_t>{12, 7, 6, 3});
+
+  IdleController controller;
+  OldestRelistChooser chooser;
+  rjsim::events::MemorySink sink;
+  FaultBudget faults;
+  faults.max_rewind = 3;
+  Simulation simulation(Simulation::initial_world(controller), controller, {}, chooser, sink, faults);
+  create_and_change(simulation, 1);   // two events: the oldest point is before the RayJob existed
+  crash_and_restart(simulation);
+  CHECK(chooser.relist_options.front() == 3);
+  CHECK(rayjob_informer(simulation).cached().empty());
+  CHECK(rayjob_informer(simulation).catching_up());
+}
+
+TEST_CASE("without stale reads, a reconcile reads the rewound object, not the head, until its catch-up is applied") {
+  // The reconcile reads the RayJob and records the status message it saw.
+  std::vector<std::string> seen;
+  rjsim::testing::LambdaController controller(
+      [&seen](const rjsim::engine::Request& request, rjsim::engine::Clients& clients) {
+        rjsim::engine::Error error;
+        const Object* cached = clients.kube.read(Kind::RayJob, request.namespace_, request.name, error);
+        seen.push_back(cached ? std::get<RayJob>(*cached).status.message : "<not found>");
+        return rjsim::engine::ReconcileResult::done();
+      },
+      rjsim::engine::ReleaseEnvironment{}, {});
+  // Relists rewind the most, reads leave every catch-up event unapplied, reconciles run first.
+  class HoldingChooser final : public Chooser {
+   public:
+    std::uint64_t choose(ChoicePoint point, std::uint64_t options) override {
+      if (point == ChoicePoint::relist_point || point == ChoicePoint::cache_advance) return options - 1;
+      return 0;
+    }
+    std::uint64_t choose_step(std::span<const rjsim::engine::StepOption> steps) override {
+      for (std::size_t i = 0; i < steps.size(); ++i) {
+        if (steps[i].kind == StepKind::reconcile || steps[i].kind == StepKind::notify) return i;
+      }
+      return 0;
+    }
+  } chooser;
+  rjsim::events::MemorySink sink;
+  FaultBudget faults;
+  faults.max_rewind = 2;
+  REQUIRE(faults.max_lag == 0);
+  Simulation simulation(Simulation::initial_world(controller), controller, {}, chooser, sink, faults,
+                        rjsim::engine::Limits{.steps = 1'000, .time_ms = 60'000});
+  create_and_change(simulation, 3);   // messages "change 0" .. "change 2"
+  REQUIRE(!seen.empty());
+  CHECK(seen.back() == "change 2");
+  seen.clear();
+  crash_and_restart(simulation);
+  while (seen.empty()) REQUIRE(simulation.step());
+  CHECK(seen.front() == "change 0");   // two events back: without "change 1" and "change 2"
 }
 
 TEST_CASE("a relist at the head is not time travel: deliveries after it stay urgent") {

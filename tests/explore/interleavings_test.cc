@@ -11,6 +11,7 @@
 #include "engine/scenario.h"
 #include "engine/scenario_loader.h"
 #include "explore/exhaustive.h"
+#include "explore/explorer.h"
 #include "explore/scenario_run.h"
 
 namespace rjsim::explore {
@@ -134,6 +135,31 @@ TEST_CASE("the v1.7.0 SidecarMode retry e2e test ends Failed/AppFailed after thr
     if (final.job_deployment_status == "Failed" && final.reason == "AppFailed" && final.failed == 3) ++app_failed;
   }
   CHECK(app_failed > 0);
+}
+
+TEST_CASE("time travel alone: a restarted v1.1.0 whose first lists are served stale re-creates a suspended "
+          "RayJob's cluster, or suspends without deleting; without timeTravel neither happens") {
+  const engine::Scenario scenario = interleaving("v11-suspend-after-rewound-relist.yaml");
+  REQUIRE(scenario.faults.time_travel());
+  REQUIRE(scenario.faults.max_lag == 0);   // no staleReads: the rewound relist alone
+  const ExhaustiveReport found = explore_exhaustively(scenario, ExhaustiveOptions{});
+  REQUIRE(!found.failures.empty());
+  REQUIRE(!found.failures.front().report.violations.empty());
+  CHECK(found.failures.front().report.violations.front().invariant == "single-cluster");
+
+  ExploreOptions random;
+  random.strategy = Strategy::random;
+  random.runs = 2000;
+  random.shrink_runs = 0;
+  const ExploreReport suspended = explore(scenario, random);
+  REQUIRE_FALSE(suspended.findings.empty());
+  CHECK(suspended.findings.front().invariant == "suspended-is-clean");
+
+  engine::Scenario without = scenario;
+  without.faults.max_rewind = 0;
+  const ExhaustiveReport complete = explore_exhaustively(without, ExhaustiveOptions{});
+  CHECK(complete.complete);
+  CHECK(complete.failures.empty());
 }
 
 }  // namespace interleavings_test
