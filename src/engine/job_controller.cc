@@ -85,9 +85,6 @@ JobView view_from_listed_pods(const ApiServer& api, const Job& job) {
   return view;
 }
 
-// The status counters plus the Pods still holding the finalizer that have finished or are being
-// deleted (trackJobStatusAndRemoveFinalizers; a Pod being deleted that did not succeed counts as
-// failed, isPodFailed).
 // The backoff record of the Job with `job_uid`, if it has one.
 const JobBackoffRecord* backoff_record(const EnvironmentState& environment, std::string_view job_uid) {
   for (const JobBackoffRecord& record : environment.job_backoffs) {
@@ -96,6 +93,9 @@ const JobBackoffRecord* backoff_record(const EnvironmentState& environment, std:
   return nullptr;
 }
 
+// The status counters plus the Pods still holding the finalizer that have finished or are being
+// deleted (trackJobStatusAndRemoveFinalizers; a Pod being deleted that did not succeed counts as
+// failed, isPodFailed).
 JobView view_from_finalizers(const World& world, const Job& job) {
   JobView view;
   view.job = &job;
@@ -130,12 +130,12 @@ void record_backoff(StepContext& context, const JobView& view) {
   const JobBackoffRecord* record = backoff_record(*context.world().environment, uid);
   if (view.last_failure_ms == 0 || (record && record->last_failure_ms == view.last_failure_ms)) return;
   std::vector<JobBackoffRecord>& records = context.world().environment.edit().job_backoffs;
-  if (!record) {
+  const auto it = std::find_if(records.begin(), records.end(),
+                               [&](const JobBackoffRecord& each) { return each.job_uid == uid; });
+  if (it == records.end()) {
     records.push_back({uid, view.last_failure_ms});
-    return;
-  }
-  for (JobBackoffRecord& each : records) {
-    if (each.job_uid == uid) each.last_failure_ms = view.last_failure_ms;
+  } else {
+    it->last_failure_ms = view.last_failure_ms;
   }
 }
 

@@ -80,7 +80,7 @@ void reuse_as(Step& step, StepKind kind) {
 std::vector<std::int64_t> relist_points(const std::vector<WatchEvent>& log, std::int64_t head,
                                         std::int64_t reached, int max_rewind) {
   std::vector<std::int64_t> points = {head};
-  if (!log.empty() && log.back().resource_version > reached && reached != head) points.push_back(reached);
+  if (!log.empty() && log.back().resource_version > reached) points.push_back(reached);
   int rewound = 0;
   for (auto it = log.rbegin(); it != log.rend() && rewound < max_rewind; ++it) {
     if (it->resource_version > reached) continue;
