@@ -9,8 +9,10 @@ namespace {
 
 constexpr std::string_view kStopPods = "stop-pods";
 
-bool is_stopping(const ObjectMeta& meta) {
-  return meta.deletion_timestamp_ms && meta.deletion_grace_period_seconds.value_or(0) > 0;
+// A Pod deleted while it ran whose containers have not stopped yet (objects.h).
+bool is_stopping(const Object& object) {
+  const auto& pod = std::get<Pod>(object);
+  return pod.metadata.deletion_timestamp_ms && !containers_stopped(pod);
 }
 
 // Who a stopping Pod's step is named by: its controller owner, else the Pod itself.
@@ -24,7 +26,7 @@ std::string group_of(const Object& object) {
 
 void PodTermination::enabled(const World& world, std::vector<ActorWork>& out) const {
   for (const Object& object : world.api.objects(Kind::Pod)) {
-    if (!is_stopping(meta(object))) continue;
+    if (!is_stopping(object)) continue;
     add_work_once(out, kStopPods, group_of(object));
   }
 }
@@ -33,7 +35,7 @@ void PodTermination::apply(const ActorWork& work, StepContext& context) const {
   assert(work.what == kStopPods && "rjsim bug: unknown Pod termination work");
   std::vector<std::pair<std::string, std::string>> stopped;   // named first: each delete changes the store
   for (const Object& object : context.world().api.objects(Kind::Pod)) {
-    if (is_stopping(meta(object)) && group_of(object) == work.object) {
+    if (is_stopping(object) && group_of(object) == work.object) {
       stopped.emplace_back(meta(object).namespace_, meta(object).name);
     }
   }
