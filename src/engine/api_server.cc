@@ -143,13 +143,14 @@ const ObjectVersion* ApiServer::find_version(Kind kind, std::string_view namespa
 
 void ApiServer::append_watch(WatchType type, const ObjectVersion& version) {
   const int kind = kind_index(kind_of(*version));
-  const WatchEvent& event =
-      watch_logs_[kind].edit().emplace_back(WatchEvent{meta(*version).resource_version, type, version});
+  WatchEvent event{meta(*version).resource_version, type, version};
   if (takes_digests_) {
     watch_log_digests_[kind] = extend_watch_log_digest(watch_log_digests_[kind], event);
   } else {
     ++watch_log_digests_[kind].low;   // the count of its events (api_server.h)
   }
+  if (!keeps_watch_objects_[kind]) event.object = ObjectVersion();   // digested above, then dropped
+  watch_logs_[kind].edit().push_back(std::move(event));
 }
 
 void ApiServer::erase(Kind kind, const ObjectMeta& m) {

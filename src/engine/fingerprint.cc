@@ -252,7 +252,7 @@ class Fingerprinter {
   }
   void add(const ApiServer& value) {
     const auto& [objects, watch_logs, watch_log_digests, resource_version, next_uid, takes_digests,
-                 pod_termination_grace_period_seconds] = value;
+                 keeps_watch_objects, pod_termination_grace_period_seconds] = value;
     assert(takes_digests && "rjsim bug: a fingerprint of a world whose API server takes no digests");
     for (std::size_t kind = 0; kind < objects.size(); ++kind) add_part(objects[kind], memo_->objects_[kind]);
     // The logs through the digests the server extends as it appends to them: hashing the logs
@@ -261,6 +261,8 @@ class Fingerprinter {
     for (const Hash128& digest : watch_log_digests) add_digest(digest);
     // Not the resourceVersion counter: see add_resource_version().
     static_cast<void>(resource_version);
+    // Not which logs keep their versions: a run's setting, the same for every world it makes.
+    static_cast<void>(keeps_watch_objects);
     add_all(next_uid, pod_termination_grace_period_seconds);
   }
 

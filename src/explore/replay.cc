@@ -151,6 +151,7 @@ ReplayReport replay_run(const RecordedRun& recorded, const std::vector<events::E
   options.sinks = sinks;
   options.sinks.push_back(&comparing);
   options.observers = observers;
+  options.full_watch_logs = !observers.empty();   // an observer may read any kind's log (kubectl export)
 
   ReplayReport report;
   report.run = run_scenario(scenario, options);

@@ -59,7 +59,8 @@ struct ReplayReport {
 };
 
 // Replays `recorded`; the replayed events also go to `sinks` (to store the replay, say), and
-// `observers` see the world after each step (to export its watch logs, say).
+// `observers` see the world after each step (to export its watch logs, say: with observers,
+// every kind's watch log keeps its versions, RunOptions::full_watch_logs).
 ReplayReport replay_run(const RecordedRun& recorded, const std::vector<events::EventSink*>& sinks = {},
                         const std::vector<engine::StepObserver*>& observers = {});
 

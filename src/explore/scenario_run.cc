@@ -201,6 +201,9 @@ FinalState final_state_of(const World& world, const RayJob& wanted) {
 World initial_world(const Scenario& scenario, const Controller& model, const RunOptions& options) {
   World world = Simulation::initial_world(model);
   world.api.take_digests(options.fingerprintable);
+  for (Kind kind : kAllKinds) {
+    if (!options.full_watch_logs && world.informer(kind) == nullptr) world.api.keep_watch_objects(kind, false);
+  }
   world.api.set_pod_termination_grace_period_seconds(scenario.world.pods.termination_grace_period_ms / 1000);
   return world;
 }

@@ -853,6 +853,38 @@ TEST_CASE("a server that takes no digests stores and announces the same objects"
   CHECK(with_digests.objects(Kind::RayJob)[0].has_digest());
 }
 
+TEST_CASE("a watch log that keeps no objects keeps each event's resourceVersion, type and digest") {
+  auto writes = [](ApiServer& api) {
+    created(api, rayjob());
+    created(api, pod());
+    api.patch(Kind::Pod, kNamespace, "pod", [](Object& o) { meta(o).labels.edit()["team"] = "ray"; }, kCreatedAt);
+    api.remove(Kind::Pod, kNamespace, "pod", Propagation::background, kDeletedAt);
+  };
+  ApiServer full;
+  ApiServer revisions_only;
+  revisions_only.keep_watch_objects(Kind::Pod, false);
+  writes(full);
+  writes(revisions_only);
+  CHECK(full.keeps_watch_objects(Kind::Pod));
+  CHECK_FALSE(revisions_only.keeps_watch_objects(Kind::Pod));
+  const std::vector<rjsim::engine::WatchEvent>& kept = full.watch_log(Kind::Pod);
+  const std::vector<rjsim::engine::WatchEvent>& dropped = revisions_only.watch_log(Kind::Pod);
+  REQUIRE(kept.size() == 3);
+  REQUIRE(dropped.size() == kept.size());
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    CHECK(dropped[i].resource_version == kept[i].resource_version);
+    CHECK(dropped[i].type == kept[i].type);
+    CHECK(dropped[i].object == rjsim::engine::ObjectVersion());   // the placeholder, not the Pod
+    CHECK_FALSE(kept[i].object == rjsim::engine::ObjectVersion());
+  }
+  // Taken before the versions were dropped: fingerprints tell the Pods' histories apart as before.
+  CHECK(revisions_only.watch_log_digest(Kind::Pod) == full.watch_log_digest(Kind::Pod));
+  // Other kinds, and the store itself, are untouched.
+  CHECK(revisions_only.watch_log(Kind::RayJob) == full.watch_log(Kind::RayJob));
+  CHECK(std::equal(full.objects(Kind::Pod).begin(), full.objects(Kind::Pod).end(),
+                   revisions_only.objects(Kind::Pod).begin(), revisions_only.objects(Kind::Pod).end()));
+}
+
 TEST_CASE("versions without digests compare by their contents") {
   Object first = rayjob();
   Object second = rayjob();

@@ -206,6 +206,49 @@ TEST_CASE("the log opens with run.start and logs each violation after the step t
   CHECK(std::get<std::int64_t>(*violated.find("step_seq")) < violated.seq);
 }
 
+// Keeps the Pod watch log of the last step.
+class PodLogRecorder final : public engine::StepObserver {
+ public:
+  events::EventTypes reads() const override { return events::EventTypes::none(); }
+  void after_step(const engine::World& world, const engine::StepLog&) override {
+    log = world.api.watch_log(engine::Kind::Pod);
+  }
+  // How many events carry the Pod they announced (not the empty placeholder version).
+  std::size_t with_objects() const {
+    return static_cast<std::size_t>(std::count_if(log.begin(), log.end(), [](const engine::WatchEvent& event) {
+      return std::holds_alternative<engine::Pod>(*event.object);
+    }));
+  }
+  std::vector<engine::WatchEvent> log;
+};
+
+TEST_CASE("a kind no informer watches keeps revisions only, unless the run is replayed for its logs") {
+  SUBCASE("kuberay-1.1 watches no Pods: its Pod log keeps resourceVersions, not Pods") {
+    PodLogRecorder pods;
+    RunOptions options;
+    options.observers = {&pods};
+    run_scenario(engine::load_scenario(scenario_file("suspend-in-running-then-resume.yaml").string()), options);
+    REQUIRE_FALSE(pods.log.empty());
+    CHECK(pods.with_objects() == 0);
+    CHECK(std::is_sorted(pods.log.begin(), pods.log.end(), [](const auto& a, const auto& b) {
+      return a.resource_version < b.resource_version;
+    }));
+
+    PodLogRecorder replayed;   // what kubectl export reads
+    replay_run(record(scenario_file("suspend-in-running-then-resume.yaml")), {}, {&replayed});
+    CHECK(replayed.log.size() == pods.log.size());
+    CHECK(replayed.with_objects() == replayed.log.size());
+  }
+  SUBCASE("kuberay-1.7 watches head Pods: its Pod log keeps every Pod its informer may read") {
+    PodLogRecorder pods;
+    RunOptions options;
+    options.observers = {&pods};
+    run_scenario(engine::load_scenario(scenario_file("kuberay-1.7/delete-while-running.yaml").string()), options);
+    REQUIRE_FALSE(pods.log.empty());
+    CHECK(pods.with_objects() == pods.log.size());
+  }
+}
+
 }  // namespace
 }  // namespace replay_test
 }  // namespace rjsim::explore
