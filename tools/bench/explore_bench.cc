@@ -1,4 +1,4 @@
-// explore_bench: how fast exploration searches (DESIGN §8, issue 5).
+// explore_bench: how fast exploration searches (DESIGN §8, issues 5 and 30).
 //   - random: schedules/s and steps/s, every invariant checked at every step, on a 100–200-step
 //     scenario (nonatomic-suspend-1-1, about 190 steps) and on the shorter one measured before
 //     it (stale-reads-are-harmless, about 90); targets: 10,000 schedules/s and 1,000,000 steps/s
@@ -8,20 +8,51 @@
 //     per core.
 //   - for each acceptance scenario (scenarios/explore/*.yaml that expect violations) and each
 //     strategy: schedules and wall time to the first violation, and the time to shrink it.
+//   - for each bench scenario (tools/bench/scenarios/*.yaml: scenarios as users write them, never
+//     used for optimising; issue 30), exploring with --all, as a user looking for every violation
+//     does, so that a scenario with a known bug is measured over the whole search:
+//       random: schedules/s and steps/s in ROUNDS rounds of about SCHEDULES × 100 steps each (as
+//         many schedules as that makes at the length of its fault-free run); targets: 10,000
+//         schedules/s for schedules of at most 200 steps on average, 1,500,000 steps/s for longer
+//         ones, each also given in the other unit;
+//       exhaustive: one search bounded by EXHAUSTIVE_SECONDS of wall time, in a child process of
+//         its own: distinct states/s sustained over the whole search (start-up included), target
+//         500,000; and its memory at the end: the visited set's size (distinct states) and the
+//         child's peak RSS (getrusage: the benchmark's memory at the fork plus the search's),
+//         target 2 GiB;
+//       twenty-rayjobs against one-rayjob: the cost of a step (ns a step in the median random
+//         round) with 20 RayJobs divided by its cost with one; target at most 2x.
 // Each figure is printed beside its target.
 //
-//   explore_bench [SCHEDULES [ROUNDS]]   (default 3000 random schedules a round, 1 round)
+//   explore_bench [SCHEDULES [ROUNDS [EXHAUSTIVE_SECONDS]]]
+//     SCHEDULES           random schedules a round (default 3000; bench scenarios: see above)
+//     ROUNDS              rounds of each random rate (default 1)
+//     EXHAUSTIVE_SECONDS  the wall-time bound of each bench scenario's exhaustive search (default
+//                         60, the issue's; 0 leaves those searches out; shorter for a quick look)
 //
 // The random rates move by several percent from one round to the next on a shared machine, and
 // the 187-step figure sits close to its target; with ROUNDS > 1 each rate is measured that many
 // times and a last line gives the slowest, median and fastest round against the target, which is
-// what the README's performance table records.
+// what the README's performance table records. With the defaults of tools/bench/run (3000 8 60)
+// the bench scenarios take about ten minutes, seven of them in the exhaustive searches.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/scenario_loader.h"
@@ -32,53 +63,118 @@ namespace {
 
 namespace fs = std::filesystem;
 using rjsim::bench::Stopwatch;
+using rjsim::engine::Scenario;
 using rjsim::explore::ExploreOptions;
 using rjsim::explore::ExploreReport;
 using rjsim::explore::Strategy;
 
 constexpr double schedules_target_per_s = 10'000;
 constexpr double steps_target_per_s = 1'000'000;
+constexpr double long_schedule_steps = 200;                      // issue 30: longer schedules are
+constexpr double long_schedule_steps_target_per_s = 1'500'000;   // held to steps/s instead
 constexpr double distinct_states_target_per_s = 500'000;
 constexpr double exhaustive_complete_target_s = 60;
+constexpr double memory_target_mib = 2048;
+constexpr double step_cost_ratio_target = 2;
+constexpr std::int64_t kBenchRoundStepsPerSchedule = 100;   // a bench round: about SCHEDULES × this many steps
 
 fs::path acceptance_dir() { return fs::path(RJSIM_SOURCE_DIR) / "scenarios" / "explore"; }
+fs::path bench_dir() { return fs::path(RJSIM_SOURCE_DIR) / "tools" / "bench" / "scenarios"; }
 
-// The slowest, median (the upper of the two middle ones for an even count) and fastest of
-// `rates` (not empty), against "at least `target` a second".
+// The *.yaml files of `dir`, in name order.
+std::vector<fs::path> yaml_files(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The median of `values` (not empty): the upper of the two middle ones for an even count.
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+// The slowest, median and fastest of `rates` (not empty), against "at least `target` a second".
 void report_rounds(const char* what, std::vector<double> rates, double target) {
   std::sort(rates.begin(), rates.end());
   const double slowest = rates.front();
-  const double median = rates[rates.size() / 2];
+  const double middle = median(rates);
   fmt::print("{:<32} {} rounds, wall: slowest {:.0f}/s, median {:.0f}/s, fastest {:.0f}/s  target >= {:.0f}/s  {}\n",
-             what, rates.size(), slowest, median, rates.back(), target,
+             what, rates.size(), slowest, middle, rates.back(), target,
              slowest >= target ? "ok in every round"
-             : median >= target ? "ok in the median round"
+             : middle >= target ? "ok in the median round"
                                 : "BELOW in the median round");
 }
 
-// Random exploration of one passing acceptance scenario: the schedules and steps it runs a
-// second, in `rounds` rounds of `schedules` schedules each (the same seeds every round).
-void measure_rate(const char* file, std::int64_t schedules, int rounds) {
-  const rjsim::engine::Scenario scenario = rjsim::engine::load_scenario((acceptance_dir() / file).string());
+// The invariants an exploration found violated, or "none".
+std::string violated(const ExploreReport& report) {
+  std::vector<std::string> names;
+  for (const rjsim::explore::Finding& finding : report.findings) names.push_back(finding.invariant);
+  return names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "));
+}
+
+// What a random round is held to, in both units.
+struct RateTargets {
+  double schedules_per_s = 0;
+  double steps_per_s = 0;
+};
+
+// DESIGN §8's targets, which the acceptance scenarios' rates have always been printed beside.
+RateTargets design_targets(double /*steps_a_schedule*/) { return {schedules_target_per_s, steps_target_per_s}; }
+
+// Issue 30's targets for schedules of `steps_a_schedule` steps on average: 10,000 schedules/s up
+// to 200 steps, 1.5M steps/s beyond; each also in the other unit, so that the two verdicts agree.
+RateTargets length_targets(double steps_a_schedule) {
+  if (steps_a_schedule <= long_schedule_steps) {
+    return {schedules_target_per_s, schedules_target_per_s * steps_a_schedule};
+  }
+  return {long_schedule_steps_target_per_s / steps_a_schedule, long_schedule_steps_target_per_s};
+}
+
+// Random exploration of `schedules` schedules, without shrinking what it finds.
+ExploreOptions random_options(std::int64_t schedules) {
   ExploreOptions options;
   options.strategy = Strategy::random;
   options.runs = schedules;
   options.shrink_runs = 0;
+  return options;
+}
+
+// Random exploration of `scenario` with `options`, in `rounds` rounds (the same seeds every
+// round): the schedules and steps it runs a second, against `targets_for` its average schedule
+// length. Returns the median round's steps/s.
+double measure_rate(const Scenario& scenario, const ExploreOptions& options, int rounds,
+                    const std::function<RateTargets(double)>& targets_for) {
   std::vector<double> schedules_per_s;
   std::vector<double> steps_per_s;
+  RateTargets targets;
   for (int round = 0; round < rounds; ++round) {
     Stopwatch watch;
     const ExploreReport report = rjsim::explore::explore(scenario, options);
     if (round == 0) {
-      fmt::print("random on {} ({} steps a schedule on average):\n", scenario.name,
-                 report.schedules > 0 ? report.steps / report.schedules : 0);
+      const std::int64_t steps_a_schedule = report.schedules > 0 ? report.steps / report.schedules : 0;
+      targets = targets_for(static_cast<double>(steps_a_schedule));
+      fmt::print("random on {} ({} schedules a round, {} steps a schedule on average; violated: {}):\n",
+                 scenario.name, report.schedules, steps_a_schedule, violated(report));
     }
-    schedules_per_s.push_back(watch.report_rate("random: schedules", report.schedules, "schedules", schedules_target_per_s));
-    steps_per_s.push_back(watch.report_rate("random: steps", report.steps, "steps", steps_target_per_s));
+    schedules_per_s.push_back(
+        watch.report_rate("random: schedules", report.schedules, "schedules", targets.schedules_per_s));
+    steps_per_s.push_back(watch.report_rate("random: steps", report.steps, "steps", targets.steps_per_s));
   }
-  if (rounds < 2) return;
-  report_rounds("random: schedules", schedules_per_s, schedules_target_per_s);
-  report_rounds("random: steps", steps_per_s, steps_target_per_s);
+  if (rounds >= 2) {
+    report_rounds("random: schedules", schedules_per_s, targets.schedules_per_s);
+    report_rounds("random: steps", steps_per_s, targets.steps_per_s);
+  }
+  return median(steps_per_s);
+}
+
+// Random exploration of one passing acceptance scenario, `schedules` schedules a round.
+void measure_acceptance_rate(const char* file, std::int64_t schedules, int rounds) {
+  const Scenario scenario = rjsim::engine::load_scenario((acceptance_dir() / file).string());
+  measure_rate(scenario, random_options(schedules), rounds, design_targets);
 }
 
 // The search takes hundredths of a second, so its rates are taken over kExhaustiveSearches
@@ -86,8 +182,7 @@ void measure_rate(const char* file, std::int64_t schedules, int rounds) {
 constexpr int kExhaustiveSearches = 20;
 
 void measure_exhaustive() {
-  const rjsim::engine::Scenario scenario =
-      rjsim::engine::load_scenario((acceptance_dir() / "suspend-resume-bounded.yaml").string());
+  const Scenario scenario = rjsim::engine::load_scenario((acceptance_dir() / "suspend-resume-bounded.yaml").string());
   ExploreOptions options;
   options.strategy = Strategy::exhaustive;
   Stopwatch first;
@@ -110,7 +205,7 @@ void measure_exhaustive() {
 }
 
 void measure_finding(const fs::path& file, Strategy strategy) {
-  const rjsim::engine::Scenario scenario = rjsim::engine::load_scenario(file.string());
+  const Scenario scenario = rjsim::engine::load_scenario(file.string());
   ExploreOptions options;
   options.strategy = strategy;
   options.runs = 100'000;
@@ -136,27 +231,165 @@ void measure_finding(const fs::path& file, Strategy strategy) {
              rjsim::explore::departures(shrunk.schedule));
 }
 
+// A bench scenario's random rounds, with --all: about `schedules` × kBenchRoundStepsPerSchedule
+// steps each, as many schedules as that makes at the length of its fault-free run. Returns the
+// median round's steps/s.
+double measure_bench_rate(const Scenario& scenario, std::int64_t schedules, int rounds) {
+  rjsim::explore::RunOptions fault_free;
+  fault_free.keep_events = false;
+  const std::int64_t length = std::max<std::int64_t>(1, rjsim::explore::run_scenario(scenario, fault_free).steps);
+  ExploreOptions options = random_options(std::max<std::int64_t>(1, schedules * kBenchRoundStepsPerSchedule / length));
+  options.all = true;
+  return measure_rate(scenario, options, rounds, length_targets);
+}
+
+// This process's peak resident set so far, in MiB (getrusage; Linux counts KiB).
+double peak_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+// One exhaustive search of `scenario`, with --all, bounded by `seconds` of wall time: distinct
+// states/s over the whole search, and the memory it took at its peak.
+void measure_bounded_exhaustive(const Scenario& scenario, std::int64_t seconds) {
+  ExploreOptions options;
+  options.strategy = Strategy::exhaustive;
+  options.time_ms = seconds * 1000;
+  options.all = true;
+  options.shrink_runs = 0;
+  const double start_mib = peak_rss_mib();
+  Stopwatch watch;
+  const ExploreReport report = rjsim::explore::explore(scenario, options);
+  fmt::print("exhaustive on {} for at most {} s: {} runs, {} states generated, {} distinct, depth {}, {}; "
+             "violated: {}\n",
+             scenario.name, seconds, report.schedules, report.states_generated, report.distinct_states,
+             report.max_depth, report.complete ? "complete" : "not complete", violated(report));
+  watch.report_rate("exhaustive: distinct states", report.distinct_states, "states", distinct_states_target_per_s);
+  const double peak_mib = peak_rss_mib();
+  fmt::print("{:<32} visited set {} states, peak RSS {:.0f} MiB ({:.0f} MiB before the search)  target <= {:.0f} MiB  "
+             "{}\n",
+             "exhaustive: memory", report.distinct_states, peak_mib, start_mib, memory_target_mib,
+             peak_mib <= memory_target_mib ? "ok" : "ABOVE");
+}
+
+// Runs `measure` in a child process and waits for it, so that the child's peak RSS is what the
+// measure took (on top of this process's memory at the fork), not the most any earlier phase of
+// the benchmark took: getrusage's peak only grows.
+void in_child_process(const std::function<void()>& measure) {
+  std::fflush(stdout);
+  const pid_t child = fork();
+  if (child < 0) {
+    fmt::print("explore_bench: fork failed; the search is left out\n");
+    return;
+  }
+  if (child == 0) {
+    int code = 0;
+    try {
+      measure();
+    } catch (const std::exception& error) {
+      fmt::print(stderr, "explore_bench: {}\n", error.what());
+      code = 1;
+    }
+    std::fflush(stdout);
+    std::fflush(stderr);
+    _exit(code);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fmt::print("explore_bench: the search failed (wait status {})\n", status);
+  }
+}
+
+// The cost of a step with twenty RayJobs against its cost with one (issue 30: at most 2x), from
+// the median random rounds of twenty-rayjobs and one-rayjob.
+void report_step_cost(const std::map<std::string, double>& steps_per_s) {
+  const auto twenty = steps_per_s.find("twenty-rayjobs");
+  const auto one = steps_per_s.find("one-rayjob");
+  if (twenty == steps_per_s.end() || one == steps_per_s.end()) {
+    fmt::print("cost of a step, 20 RayJobs vs 1: twenty-rayjobs or one-rayjob is missing from {}\n",
+               bench_dir().string());
+    return;
+  }
+  const double twenty_ns = 1e9 / twenty->second;
+  const double one_ns = 1e9 / one->second;
+  const double ratio = twenty_ns / one_ns;
+  fmt::print("{:<32} {:.0f} ns a step with 20 RayJobs / {:.0f} ns with 1 = {:.2f}x  target <= {:.0f}x  {}\n",
+             "random: cost of a step, 20 vs 1", twenty_ns, one_ns, ratio, step_cost_ratio_target,
+             ratio <= step_cost_ratio_target ? "ok" : "ABOVE");
+}
+
+// Every bench scenario: its random rates, its bounded exhaustive search (none when
+// `exhaustive_seconds` is 0), then the cost of a step with 20 RayJobs against one.
+void measure_bench_scenarios(std::int64_t schedules, int rounds, std::int64_t exhaustive_seconds) {
+  fmt::print("\nbench scenarios ({}: never used for optimising; explored with --all):\n", bench_dir().string());
+  std::map<std::string, double> steps_per_s;   // median round, by scenario name
+  for (const fs::path& file : yaml_files(bench_dir())) {
+    const Scenario scenario = rjsim::engine::load_scenario(file.string());
+    fmt::print("\n");
+    steps_per_s[scenario.name] = measure_bench_rate(scenario, schedules, rounds);
+    if (exhaustive_seconds > 0) {
+      in_child_process([&] { measure_bounded_exhaustive(scenario, exhaustive_seconds); });
+    }
+  }
+  fmt::print("\n");
+  report_step_cost(steps_per_s);
+}
+
+// The command line: explore_bench [SCHEDULES [ROUNDS [EXHAUSTIVE_SECONDS]]].
+struct Arguments {
+  std::int64_t schedules = 3000;
+  int rounds = 1;
+  std::int64_t exhaustive_seconds = 60;
+};
+
+// `text` as a whole number in [least, 1e9], or nullopt.
+std::optional<std::int64_t> whole_number(std::string_view text, std::int64_t least) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < least || value > 1'000'000'000) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<Arguments> parse_arguments(int argc, char** argv) {
+  Arguments defaults;
+  std::int64_t values[] = {defaults.schedules, defaults.rounds, defaults.exhaustive_seconds};
+  const std::int64_t least[] = {1, 1, 0};
+  if (argc > 4) return std::nullopt;
+  for (int i = 1; i < argc; ++i) {
+    const std::optional<std::int64_t> value = whole_number(argv[i], least[i - 1]);
+    if (!value) return std::nullopt;
+    values[i - 1] = *value;
+  }
+  return Arguments{values[0], static_cast<int>(values[1]), values[2]};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::int64_t schedules = argc > 1 ? std::max(1, std::atoi(argv[1])) : 3000;
-  const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
-  measure_rate("nonatomic-suspend-1-1.yaml", schedules, rounds);
-  measure_rate("stale-reads-are-harmless.yaml", schedules, rounds);
-  fmt::print("\ntime to the first violation and to shrink it (acceptance scenarios):\n");
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(acceptance_dir())) {
-    if (entry.path().extension() != ".yaml") continue;
-    const rjsim::engine::Scenario scenario = rjsim::engine::load_scenario(entry.path().string());
-    if (scenario.expect.violations && !scenario.expect.violations->empty()) files.push_back(entry.path());
+  const std::optional<Arguments> arguments = parse_arguments(argc, argv);
+  if (!arguments) {
+    fmt::print(stderr,
+               "usage: explore_bench [SCHEDULES [ROUNDS [EXHAUSTIVE_SECONDS]]]  (whole numbers; defaults 3000 1 "
+               "60; SCHEDULES and ROUNDS at least 1, EXHAUSTIVE_SECONDS 0 for no exhaustive search of the bench "
+               "scenarios)\n");
+    return 2;
   }
-  std::sort(files.begin(), files.end());
-  for (const fs::path& file : files) {
+  measure_acceptance_rate("nonatomic-suspend-1-1.yaml", arguments->schedules, arguments->rounds);
+  measure_acceptance_rate("stale-reads-are-harmless.yaml", arguments->schedules, arguments->rounds);
+  fmt::print("\ntime to the first violation and to shrink it (acceptance scenarios):\n");
+  for (const fs::path& file : yaml_files(acceptance_dir())) {
+    const Scenario scenario = rjsim::engine::load_scenario(file.string());
+    if (!scenario.expect.violations || scenario.expect.violations->empty()) continue;
     for (Strategy strategy : {Strategy::targeted, Strategy::pct, Strategy::random, Strategy::exhaustive}) {
       measure_finding(file, strategy);
     }
   }
   fmt::print("\n");
   measure_exhaustive();
+  measure_bench_scenarios(arguments->schedules, arguments->rounds, arguments->exhaustive_seconds);
   return 0;
 }
