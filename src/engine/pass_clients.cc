@@ -25,6 +25,16 @@ std::string_view to_string(ClientCall call) {
   return "?";
 }
 
+// What a stopped pass's calls answer: nothing was read, written or sent.
+Error stopped_error() { return Error(ErrorCode::other, "rjsim: the pass stopped before this call"); }
+
+DashboardResponse stopped_response() {
+  DashboardResponse response;
+  response.connected = false;
+  response.text = stopped_error().message();
+  return response;
+}
+
 CallReply reply_to(ClientCall call) {
   CallReply reply;
   reply.call = call;
@@ -58,10 +68,14 @@ void PassClients::stop_if_due(const CallReply& reply) {
     const std::int64_t took = reply.response.timed_out ? timing_.dashboard_timeout_ms : timing_.dashboard_latency_ms;
     pass_.resume_at_ms = live_.now_ms() + took;
   }
-  throw PassStopped{};
+  stopped_ = true;
 }
 
 const Object* PassClients::read(Kind kind, std::string_view namespace_, std::string_view name, Error& error) {
+  if (stopped_) {
+    error = stopped_error();
+    return nullptr;
+  }
   if (const CallReply* reply = replayed(ClientCall::read)) {
     error = reply->error;
     return reply->objects.empty() ? nullptr : &reply->objects.front();
@@ -75,6 +89,10 @@ const Object* PassClients::read(Kind kind, std::string_view namespace_, std::str
 }
 
 Error PassClients::list(Kind kind, std::string_view namespace_, const StringMap& labels, std::vector<Object>& out) {
+  if (stopped_) {
+    out.clear();
+    return stopped_error();
+  }
   if (const CallReply* reply = replayed(ClientCall::list)) {
     out = reply->objects;
     return reply->error;
@@ -88,6 +106,7 @@ Error PassClients::list(Kind kind, std::string_view namespace_, const StringMap&
 }
 
 Error PassClients::write(ClientCall call, Object& object, Error (ReconcileContext::*live_write)(Object&)) {
+  if (stopped_) return stopped_error();
   if (const CallReply* reply = replayed(call)) {
     if (!reply->error) object = reply->objects.front();
     return reply->error;
@@ -113,6 +132,7 @@ Error PassClients::update_status(Object& object) {
 }
 
 Error PassClients::remove(Kind kind, std::string_view namespace_, std::string_view name, Propagation propagation) {
+  if (stopped_) return stopped_error();
   if (const CallReply* reply = replayed(ClientCall::remove)) return reply->error;
   CallReply reply = reply_to(ClientCall::remove);
   reply.error = live_.remove(kind, namespace_, name, propagation);
@@ -122,6 +142,7 @@ Error PassClients::remove(Kind kind, std::string_view namespace_, std::string_vi
 }
 
 DashboardResponse PassClients::dashboard(const std::function<DashboardResponse()>& live_call) {
+  if (stopped_) return stopped_response();
   if (const CallReply* reply = replayed(ClientCall::dashboard)) return reply->response;
   CallReply reply = reply_to(ClientCall::dashboard);
   reply.response = live_call();
@@ -147,6 +168,7 @@ DashboardResponse PassClients::delete_job(std::string_view dashboard_url, std::s
 }
 
 std::int64_t PassClients::now_ms() {
+  if (stopped_) return live_.now_ms();   // the step's time: reading it changes nothing
   if (const CallReply* reply = replayed(ClientCall::now)) return reply->number;
   CallReply reply = reply_to(ClientCall::now);
   reply.number = live_.now_ms();
@@ -154,6 +176,7 @@ std::int64_t PassClients::now_ms() {
 }
 
 std::string PassClients::random_string(int length) {
+  if (stopped_) return std::string(static_cast<std::size_t>(length), 'x');   // no decision
   if (const CallReply* reply = replayed(ClientCall::random_string)) return *reply->text;
   CallReply reply = reply_to(ClientCall::random_string);
   reply.text = live_.random_string(length);
@@ -161,6 +184,7 @@ std::string PassClients::random_string(int length) {
 }
 
 std::optional<std::string> PassClients::operator_env(std::string_view name) {
+  if (stopped_) return std::nullopt;
   if (const CallReply* reply = replayed(ClientCall::operator_env)) return reply->text;
   CallReply reply = reply_to(ClientCall::operator_env);
   reply.text = live_.operator_env(name);
@@ -168,6 +192,7 @@ std::optional<std::string> PassClients::operator_env(std::string_view name) {
 }
 
 bool PassClients::feature_gate(std::string_view name, bool default_value) {
+  if (stopped_) return default_value;
   if (const CallReply* reply = replayed(ClientCall::feature_gate)) return reply->number != 0;
   CallReply reply = reply_to(ClientCall::feature_gate);
   reply.number = live_.feature_gate(name, default_value) ? 1 : 0;

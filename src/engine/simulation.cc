@@ -548,13 +548,15 @@ void Simulation::run_pass(StepContext& context, const Request& request, PassInFl
   // When the clock does not move within a pass, a timed-out call holds the worker after it.
   const auto blocked_now = [&] { return pass.blocked_ms + (faults_.interleave_calls ? 0 : live.blocked_ms()); };
   ReconcileResult result;
-  try {
-    result = controller_.reconcile(request, clients);
-  } catch (const PassStopped&) {
+  // A pass that stopped drained (pass_clients.h): what it returned, or raised, is discarded.
+  auto keep_stopped_pass = [&] {
     pass.blocked_ms = blocked_now();
     world_.process.pass = std::move(pass);
-    return;
+  };
+  try {
+    result = controller_.reconcile(request, clients);
   } catch (const ModelPanic& panic) {
+    if (stoppable.stopped()) return keep_stopped_pass();
     controller_event(context, "reconcile.panic", request).with("message", panic.what());
     if (environment_.panic_kills_process) {
       crash(context, "panic");
@@ -562,6 +564,7 @@ void Simulation::run_pass(StepContext& context, const Request& request, PassInFl
     }
     result = ReconcileResult::error(Error(ErrorCode::other, fmt::format("panic: {}", panic.what())));
   }
+  if (stoppable.stopped()) return keep_stopped_pass();
   end_pass(context, request, pass, result, blocked_now());
 }
 

@@ -149,6 +149,50 @@ TEST_CASE("with interleaveCalls a pass stops after each client call, and its cal
   CHECK(meta(*simulation.world().api.find(Kind::RayJob, "default", "job")).labels->at("seen") == "yes");
 }
 
+// Reads the RayJob, then (past the stop, when the pass stops after each call) names a Service
+// from the chooser's random string, creates it, and panics.
+ReconcileResult read_create_then_panic(const Request& request, Clients& clients) {
+  RayJob rayjob;
+  clients.kube.get(request.namespace_, request.name, rayjob);
+  Object service = named<Service>(clients.runtime.random_string(5));
+  const Error created = clients.kube.create(service);
+  if (!created) throw rjsim::engine::ModelPanic("after the create");
+  return ReconcileResult::error(created);
+}
+
+TEST_CASE("a stopped pass drains: the model's calls after the stop touch nothing, and what it returns or raises is discarded") {
+  for (const bool create_errors : {true, false}) {   // the model returns its error, or panics
+    CAPTURE(create_errors);
+    LambdaController controller(
+        create_errors ? read_create_then_panic
+                      : [](const Request& request, Clients& clients) {
+                          RayJob rayjob;
+                          clients.kube.get(request.namespace_, request.name, rayjob);
+                          throw rjsim::engine::ModelPanic("after the read");
+                          return ReconcileResult::done();
+                        },
+        modern_environment());
+    DefaultChooser chooser(1);
+    MemorySink sink;
+    Simulation simulation(Simulation::initial_world(controller), controller, {}, chooser, sink,
+                          StoppedPass::interleaving());
+    create_rayjob(simulation);
+    while (simulation.enabled_steps().front().kind != StepKind::reconcile) REQUIRE(simulation.step());
+    const std::int64_t resource_version = simulation.world().api.resource_version();
+    REQUIRE(simulation.step());   // the read, then the stop
+
+    REQUIRE(simulation.world().process.pass);
+    CHECK(simulation.world().process.pass->replies.size() == 1);   // the read alone was kept
+    CHECK(simulation.world().api.resource_version() == resource_version);
+    CHECK(simulation.world().api.objects(Kind::Service).empty());
+    CHECK(simulation.world().process.up);                      // the panic did not crash it
+    CHECK(count(sink, "reconcile.panic") == 0);
+    CHECK(count(sink, "reconcile.end") == 0);
+    CHECK(count(sink, "api.create") == 0);
+    CHECK(count(sink, "choice") == 0);                         // no random string was drawn
+  }
+}
+
 TEST_CASE("a write landing between a pass's read and its update makes the update a natural 409") {
   for (const bool interleave : {false, true}) {
     CAPTURE(interleave);
