@@ -56,11 +56,11 @@ std::vector<ObjectVersion>::iterator Informer::find_slot(std::string_view namesp
   });
 }
 
-const Object* Informer::get(std::string_view namespace_, std::string_view name) const {
+const ObjectVersion* Informer::get_version(std::string_view namespace_, std::string_view name) const {
   auto it = const_cast<Informer*>(this)->find_slot(namespace_, name);
   if (it == cache_.end()) return nullptr;
   const ObjectMeta& m = meta(*it);
-  return (m.namespace_ == namespace_ && m.name == name) ? &**it : nullptr;
+  return (m.namespace_ == namespace_ && m.name == name) ? &*it : nullptr;
 }
 
 std::optional<Notification> Informer::apply(const WatchEvent& event) {

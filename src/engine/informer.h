@@ -76,7 +76,12 @@ class Informer {
   std::size_t pending_catch_up_events(const std::vector<WatchEvent>& log) const;
 
   // ---- the cache (indexer) ----
-  const Object* get(std::string_view namespace_, std::string_view name) const;
+  const Object* get(std::string_view namespace_, std::string_view name) const {
+    const ObjectVersion* version = get_version(namespace_, name);
+    return version ? &**version : nullptr;
+  }
+  // The cached version itself, for a reader that keeps it (shares it instead of copying).
+  const ObjectVersion* get_version(std::string_view namespace_, std::string_view name) const;
   const std::vector<ObjectVersion>& cached() const { return cache_; }
   // The rv of the newest event applied (or of the relist snapshot); never decreases between
   // relists, also with DeltaFIFO, whose pops may apply an older event after a newer one.

@@ -78,14 +78,14 @@ const Object* PassClients::read(Kind kind, std::string_view namespace_, std::str
   }
   if (const CallReply* reply = replayed(ClientCall::read)) {
     error = reply->error;
-    return reply->objects.empty() ? nullptr : &reply->objects.front();
+    return reply->objects.empty() ? nullptr : &*reply->objects.front();
   }
-  const Object* cached = live_.read(kind, namespace_, name, error);
+  const ObjectVersion* cached = live_.read_version(kind, namespace_, name, error);
   CallReply reply = reply_to(ClientCall::read);
   reply.error = error;
   if (cached) reply.objects.push_back(*cached);
   stop_if_due(keep(std::move(reply)));
-  return cached;
+  return cached ? &**cached : nullptr;
 }
 
 Error PassClients::list(Kind kind, std::string_view namespace_, const StringMap& labels, std::vector<Object>& out) {
@@ -94,13 +94,13 @@ Error PassClients::list(Kind kind, std::string_view namespace_, const StringMap&
     return stopped_error();
   }
   if (const CallReply* reply = replayed(ClientCall::list)) {
-    out = reply->objects;
+    out.assign(reply->objects.begin(), reply->objects.end());
     return reply->error;
   }
   Error error = live_.list(kind, namespace_, labels, out);
   CallReply reply = reply_to(ClientCall::list);
   reply.error = error;
-  reply.objects = out;
+  for (const Object& object : out) reply.objects.push_back(live_.version_of(object));
   stop_if_due(keep(std::move(reply)));
   return error;
 }
@@ -108,13 +108,13 @@ Error PassClients::list(Kind kind, std::string_view namespace_, const StringMap&
 Error PassClients::write(ClientCall call, Object& object, Error (ReconcileContext::*live_write)(Object&)) {
   if (stopped_) return stopped_error();
   if (const CallReply* reply = replayed(call)) {
-    if (!reply->error) object = reply->objects.front();
+    if (!reply->error) object = *reply->objects.front();
     return reply->error;
   }
   Error error = (live_.*live_write)(object);
   CallReply reply = reply_to(call);
   reply.error = error;
-  if (!error) reply.objects.push_back(object);
+  if (!error) reply.objects.push_back(live_.version_of(object));
   stop_if_due(keep(std::move(reply)));
   return error;
 }

@@ -58,23 +58,31 @@ void ReconcileContext::advance_before_read(Kind kind) {
   for (std::uint64_t i = held; i < optional_pops; ++i) deliver_one(context_, watches_, kind);
 }
 
-const Object* ReconcileContext::read(Kind kind, std::string_view namespace_, std::string_view name,
-                                   Error& error) {
+const ObjectVersion* ReconcileContext::read_version(Kind kind, std::string_view namespace_, std::string_view name,
+                                                   Error& error) {
   advance_before_read(kind);
   const World& world = context_.world();
   const Informer& informer = *world.informer(kind);
-  const Object* cached = informer.get(namespace_, name);
+  const ObjectVersion* cached = informer.get_version(namespace_, name);
   EventBuilder event = context_.effect("cache.read", "controller");
   if (event.kept()) {   // the ref and the API server lookup only for a reader
     const Object* truth = world.api.find(kind, namespace_, name);
     event.object(object_ref(kind, namespace_, name))
         .with("found", cached != nullptr)
-        .with("rv_seen", cached ? meta(*cached).resource_version : std::int64_t{0})
+        .with("rv_seen", cached ? meta(**cached).resource_version : std::int64_t{0})
         .with("rv_latest", truth ? meta(*truth).resource_version : std::int64_t{0})
         .with("lag", static_cast<std::int64_t>(informer.pending_events()));
   }
   if (!cached) error = Error(ErrorCode::not_found, fmt::format("{}s \"{}\" not found", to_string(kind), name));
   return cached;
+}
+
+ObjectVersion ReconcileContext::version_of(const Object& object) const {
+  const ApiServer& api = context_.world().api;
+  const ObjectMeta& m = meta(object);
+  const ObjectVersion* stored = api.find_version(kind_of(object), m.namespace_, m.name);
+  if (stored && **stored == object) return *stored;
+  return ObjectVersion(object, api.takes_digests());
 }
 
 Error ReconcileContext::list(Kind kind, std::string_view namespace_, const StringMap& labels,

@@ -36,7 +36,15 @@ class ReconcileContext final : public KubeClient, public Runtime, public Dashboa
   using KubeClient::update;
   using KubeClient::update_status;
 
-  const Object* read(Kind kind, std::string_view namespace_, std::string_view name, Error& error) override;
+  const Object* read(Kind kind, std::string_view namespace_, std::string_view name, Error& error) override {
+    const ObjectVersion* version = read_version(kind, namespace_, name, error);
+    return version ? &**version : nullptr;
+  }
+  // read(), giving the cached version itself (PassClients keeps it in the pass's replies).
+  const ObjectVersion* read_version(Kind kind, std::string_view namespace_, std::string_view name, Error& error);
+  // `object` as a version to keep: the API server's stored one when `object` is it (a write's
+  // reply), else a new version of it.
+  ObjectVersion version_of(const Object& object) const;
   Error list(Kind kind, std::string_view namespace_, const StringMap& labels,
              std::vector<Object>& out) override;
   Error create(Object& object) override;
