@@ -29,6 +29,21 @@ TEST_CASE("every bundled scenario meets its expectations in the fault-free run")
   }
 }
 
+TEST_CASE("every bench scenario meets its expectations, and a run with its faults repeats its log hash") {
+  const auto files = testing::bench_scenarios();
+  REQUIRE(files.size() >= 7);
+  for (const auto& file : files) {
+    CAPTURE(file.string());
+    const engine::Scenario scenario = engine::load_scenario(file.string());
+    for (const std::string& unmet : run_scenario(scenario).unmet) FAIL_CHECK(unmet);
+    RunOptions faulty;
+    faulty.faults = true;
+    faulty.seed = 3;
+    faulty.keep_events = false;
+    CHECK(run_scenario(scenario, faulty).log_hash == run_scenario(scenario, faulty).log_hash);
+  }
+}
+
 TEST_CASE("every bundled scenario gives the same log hash when run twice") {
   for (const auto& file : bundled_scenarios()) {
     CAPTURE(file.string());
