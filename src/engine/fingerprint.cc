@@ -101,8 +101,8 @@ class Fingerprinter {
   void add(const CopyOnWrite<T>& value) {
     add(*value);
   }
-  template <class K, class V>
-  void add(const std::map<K, V>& values) {
+  template <class K, class V, class Compare>
+  void add(const std::map<K, V, Compare>& values) {
     add_length(values.size());
     for (const auto& [key, value] : values) {
       add(key);

@@ -33,7 +33,7 @@ bool parse_kind(std::string_view text, Kind& kind);
 constexpr int kind_index(Kind kind) { return static_cast<int>(kind); }
 
 // Labels and annotations are ordered maps so that iteration, equality and hashing are stable.
-using StringMap = std::map<std::string, std::string>;
+using StringMap = std::map<std::string, std::string, std::less<>>;   // finds take a string_view
 
 struct OwnerReference {
   std::string api_version;

@@ -33,7 +33,7 @@ std::vector<const Pod*> pods_of(const World& world, const ObjectMeta& cluster) {
   for (const Object& object : world.api.objects(Kind::Pod)) {
     const auto& pod = std::get<Pod>(object);
     if (pod.metadata.namespace_ != cluster.namespace_) continue;
-    const auto label = pod.metadata.labels->find(std::string(kRayClusterLabel));
+    const auto label = pod.metadata.labels->find(kRayClusterLabel);
     if (label != pod.metadata.labels->end() && label->second == cluster.name) pods.push_back(&pod);
   }
   return pods;
