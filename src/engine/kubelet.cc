@@ -22,7 +22,7 @@ bool may_become_ready(const Pod& pod) {
 
 std::optional<Kubelet::Timeline> Kubelet::timeline_of(const World& world, const Pod& pod) const {
   const ObjectMeta& m = pod.metadata;
-  if (m.deletion_timestamp_ms || !m.labels->contains(std::string(kRayClusterLabel))) return std::nullopt;
+  if (m.deletion_timestamp_ms || !m.labels->contains(kRayClusterLabel)) return std::nullopt;
   const OwnerReference* owner = controller_owner(m);
   if (!owner || owner->kind != Kind::RayCluster) return std::nullopt;
   const RayCluster* cluster = world.api.find<RayCluster>(m.namespace_, owner->name);

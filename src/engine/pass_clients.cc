@@ -97,10 +97,10 @@ Error PassClients::list(Kind kind, std::string_view namespace_, const StringMap&
     out.assign(reply->objects.begin(), reply->objects.end());
     return reply->error;
   }
-  Error error = live_.list(kind, namespace_, labels, out);
   CallReply reply = reply_to(ClientCall::list);
-  reply.error = error;
-  for (const Object& object : out) reply.objects.push_back(live_.version_of(object));
+  reply.error = live_.list_versions(kind, namespace_, labels, reply.objects);
+  out.assign(reply.objects.begin(), reply.objects.end());
+  Error error = reply.error;
   stop_if_due(keep(std::move(reply)));
   return error;
 }

@@ -37,9 +37,9 @@ struct CallReply {
   // read: the cached object, if found; list: the objects; a write that succeeded: the server's
   // reply (a failed write leaves the model's object as it was, so none is kept).
   std::vector<ObjectVersion> objects;   // shared with the cache or the server, not copied
-  DashboardResponse response;                 // dashboard
-  std::int64_t number = 0;                    // now: ms; feature_gate: 0 or 1
-  std::optional<std::string> text;            // random_string; operator_env (nullopt: unset)
+  DashboardResponse response;           // dashboard
+  std::int64_t number = 0;              // now: ms; feature_gate: 0 or 1
+  std::optional<std::string> text;      // random_string; operator_env (nullopt: unset)
   friend bool operator==(const CallReply&, const CallReply&) = default;
 };
 

@@ -87,12 +87,20 @@ ObjectVersion ReconcileContext::version_of(const Object& object) const {
 
 Error ReconcileContext::list(Kind kind, std::string_view namespace_, const StringMap& labels,
                              std::vector<Object>& out) {
+  std::vector<ObjectVersion> versions;
+  Error error = list_versions(kind, namespace_, labels, versions);
+  out.assign(versions.begin(), versions.end());
+  return error;
+}
+
+Error ReconcileContext::list_versions(Kind kind, std::string_view namespace_, const StringMap& labels,
+                                      std::vector<ObjectVersion>& out) {
   advance_before_read(kind);
   out.clear();
   const Informer& informer = *context_.world().informer(kind);
-  for (const Object& object : informer.cached()) {
-    const ObjectMeta& m = meta(object);
-    if (m.namespace_ == namespace_ && labels_include(m.labels, labels)) out.push_back(object);
+  for (const ObjectVersion& version : informer.cached()) {
+    const ObjectMeta& m = meta(*version);
+    if (m.namespace_ == namespace_ && labels_include(m.labels, labels)) out.push_back(version);
   }
   context_.effect("cache.list", "controller")
       .object(fmt::format("{}/{}", to_string(kind), namespace_))

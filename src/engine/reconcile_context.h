@@ -42,11 +42,13 @@ class ReconcileContext final : public KubeClient, public Runtime, public Dashboa
   }
   // read(), giving the cached version itself (PassClients keeps it in the pass's replies).
   const ObjectVersion* read_version(Kind kind, std::string_view namespace_, std::string_view name, Error& error);
-  // `object` as a version to keep: the API server's stored one when `object` is it (a write's
-  // reply), else a new version of it.
+  // A write's reply as a version to keep: the API server's stored one when `object` is it, else a
+  // new version of it (the write deleted the object).
   ObjectVersion version_of(const Object& object) const;
   Error list(Kind kind, std::string_view namespace_, const StringMap& labels,
              std::vector<Object>& out) override;
+  // list(), giving the cached versions themselves.
+  Error list_versions(Kind kind, std::string_view namespace_, const StringMap& labels, std::vector<ObjectVersion>& out);
   Error create(Object& object) override;
   Error update(Object& object) override;
   Error update_status(Object& object) override;
