@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstring>
 #include <utility>
 
 #include <fmt/format.h>
@@ -20,6 +21,12 @@ std::string_view to_string(WatchType type) {
 }
 
 namespace {
+
+// Equality without std::string_view::compare, which the build does not inline: a key lookup
+// confirms the one candidate its hash names.
+bool same_text(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;
+}
 
 bool key_less(const ObjectMeta& meta, std::string_view namespace_, std::string_view name) {
   if (meta.namespace_ != namespace_) return meta.namespace_ < namespace_;
@@ -133,12 +140,11 @@ const Object* ApiServer::find(Kind kind, std::string_view namespace_, std::strin
 
 const ObjectVersion* ApiServer::find_version(Kind kind, std::string_view namespace_, std::string_view name) const {
   const std::vector<ObjectVersion>& objects = *objects_[kind_index(kind)];
-  auto it = std::lower_bound(objects.begin(), objects.end(), 0, [&](const Object& o, int) {
-    return key_less(meta(o), namespace_, name);
+  const auto place = key_indexes_[kind_index(kind)]->find(KeyIndex::hash_key(namespace_, name), [&](std::size_t at) {
+    const ObjectMeta& m = meta(*objects[at]);
+    return same_text(m.name, name) && same_text(m.namespace_, namespace_);
   });
-  if (it == objects.end()) return nullptr;
-  const ObjectMeta& m = meta(*it);
-  return (m.namespace_ == namespace_ && m.name == name) ? &*it : nullptr;
+  return place ? &objects[*place] : nullptr;
 }
 
 void ApiServer::append_watch(WatchType type, const ObjectVersion& version) {
@@ -154,12 +160,13 @@ void ApiServer::append_watch(WatchType type, const ObjectVersion& version) {
 }
 
 void ApiServer::erase(Kind kind, const ObjectMeta& m) {
+  const ObjectVersion* found = find_version(kind, m.namespace_, m.name);
+  assert(found && "rjsim bug: erasing an object the API server does not hold");
+  // Its place before bucket(), which may give this server a copy of the objects to change.
+  const std::size_t place = static_cast<std::size_t>(found - objects_[kind_index(kind)]->data());
   std::vector<ObjectVersion>& objects = bucket(kind);
-  auto it = std::find_if(objects.begin(), objects.end(), [&](const Object& o) {
-    return meta(o).namespace_ == m.namespace_ && meta(o).name == m.name;
-  });
-  assert(it != objects.end() && "rjsim bug: erasing an object the API server does not hold");
-  objects.erase(it);
+  objects.erase(objects.begin() + static_cast<std::ptrdiff_t>(place));
+  key_indexes_[kind_index(kind)].edit().erased(place);
 }
 
 WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
@@ -190,7 +197,10 @@ WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
   auto it = std::lower_bound(objects.begin(), objects.end(), 0, [&](const Object& o, int) {
     return key_less(meta(o), m.namespace_, m.name);
   });
-  append_watch(WatchType::Added, *objects.insert(it, ObjectVersion(object, takes_digests_)));
+  it = objects.insert(it, ObjectVersion(object, takes_digests_));
+  key_indexes_[kind_index(kind)].edit().inserted(static_cast<std::size_t>(it - objects.begin()),
+                                                 KeyIndex::hash_key(m.namespace_, m.name));
+  append_watch(WatchType::Added, *it);
   return outcome;
 }
 

@@ -25,6 +25,7 @@
 #include "engine/copy_on_write.h"
 #include "engine/error.h"
 #include "engine/hash128.h"
+#include "engine/key_index.h"
 #include "engine/object_version.h"
 #include "engine/objects.h"
 
@@ -150,6 +151,8 @@ class ApiServer {
   // Per kind, shared by the server's copies until changed (copy_on_write.h): a write changes one
   // kind, and a fork copies none.
   std::array<CopyOnWrite<std::vector<ObjectVersion>>, kKindCount> objects_;
+  // Per kind, the places of objects_ by key (key_index.h), changed only by a create or an erase.
+  std::array<CopyOnWrite<KeyIndex>, kKindCount> key_indexes_;
   // Shared by the server's copies until appended to (copy_on_write.h): a fork copies no log, and
   // a step appends to one or two kinds' logs.
   std::array<CopyOnWrite<std::vector<WatchEvent>>, kKindCount> watch_logs_;

@@ -69,10 +69,10 @@ bool is_managed(const Job& job) {
 bool is_tracked(const Pod& pod) { return has_finalizer(pod.metadata, kJobTrackingFinalizer); }
 
 // Counted from the Pods alone: a Pod deleted before it was seen is forgotten (Kubernetes 1.23).
-JobView view_from_listed_pods(const ApiServer& api, const Job& job) {
+JobView view_from_listed_pods(const Job& job, std::span<const Pod* const> pods) {
   JobView view;
   view.job = &job;
-  for (const Pod* pod : pods_of_job(api, job.metadata.namespace_, job.metadata.uid)) {
+  for (const Pod* pod : pods) {
     if (pod->status.phase == "Succeeded") {
       ++view.succeeded;
     } else if (pod->status.phase == "Failed") {
@@ -96,7 +96,7 @@ const JobBackoffRecord* backoff_record(const EnvironmentState& environment, std:
 // The status counters plus the Pods still holding the finalizer that have finished or are being
 // deleted (trackJobStatusAndRemoveFinalizers; a Pod being deleted that did not succeed counts as
 // failed, isPodFailed).
-JobView view_from_finalizers(const World& world, const Job& job) {
+JobView view_from_finalizers(const World& world, const Job& job, std::span<const Pod* const> pods) {
   JobView view;
   view.job = &job;
   view.succeeded = job.status.succeeded;
@@ -104,7 +104,7 @@ JobView view_from_finalizers(const World& world, const Job& job) {
   if (const JobBackoffRecord* record = backoff_record(*world.environment, job.metadata.uid)) {
     view.last_failure_ms = record->last_failure_ms;
   }
-  for (const Pod* pod : pods_of_job(world.api, job.metadata.namespace_, job.metadata.uid)) {
+  for (const Pod* pod : pods) {
     const bool succeeded = pod->status.phase == "Succeeded";
     const bool failed = !succeeded && (pod->status.phase == "Failed" || pod->metadata.deletion_timestamp_ms);
     if (failed) view.last_failure_ms = std::max(view.last_failure_ms, finished_at_ms(*pod));
@@ -119,9 +119,10 @@ JobView view_from_finalizers(const World& world, const Job& job) {
   return view;
 }
 
-JobView view_of(const World& world, const Job& job, JobPodTracking tracking) {
-  return tracking == JobPodTracking::finalizers ? view_from_finalizers(world, job)
-                                                : view_from_listed_pods(world.api, job);
+JobView view_of(const World& world, const Job& job, const PodsByJob& pods_by_job, JobPodTracking tracking) {
+  const std::span<const Pod* const> pods = pods_by_job.of(job.metadata.namespace_, job.metadata.uid);
+  return tracking == JobPodTracking::finalizers ? view_from_finalizers(world, job, pods)
+                                                : view_from_listed_pods(job, pods);
 }
 
 // Remembers the Job's last failure once its Pods are counted (JobPodTracking::finalizers).
@@ -175,6 +176,19 @@ JobCondition condition(std::string type, std::string reason, std::string message
   return JobCondition{std::move(type), "True", std::move(reason), std::move(message), now_ms};
 }
 
+// The Job that controls `pod`, if one does.
+const OwnerReference* job_owner(const Pod& pod) {
+  const OwnerReference* owner = controller_owner(pod.metadata);
+  return owner && owner->kind == Kind::Job ? owner : nullptr;
+}
+
+bool older(const Pod* a, const Pod* b) {
+  if (a->metadata.creation_timestamp_ms != b->metadata.creation_timestamp_ms) {
+    return a->metadata.creation_timestamp_ms < b->metadata.creation_timestamp_ms;
+  }
+  return uid_less(a->metadata.uid, b->metadata.uid);
+}
+
 }  // namespace
 
 std::vector<const Pod*> pods_of_job(const ApiServer& api, std::string_view namespace_,
@@ -182,19 +196,40 @@ std::vector<const Pod*> pods_of_job(const ApiServer& api, std::string_view names
   std::vector<const Pod*> pods;
   for (const Object& object : api.objects(Kind::Pod)) {
     const auto& pod = std::get<Pod>(object);
-    const OwnerReference* owner = controller_owner(pod.metadata);
-    if (pod.metadata.namespace_ == namespace_ && owner && owner->kind == Kind::Job &&
-        owner->uid == job_uid) {
-      pods.push_back(&pod);
-    }
+    const OwnerReference* owner = job_owner(pod);
+    if (pod.metadata.namespace_ == namespace_ && owner && owner->uid == job_uid) pods.push_back(&pod);
   }
-  std::sort(pods.begin(), pods.end(), [](const Pod* a, const Pod* b) {
-    if (a->metadata.creation_timestamp_ms != b->metadata.creation_timestamp_ms) {
-      return a->metadata.creation_timestamp_ms < b->metadata.creation_timestamp_ms;
-    }
-    return uid_less(a->metadata.uid, b->metadata.uid);
-  });
+  std::sort(pods.begin(), pods.end(), older);
   return pods;
+}
+
+PodsByJob::PodsByJob(const ApiServer& api) {
+  std::vector<std::pair<Owned, const Pod*>> owned;
+  for (const Object& object : api.objects(Kind::Pod)) {
+    const auto& pod = std::get<Pod>(object);
+    if (const OwnerReference* owner = job_owner(pod)) owned.push_back({{pod.metadata.namespace_, owner->uid}, &pod});
+  }
+  std::sort(owned.begin(), owned.end(), [](const auto& a, const auto& b) {
+    if (a.first.namespace_ != b.first.namespace_) return a.first.namespace_ < b.first.namespace_;
+    if (a.first.job_uid != b.first.job_uid) return a.first.job_uid < b.first.job_uid;
+    return older(a.second, b.second);
+  });
+  owners_.reserve(owned.size());
+  pods_.reserve(owned.size());
+  for (const auto& [owner, pod] : owned) {
+    owners_.push_back(owner);
+    pods_.push_back(pod);
+  }
+}
+
+std::span<const Pod* const> PodsByJob::of(std::string_view namespace_, std::string_view job_uid) const {
+  const auto [first, last] = std::equal_range(owners_.begin(), owners_.end(), Owned{namespace_, job_uid},
+                                              [](const Owned& a, const Owned& b) {
+                                                if (a.namespace_ != b.namespace_) return a.namespace_ < b.namespace_;
+                                                return a.job_uid < b.job_uid;
+                                              });
+  const auto begin = static_cast<std::size_t>(first - owners_.begin());
+  return {pods_.data() + begin, static_cast<std::size_t>(last - first)};
 }
 
 bool has_true_condition(const Job& job, std::string_view type) {
@@ -203,10 +238,11 @@ bool has_true_condition(const Job& job, std::string_view type) {
 }
 
 void JobController::enabled(const World& world, std::vector<ActorWork>& out) const {
+  const PodsByJob pods_by_job(world.api);
   for (const Object& object : world.api.objects(Kind::Job)) {
     const auto& job = std::get<Job>(object);
     if (!is_managed(job)) continue;
-    const std::string_view what = work_for(view_of(world, job, tracking_), world.now_ms);
+    const std::string_view what = work_for(view_of(world, job, pods_by_job, tracking_), world.now_ms);
     if (!what.empty()) out.push_back({std::string(what), object_ref(object), 0});
   }
   if (tracking_ != JobPodTracking::finalizers) return;
@@ -218,10 +254,11 @@ void JobController::enabled(const World& world, std::vector<ActorWork>& out) con
 
 std::optional<std::int64_t> JobController::next_timer_ms(const World& world) const {
   std::optional<std::int64_t> next;
+  const PodsByJob pods_by_job(world.api);
   for (const Object& object : world.api.objects(Kind::Job)) {
     const auto& job = std::get<Job>(object);
     if (!is_managed(job)) continue;
-    const JobView view = view_of(world, job, tracking_);
+    const JobView view = view_of(world, job, pods_by_job, tracking_);
     if (!view.may_create_pod()) continue;
     const std::int64_t at = view.create_at_ms();
     if (at > world.now_ms && (!next || at < *next)) next = at;
@@ -240,7 +277,7 @@ void JobController::apply(const ActorWork& work, StepContext& context) const {
   const Job* found = context.world().api.find<Job>(ref.namespace_, ref.name);
   assert(found && "rjsim bug: Job controller work for a Job that is gone");
   const Job job = *found;   // a copy: the writes below move the stored object
-  const JobView view = view_of(context.world(), job, tracking_);
+  const JobView view = view_of(context.world(), job, PodsByJob(context.world().api), tracking_);
   const std::int64_t now = context.now_ms();
   LoggedApi api(context, std::string(name()));
   // Counted Pods lose their finalizer before the status write that counts them

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -27,17 +28,40 @@ std::string worker_pod_name(const ObjectMeta& cluster, const WorkerGroupSpec& gr
   return fmt::format("{}-{}-worker-{}", cluster.name, group.group_name, replica);
 }
 
-// The Pods of a cluster as the RayCluster controller lists them: by the ray.io/cluster label.
-std::vector<const Pod*> pods_of(const World& world, const ObjectMeta& cluster) {
-  std::vector<const Pod*> pods;
-  for (const Object& object : world.api.objects(Kind::Pod)) {
-    const auto& pod = std::get<Pod>(object);
-    if (pod.metadata.namespace_ != cluster.namespace_) continue;
-    const auto label = pod.metadata.labels->find(kRayClusterLabel);
-    if (label != pod.metadata.labels->end() && label->second == cluster.name) pods.push_back(&pod);
+// The Pods of every cluster as the RayCluster controller lists them, by the ray.io/cluster label:
+// one walk of the Pods for a listing instead of one per cluster. Holds pointers into the API
+// server, valid while it is unchanged.
+class PodsByCluster {
+ public:
+  explicit PodsByCluster(const ApiServer& api) {
+    for (const Object& object : api.objects(Kind::Pod)) {
+      const auto& pod = std::get<Pod>(object);
+      const auto label = pod.metadata.labels->find(kRayClusterLabel);
+      if (label != pod.metadata.labels->end()) pods_.push_back({pod.metadata.namespace_, label->second, &pod});
+    }
+    // Stable: a cluster's Pods stay in the API server's order.
+    std::stable_sort(pods_.begin(), pods_.end(), key_less);
   }
-  return pods;
-}
+  std::vector<const Pod*> of(const ObjectMeta& cluster) const {
+    const Labelled key{cluster.namespace_, cluster.name, nullptr};
+    const auto [first, last] = std::equal_range(pods_.begin(), pods_.end(), key, key_less);
+    std::vector<const Pod*> pods;
+    for (auto it = first; it != last; ++it) pods.push_back(it->pod);
+    return pods;
+  }
+
+ private:
+  struct Labelled {
+    std::string_view namespace_;
+    std::string_view cluster;
+    const Pod* pod;
+  };
+  static bool key_less(const Labelled& a, const Labelled& b) {
+    if (a.namespace_ != b.namespace_) return a.namespace_ < b.namespace_;
+    return a.cluster < b.cluster;
+  }
+  std::vector<Labelled> pods_;
+};
 
 int desired_workers(const RayCluster& cluster) {
   int desired = 0;
@@ -90,8 +114,7 @@ std::optional<std::pair<int, int>> RayClusterController::missing_worker(const Wo
 }
 
 // The release's rule over the Pods the API lists (reference §3.5, §2.6, §1.12).
-bool RayClusterController::pods_ready(const World& world, const RayCluster& cluster) const {
-  const std::vector<const Pod*> pods = pods_of(world, cluster.metadata);
+bool RayClusterController::pods_ready(const std::vector<const Pod*>& pods, const RayCluster& cluster) const {
   if (pods.empty()) return false;
   const auto running = [](const Pod* pod) { return pod->status.phase == "Running"; };
   // A PodReady condition that is present must be True.
@@ -107,6 +130,7 @@ bool RayClusterController::pods_ready(const World& world, const RayCluster& clus
 
 void RayClusterController::enabled(const World& world, std::vector<ActorWork>& out) const {
   const bool lingering = behaviour_.deletion_takes_ms > 0;
+  std::optional<PodsByCluster> pods_by_cluster;   // made when a cluster first asks
   for (const Object& object : world.api.objects(Kind::RayCluster)) {
     const auto& cluster = std::get<RayCluster>(object);
     const ObjectMeta& m = cluster.metadata;
@@ -126,8 +150,9 @@ void RayClusterController::enabled(const World& world, std::vector<ActorWork>& o
         missing_worker(world, cluster)) {
       out.push_back({std::string(kCreateWorkerPod), object_ref(object), 0});
     }
-    if (becomes_ready(cluster) && pods_ready(world, cluster)) {
-      out.push_back({std::string(kReady), object_ref(object), 0});
+    if (becomes_ready(cluster)) {
+      if (!pods_by_cluster) pods_by_cluster.emplace(world.api);
+      if (pods_ready(pods_by_cluster->of(m), cluster)) out.push_back({std::string(kReady), object_ref(object), 0});
     }
     if (m.deletion_timestamp_ms && has_ours &&
         *m.deletion_timestamp_ms + behaviour_.deletion_takes_ms <= world.now_ms) {

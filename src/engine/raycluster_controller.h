@@ -61,7 +61,8 @@ class RayClusterController final : public Actor {
  private:
   // The first worker Pod of the cluster not created yet: (group index, replica index).
   std::optional<std::pair<int, int>> missing_worker(const World& world, const RayCluster& cluster) const;
-  bool pods_ready(const World& world, const RayCluster& cluster) const;
+  // `pods`: the cluster's Pods as the API lists them.
+  bool pods_ready(const std::vector<const Pod*>& pods, const RayCluster& cluster) const;
 
   RayClusterBehaviour behaviour_;
   RayClusterReadiness readiness_;
