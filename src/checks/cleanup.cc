@@ -96,12 +96,12 @@ std::optional<Due> due_gone(const EndView& view, const RayJobHistory& rayjob, co
   const bool finished = rayjob.deployment_status == "Complete" || rayjob.deployment_status == "Failed";
   if (finished && stored && stored->spec->shutdown_after_job_finishes) {
     const std::int64_t end_ms = stored->status.end_time_ms.value_or(rayjob.deployment_since.at_ms);
-    const std::int64_t ttl_ms = static_cast<std::int64_t>(stored->spec->ttl_seconds_after_finished) * 1000;
+    const std::int64_t ttl_ms = static_cast<std::int64_t>(stored->spec->ttl_seconds_after_finished.value_or(0)) * 1000;
     consider(end_ms + ttl_ms, rayjob.deployment_since.seq,
              fmt::format("{} was persisted at seq {} with shutdownAfterJobFinishes and its TTL of {} s "
                          "passed at {} ms",
                          rayjob.deployment_status, rayjob.deployment_since.seq,
-                         stored->spec->ttl_seconds_after_finished, end_ms + ttl_ms));
+                         stored->spec->ttl_seconds_after_finished.value_or(0), end_ms + ttl_ms));
   }
   return due;
 }

@@ -146,8 +146,8 @@ class Fingerprinter {
     add_all(containers, restart_policy);
   }
   void add(const ContainerStatus& value) {
-    const auto& [name, ready, restart_count, state, exit_code, finished_at_ms] = value;
-    add_all(name, ready, restart_count, state, exit_code, finished_at_ms);
+    const auto& [name, ready, restart_count, state, exit_code, finished_at_ms, reason] = value;
+    add_all(name, ready, restart_count, state, exit_code, finished_at_ms, reason);
   }
   void add(const PodStatus& value) {
     const auto& [phase, ready, container_statuses] = value;

@@ -87,7 +87,7 @@ void Kubelet::apply(const ActorWork& work, StepContext& context) const {
         pod.status.phase = "Running";
         pod.status.container_statuses.clear();
         for (const Container& container : pod.spec->containers) {
-          pod.status.container_statuses.push_back(ContainerStatus{container.name, false, 0, "running", {}, {}});
+          pod.status.container_statuses.push_back(ContainerStatus{container.name, false, 0, "running", {}, {}, {}});
         }
       }
       pod.status.ready = ready;

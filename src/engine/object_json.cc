@@ -550,7 +550,7 @@ RayJobSpec rayjob_spec_from_json(const json& value, std::vector<std::string>* ig
   spec.runtime_env_yaml = fields.string("runtimeEnvYAML");
   spec.job_id = fields.string("jobId");
   spec.shutdown_after_job_finishes = fields.boolean("shutdownAfterJobFinishes");
-  spec.ttl_seconds_after_finished = fields.int32("ttlSecondsAfterFinished");
+  spec.ttl_seconds_after_finished = fields.optional_int32("ttlSecondsAfterFinished");
   spec.active_deadline_seconds = fields.optional_int32("activeDeadlineSeconds");
   spec.pre_running_deadline_seconds = fields.optional_int32("preRunningDeadlineSeconds");
   spec.backoff_limit = fields.optional_int32("backoffLimit");
@@ -778,7 +778,7 @@ nlohmann::json to_json(const RayJob& rayjob) {
   put_string(s, "runtimeEnvYAML", spec.runtime_env_yaml);
   put_string(s, "jobId", spec.job_id);
   if (spec.shutdown_after_job_finishes) s["shutdownAfterJobFinishes"] = true;
-  put_nonzero(s, "ttlSecondsAfterFinished", spec.ttl_seconds_after_finished);
+  put_optional(s, "ttlSecondsAfterFinished", spec.ttl_seconds_after_finished);
   put_optional(s, "activeDeadlineSeconds", spec.active_deadline_seconds);
   put_optional(s, "preRunningDeadlineSeconds", spec.pre_running_deadline_seconds);
   put_optional(s, "backoffLimit", spec.backoff_limit);
@@ -913,6 +913,7 @@ nlohmann::json to_json(const Pod& pod) {
           json detail = json::object();
           put_optional(detail, "exitCode", container.exit_code);
           put_time(detail, "finishedAt", container.finished_at_ms);
+          if (!container.reason.empty()) detail["reason"] = container.reason;
           c["state"] = json::object();
           c["state"][container.state] = std::move(detail);
         }
@@ -1039,9 +1040,10 @@ Pod pod_from_json(const nlohmann::json& value, std::vector<std::string>* ignored
               }
               out.state = name;
               Fields details(*detail, states.path(name), ignored,
-                             {"exitCode", "finishedAt"});
+                             {"exitCode", "finishedAt", "reason"});
               out.exit_code = details.optional_int32("exitCode");
               out.finished_at_ms = details.optional_time("finishedAt");
+              out.reason = details.string("reason");
             }
           }
           return out;

@@ -101,6 +101,7 @@ struct ContainerStatus {
   std::string state;                     // "waiting", "running", "terminated"
   std::optional<int> exit_code;          // set when terminated
   std::optional<std::int64_t> finished_at_ms;
+  std::string reason;                    // terminated: the kubelet's reason (Completed, Error, OOMKilled)
   friend bool operator==(const ContainerStatus&, const ContainerStatus&) = default;
 };
 
@@ -267,7 +268,9 @@ struct RayJobSpec {
   std::string runtime_env_yaml;
   std::string job_id;
   bool shutdown_after_job_finishes = false;
-  int ttl_seconds_after_finished = 0;
+  // A *int32 at v1.0.0, where nil (no wait) and 0 differ; an int32 from v1.1.0 on, whose models
+  // read an absent value as 0.
+  std::optional<int> ttl_seconds_after_finished;
   std::optional<int> active_deadline_seconds;
   std::optional<int> pre_running_deadline_seconds;
   std::optional<int> backoff_limit;

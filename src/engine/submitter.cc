@@ -117,6 +117,10 @@ void write_pod_status(StepContext& context, const Pod& pod, const std::function<
                     [&](Object& object) { edit(std::get<Pod>(object).status); });
 }
 
+// The reason the kubelet reports for a container that exited on its own, as the container runtime
+// (containerd, CRI-O) gives it: "Completed" for exit code 0, "Error" for any other.
+std::string terminated_reason(int exit_code) { return exit_code == 0 ? "Completed" : "Error"; }
+
 void write_terminated(StepContext& context, const Pod& pod, int exit_code) {
   const std::int64_t now = context.now_ms();
   if (const int sidecar = sidecar_index(pod); sidecar >= 0) {   // only the sidecar's container ends
@@ -126,11 +130,12 @@ void write_terminated(StepContext& context, const Pod& pod, int exit_code) {
       auto& containers = status.container_statuses;
       auto it = std::find_if(containers.begin(), containers.end(),
                              [&](const ContainerStatus& c) { return c.name == name; });
-      if (it == containers.end()) it = containers.insert(containers.end(), ContainerStatus{name, false, 0, "", {}, {}});
+      if (it == containers.end()) it = containers.insert(containers.end(), ContainerStatus{name, false, 0, "", {}, {}, {}});
       it->ready = false;
       it->state = "terminated";
       it->exit_code = exit_code;
       it->finished_at_ms = now;
+      it->reason = terminated_reason(exit_code);
     });
     return;
   }
@@ -144,6 +149,7 @@ void write_terminated(StepContext& context, const Pod& pod, int exit_code) {
       terminated.state = "terminated";
       terminated.exit_code = exit_code;
       terminated.finished_at_ms = now;
+      terminated.reason = terminated_reason(exit_code);
       status.container_statuses.push_back(std::move(terminated));
     }
   });

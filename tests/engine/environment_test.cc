@@ -926,6 +926,7 @@ TEST_CASE("a cluster with the submitter sidecar gets a head Pod whose sidecar su
   CHECK(sidecar.name == "ray-job-submitter");
   CHECK(sidecar.state == "terminated");
   CHECK(sidecar.exit_code == 1);
+  CHECK(sidecar.reason == "Error");   // the runtime's reason for a non-zero exit
   CHECK(sidecar.finished_at_ms == 52'000);
   CHECK(pod->status.container_statuses.at(0).state == "running");
   CHECK(h.events("submitter.exit").size() == 1);

@@ -179,9 +179,9 @@ Pod full_pod() {
   pod.spec.edit().restart_policy = "Never";
   pod.status.phase = "Failed";
   pod.status.ready = false;
-  pod.status.container_statuses = {ContainerStatus{"ray-job-submitter", false, 2, "terminated", 1, 94'000},
-                                   ContainerStatus{"sidecar", true, 0, "running", std::nullopt, std::nullopt},
-                                   ContainerStatus{"init", false, 0, "", std::nullopt, std::nullopt}};
+  pod.status.container_statuses = {ContainerStatus{"ray-job-submitter", false, 2, "terminated", 1, 94'000, "Error"},
+                                   ContainerStatus{"sidecar", true, 0, "running", std::nullopt, std::nullopt, ""},
+                                   ContainerStatus{"init", false, 0, "", std::nullopt, std::nullopt, ""}};
   return pod;
 }
 
@@ -279,7 +279,7 @@ TEST_CASE("to_json writes Kubernetes field names, apiVersion and kind, and a str
   CHECK(pod["apiVersion"] == "v1");
   CHECK(pod["status"]["conditions"] == json::parse(R"([{"type":"Ready","status":"False"}])"));
   CHECK(pod["status"]["containerStatuses"][0]["state"] ==
-        json::parse(R"({"terminated":{"exitCode":1,"finishedAt":"2026-01-01T00:01:34Z"}})"));
+        json::parse(R"({"terminated":{"exitCode":1,"finishedAt":"2026-01-01T00:01:34Z","reason":"Error"}})"));
   CHECK(to_json(full_service())["spec"]["ports"][1] == json{{"port", 6379}});
 }
 

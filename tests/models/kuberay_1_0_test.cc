@@ -4,7 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
+#include "engine/object_json.h"
 #include "engine/objects.h"
 #include "model_harness.h"
 #include "rayjob_fixtures.h"
@@ -446,15 +449,31 @@ TEST_CASE("kuberay-1.0: a GetJobInfo error persists FailedToGetJobStatus with an
 TEST_CASE("kuberay-1.0: a changed Ray status persists Running with Ray's message and times") {
   RayJobReconciler model;
   ModelHarness harness(model);
-  const RayJob& rayjob = harness.put(running_rayjob("PENDING", "WaitForK8sJob"));
+  std::string ray_status;
+  std::int64_t ray_start_ms = 1'000;
+  std::int64_t expected_start_ms = 1'000;
+  RayJob wanted = running_rayjob("PENDING", "WaitForK8sJob");
+  SUBCASE("a job Ray started") { ray_status = "RUNNING"; }
+  SUBCASE("a job Ray has not started: Go's time of Ray's 0 is the Unix epoch") {
+    // RJC:L551 ConvertUnixTimeToMetav1Time(jobInfo.StartTime); the persisted RUNNING differs from
+    // Ray's PENDING (a job Ray has queued again), so updateState writes Ray's times.
+    wanted = running_rayjob("RUNNING", "Running");
+    ray_status = "PENDING";
+    ray_start_ms = 0;
+    expected_start_ms = -kVirtualEpochUnixMs;
+  }
+  const RayJob& rayjob = harness.put(wanted);
   harness.put(submitter_job());
-  put_cluster_and_head(harness, rayjob, "ready", "RUNNING");
+  put_cluster_and_head(harness, rayjob, "ready", ray_status);
+  harness.world.ray.edit().heads.back().jobs.back().start_time_ms = ray_start_ms;
   CHECK(is_requeue_without_error(harness.reconcile("demo")));
   const RayJobStatus& status = persisted(harness);
   CHECK(status.job_deployment_status == "Running");
-  CHECK(status.job_status == "RUNNING");
+  CHECK(status.job_status == ray_status);
   CHECK(status.message == "from Ray");
-  CHECK(status.start_time_ms == 1'000);
+  REQUIRE(status.start_time_ms.has_value());
+  CHECK(*status.start_time_ms == expected_start_ms);
+  if (ray_start_ms == 0) CHECK(format_timestamp(*status.start_time_ms) == "1970-01-01T00:00:00Z");
   CHECK_FALSE(status.end_time_ms.has_value());   // end (0) is not after start
 }
 
@@ -566,15 +585,44 @@ TEST_CASE("kuberay-1.0: suspend in Running panics when the second GetJobInfo ans
   CHECK_THROWS_AS(harness.reconcile("demo"), ModelPanic);
 }
 
-TEST_CASE("kuberay-1.0: the TTL wait with a nil EndTime panics") {
-  RayJobReconciler model;
-  ModelHarness harness(model);
-  RayJob wanted = running_rayjob("SUCCEEDED");
-  wanted.spec.edit().ttl_seconds_after_finished = 10;   // EndTime stays nil: Ray's end was not after start
+// `wanted` in the harness beside its submitter Job, a ready cluster and Ray's job SUCCEEDED: the
+// TTL wait and cleanup of RJC:L308-330 come next.
+void put_succeeded(ModelHarness& harness, const RayJob& wanted) {
   const RayJob& rayjob = harness.put(wanted);
   harness.put(submitter_job());
   put_cluster_and_head(harness, rayjob, "ready", "SUCCEEDED");
+}
+
+RayJob succeeded_with_ttl(std::optional<int> ttl_seconds) {
+  RayJob wanted = running_rayjob("SUCCEEDED");
+  wanted.spec.edit().ttl_seconds_after_finished = ttl_seconds;
+  return wanted;
+}
+
+TEST_CASE("kuberay-1.0: the TTL wait with a nil EndTime panics") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  put_succeeded(harness, succeeded_with_ttl(10));   // EndTime stays nil: Ray's end was not after start
   CHECK_THROWS_AS(harness.reconcile("demo"), ModelPanic);
+}
+
+TEST_CASE("kuberay-1.0: an explicit ttlSecondsAfterFinished 0 is a TTL like any other") {
+  // TTLSecondsAfterFinished is a *int32 at v1.0.0: 0 is not nil, and RJC:L313-316 dereference
+  // EndTime for it (a nil TTL skips the wait: the cleanup test below).
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  SUBCASE("with a nil EndTime it panics") {
+    put_succeeded(harness, succeeded_with_ttl(0));
+    CHECK_THROWS_AS(harness.reconcile("demo"), ModelPanic);
+  }
+  SUBCASE("with an EndTime it deletes the cluster at once") {
+    RayJob wanted = succeeded_with_ttl(0);
+    wanted.status.end_time_ms = 9'000;
+    put_succeeded(harness, wanted);
+    harness.world.now_ms = 9'000;
+    CHECK(is_done(harness.reconcile("demo")));
+    CHECK(harness.writes() == std::vector<std::string>{"delete RayCluster/default/demo-raycluster-abcde"});
+  }
 }
 
 // ---- step 17-18: cleanup after the job finished (RJC:L308-338) ----
@@ -582,9 +630,7 @@ TEST_CASE("kuberay-1.0: the TTL wait with a nil EndTime panics") {
 TEST_CASE("kuberay-1.0: SUCCEEDED in Running with shutdown deletes the cluster and ends without a write") {
   RayJobReconciler model;
   ModelHarness harness(model);
-  const RayJob& rayjob = harness.put(running_rayjob("SUCCEEDED"));
-  harness.put(submitter_job());
-  put_cluster_and_head(harness, rayjob, "ready", "SUCCEEDED");
+  put_succeeded(harness, succeeded_with_ttl(std::nullopt));
   CHECK(is_done(harness.reconcile("demo")));
   CHECK(harness.writes() == std::vector<std::string>{"delete RayCluster/default/demo-raycluster-abcde"});
   CHECK(persisted(harness).job_deployment_status == "Running");
@@ -593,12 +639,9 @@ TEST_CASE("kuberay-1.0: SUCCEEDED in Running with shutdown deletes the cluster a
 TEST_CASE("kuberay-1.0: before EndTime+TTL the pass requeues for the whole seconds until EndTime+TTL+2s") {
   RayJobReconciler model;
   ModelHarness harness(model);
-  RayJob wanted = running_rayjob("SUCCEEDED");
-  wanted.spec.edit().ttl_seconds_after_finished = 10;
+  RayJob wanted = succeeded_with_ttl(10);
   wanted.status.end_time_ms = 9'000;
-  const RayJob& rayjob = harness.put(wanted);
-  harness.put(submitter_job());
-  put_cluster_and_head(harness, rayjob, "ready", "SUCCEEDED");
+  put_succeeded(harness, wanted);
   harness.world.now_ms = 12'500;
   const ReconcileResult result = harness.reconcile("demo");
   CHECK_FALSE(result.err);

@@ -200,6 +200,9 @@ TEST_CASE("kuberay-1.1: Initializing past activeDeadlineSeconds persists Failed 
   CHECK(stored.status.job_deployment_status == "Failed");
   CHECK(stored.status.reason == "DeadlineExceeded");
   CHECK(stored.status.end_time_ms == 6'000);
+  // %v of the *metav1.Time StartTime (rayjob_controller.go:716), not virtual milliseconds.
+  CHECK(stored.status.message == "The RayJob has passed the activeDeadlineSeconds. StartTime: 2026-01-01 00:00:01 +0000 UTC. "
+                                 "ActiveDeadlineSeconds: 5");
 }
 
 TEST_CASE("kuberay-1.1: Initializing before activeDeadlineSeconds does not fail") {

@@ -621,8 +621,19 @@ TEST_CASE("kuberay-1.7: Running creates the RayJob head Service <job>-head-svc s
   harness.reconcile("demo");
   const Service* service = harness.truth<Service>("demo-head-svc");
   REQUIRE(service);
-  CHECK(service->spec->selector.at("ray.io/cluster") == "demo-abcde");
   CHECK(controller_owner(service->metadata)->kind == Kind::RayJob);
+  // common/job.go:L24-45 over common/service.go: the selector is HeadServiceLabels (L25-33), the
+  // ports the defaults (L436-446, utils.GcsServerPortName) sorted by name (L135-139).
+  const StringMap selector{{"ray.io/cluster", "demo-abcde"},
+                           {"ray.io/node-type", "head"},
+                           {"ray.io/identifier", "demo-abcde-head"},
+                           {"app.kubernetes.io/name", "kuberay"},
+                           {"app.kubernetes.io/created-by", "kuberay-operator"}};
+  CHECK(service->spec->selector == selector);
+  std::vector<std::string> port_names;
+  for (const ServicePort& port : service->spec->ports) port_names.push_back(port.name);
+  CHECK(port_names == std::vector<std::string>{"client", "dashboard", "gcs-server", "metrics", "serve"});
+  CHECK(service->metadata.labels->at("ray.io/identifier") == "demo-head");
 }
 
 TEST_CASE("kuberay-1.7: Running points an existing head Service at a new cluster with an Update") {
@@ -852,7 +863,7 @@ TEST_CASE("kuberay-1.7: Running in SidecarMode without a head Pod persists Faile
   CHECK(status.message == "Ray head pod not found.");
 }
 
-TEST_CASE("kuberay-1.7: Running in SidecarMode with the submitter container exited 1 persists SubmissionFailed") {
+TEST_CASE("kuberay-1.7: Running in SidecarMode with the submitter container exited non-zero persists SubmissionFailed") {
   RayJobReconciler model;
   ModelHarness harness(model);
   const RayJob& rayjob = harness.put(running_rayjob("SidecarMode"));
@@ -861,13 +872,22 @@ TEST_CASE("kuberay-1.7: Running in SidecarMode with the submitter container exit
   head.metadata.name = "demo-abcde-head";
   head.metadata.namespace_ = "default";
   head.metadata.labels = StringMap{{"ray.io/cluster", "demo-abcde"}, {"ray.io/node-type", "head"}};
-  ContainerStatus submitter{"ray-job-submitter", false, 0, "terminated", 1, 500};
-  head.status.container_statuses.push_back(submitter);
+  // RJC:L1111-1112 print State.Terminated.Reason, the kubelet's: an OOM-killed sidecar says so.
+  std::string expected_message;
+  SUBCASE("exit code 1") {
+    head.status.container_statuses.push_back({"ray-job-submitter", false, 0, "terminated", 1, 500, "Error"});
+    expected_message = "Ray head pod container ray-job-submitter terminated with exit code 1: Error";
+  }
+  SUBCASE("OOM-killed") {
+    head.status.container_statuses.push_back({"ray-job-submitter", false, 0, "terminated", 137, 500, "OOMKilled"});
+    expected_message = "Ray head pod container ray-job-submitter terminated with exit code 137: OOMKilled";
+  }
   harness.put(head);
   harness.reconcile("demo");
   const RayJobStatus& status = harness.truth<RayJob>("demo")->status;
   CHECK(status.job_deployment_status == "Failed");
   CHECK(status.reason == "SubmissionFailed");
+  CHECK(status.message == expected_message);
 }
 
 TEST_CASE("kuberay-1.7: Running with suspend persists Suspending") {
@@ -911,7 +931,7 @@ TEST_CASE("kuberay-1.7: SidecarMode with SidecarSubmitterRestart fails only past
   head.metadata.name = "demo-abcde-head";
   head.metadata.namespace_ = "default";
   head.metadata.labels = StringMap{{"ray.io/cluster", "demo-abcde"}, {"ray.io/node-type", "head"}};
-  head.status.container_statuses.push_back(ContainerStatus{"ray-job-submitter", false, 1, "terminated", 1, 500});
+  head.status.container_statuses.push_back(ContainerStatus{"ray-job-submitter", false, 1, "terminated", 1, 500, "Error"});
   harness.put(head);
   harness.reconcile("demo");
   CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Running");   // restarted once: < 2

@@ -60,6 +60,10 @@ ModelPanic nil_dereference(std::string_view what) {
 
 // ---- helpers, in the Go's order ----
 
+// ConvertUnixTimeToMetav1Time (utils/util.go): Ray's times as they are, and its 0 (a job not
+// started yet) as the Unix epoch, 1970-01-01T00:00:00Z, before rjsim's virtual epoch.
+std::int64_t metav1_time_of(std::int64_t ray_ms) { return ray_ms == 0 ? -kVirtualEpochUnixMs : ray_ms; }
+
 // updateState (RJC:L539-566): the only status writer. Writes only when the (JobStatus,
 // JobDeploymentStatus) pair changes, and then drops nothing: the in-memory status goes with it.
 // An unchanged pair returns nil and drops `err`.
@@ -73,11 +77,11 @@ Error update_state(Clients& clients, RayJob& rayjob, const std::optional<RayJobI
   status.job_deployment_status = job_deployment_status;
   if (job_info) {                                                                   // :549-557
     status.message = job_info->message;
-    status.start_time_ms = job_info->start_time_ms;
+    status.start_time_ms = metav1_time_of(job_info->start_time_ms);
     if (job_info->start_time_ms >= job_info->end_time_ms) {
       status.end_time_ms.reset();
     } else {
-      status.end_time_ms = job_info->end_time_ms;
+      status.end_time_ms = metav1_time_of(job_info->end_time_ms);
     }
   }
   status.observed_generation = rayjob.metadata.generation;                          // :560
@@ -410,9 +414,10 @@ ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& cli
 
   if (is_job_succeed_or_failed(status.job_status) && status.job_deployment_status == kRunning) {   // :309-330
     if (rayjob.spec->shutdown_after_job_finishes && rayjob.spec->cluster_selector.empty()) {
-      // TTLSecondsAfterFinished is a *int32 in v1.0.0 (nil: no wait); the engine's spec has an
-      // int, so 0 stands for nil here.
-      if (const int ttl_seconds = rayjob.spec->ttl_seconds_after_finished; ttl_seconds > 0) {   // :313-322
+      // TTLSecondsAfterFinished is a *int32 in v1.0.0: nil skips the wait, an explicit 0 does not
+      // (and dereferences EndTime like any other value).
+      if (rayjob.spec->ttl_seconds_after_finished) {                                  // :313-322
+        const int ttl_seconds = *rayjob.spec->ttl_seconds_after_finished;
         if (!status.end_time_ms) throw nil_dereference("Status.EndTime in the TTL wait; rayjob_controller.go:316");
         const std::int64_t now_ms = clients.runtime.now_ms();
         const std::int64_t shutdown_ms = *status.end_time_ms + std::int64_t{ttl_seconds} * 1000;

@@ -7,6 +7,7 @@
 
 #include "models/kuberay_1_1/runtime_env.h"
 #include "models/kuberay_1_1/submitter_job.h"
+#include "models/shared/go_time.h"
 #include "models/shared/kuberay_1_0_1_1.h"
 
 namespace rjsim::models::kuberay_1_1 {
@@ -250,9 +251,10 @@ bool check_active_deadline_and_update_status_if_needed(Clients& clients, RayJob&
   }
   rayjob.status.job_deployment_status = kFailed;
   rayjob.status.reason = "DeadlineExceeded";
-  rayjob.status.message = fmt::format("The RayJob has passed the activeDeadlineSeconds. StartTime: {}ms. "
+  // %v of the *metav1.Time (rayjob_controller.go:716).
+  rayjob.status.message = fmt::format("The RayJob has passed the activeDeadlineSeconds. StartTime: {}. "
                                       "ActiveDeadlineSeconds: {}",
-                                      *rayjob.status.start_time_ms, *deadline_seconds);
+                                      shared::go_time_string(*rayjob.status.start_time_ms), *deadline_seconds);
   return true;
 }
 
@@ -379,7 +381,7 @@ StateResult reconcile_complete_or_failed(Clients& clients, RayJob& rayjob) {
     }
     const std::int64_t now_ms = clients.runtime.now_ms();
     const std::int64_t shutdown_ms =
-        *rayjob.status.end_time_ms + std::int64_t{rayjob.spec->ttl_seconds_after_finished} * 1000;
+        *rayjob.status.end_time_ms + std::int64_t{rayjob.spec->ttl_seconds_after_finished.value_or(0)} * 1000;
     if (shutdown_ms > now_ms) {                                                         // :310-313
       // int32(time.Until(shutdownTime + 2s).Seconds()): truncated to whole seconds.
       const std::int64_t delta_seconds = (shutdown_ms + 2'000 - now_ms) / 1000;

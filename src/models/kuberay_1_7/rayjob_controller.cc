@@ -261,8 +261,19 @@ Error create_k8s_job_if_need(Clients& clients, const RayJob& rayjob, const RayCl
   return create_new_k8s_job(clients, rayjob, std::move(submitter));
 }
 
-// BuildHeadServiceForRayJob (common/job.go:L24-45 with BuildServiceForHeadPod's default ports):
-// "<rayjob>-head-svc" selecting the current cluster's head Pod.
+// CheckLabel (utils/util.go:L251-268): a label value cut to its last 63 characters, and not
+// starting with punctuation.
+std::string check_label(std::string value) {
+  constexpr std::size_t kMaxLength = 63;
+  if (value.size() > kMaxLength) value.erase(0, value.size() - kMaxLength);
+  if (!value.empty() && std::ispunct(static_cast<unsigned char>(value.front()))) value.front() = 'r';
+  return value;
+}
+
+// BuildHeadServiceForRayJob (common/job.go:L24-45) over BuildServiceForHeadPod
+// (common/service.go:L37-145): "<rayjob>-head-svc" selecting the current cluster's head Pod by
+// HeadServiceLabels (service.go:L25-33), with the default ports sorted by name (L436-446, L135-139).
+// Headless ClusterIP and the ports of the head container are not modelled (no field reads them).
 Service build_head_service_for_rayjob(const RayJob& rayjob, const RayCluster& cluster) {
   Service service;
   service.metadata.name = fmt::format("{}-head-svc", rayjob.metadata.name);
@@ -270,9 +281,14 @@ Service build_head_service_for_rayjob(const RayJob& rayjob, const RayCluster& cl
   service.metadata.labels = StringMap{{kRayOriginatedFromCRNameLabelKey, rayjob.metadata.name},
                                       {kRayOriginatedFromCRDLabelKey, "RayJob"},
                                       {kRayNodeTypeLabelKey, "head"},
-                                      {kRayIDLabelKey, fmt::format("{}-head", rayjob.metadata.name)}};
-  service.spec.edit().selector = {{kRayClusterLabelKey, cluster.metadata.name}, {kRayNodeTypeLabelKey, "head"}};
-  service.spec.edit().ports = {{"client", 10001}, {"dashboard", 8265}, {"gcs", 6379}, {"metrics", 8080}, {"serve", 8000}};
+                                      {kRayIDLabelKey, check_label(fmt::format("{}-head", rayjob.metadata.name))}};
+  service.spec.edit().selector = {{kRayClusterLabelKey, cluster.metadata.name},
+                                  {kRayNodeTypeLabelKey, "head"},
+                                  {kRayIDLabelKey, check_label(fmt::format("{}-head", cluster.metadata.name))},
+                                  {"app.kubernetes.io/name", "kuberay"},
+                                  {"app.kubernetes.io/created-by", "kuberay-operator"}};
+  service.spec.edit().ports = {
+      {"client", 10001}, {"dashboard", 8265}, {"gcs-server", 6379}, {"metrics", 8080}, {"serve", 8000}};
   return service;
 }
 
@@ -389,8 +405,8 @@ Error check_submitter_and_update_status_if_needed(Clients& clients, RayJob& rayj
     if (!sidecar_submitter_restart_gate(clients)) {                                   // checkSidecarContainerStatus
       if (container && container->state == "terminated" && container->exit_code.value_or(0) != 0) {
         should_update = fail_submission(
-            rayjob, fmt::format("Ray head pod container {} terminated with exit code {}: Error", container->name,
-                                container->exit_code.value_or(0)));
+            rayjob, fmt::format("Ray head pod container {} terminated with exit code {}: {}", container->name,
+                                container->exit_code.value_or(0), container->reason));   // RJC:L1111-1112
       }
     } else {                                                                          // checkIsRestartCountExceeded
       // LastTerminationState is approximated by restartCount > 0 (rjsim keeps no previous state).
@@ -547,7 +563,7 @@ std::int64_t end_time_or_panic(const RayJob& rayjob) {
 
 // EndTime + TTLSecondsAfterFinished: when the legacy policy and ShutdownAfterJobFinishes act.
 std::int64_t shutdown_time_ms(const RayJob& rayjob) {
-  return end_time_or_panic(rayjob) + std::int64_t{rayjob.spec->ttl_seconds_after_finished} * 1000;
+  return end_time_or_panic(rayjob) + std::int64_t{rayjob.spec->ttl_seconds_after_finished.value_or(0)} * 1000;
 }
 
 // executeDeletionPolicy (RJC:L1560-1586).

@@ -124,7 +124,7 @@ Error validate_legacy_deletion_policies(const engine::RayJob& rayjob) {
 // validateDeletionConfiguration (VAL:L752-792).
 Error validate_deletion_configuration(const engine::RayJob& rayjob, bool deletion_policy_gate) {
   const engine::RayJobSpec& spec = rayjob.spec;
-  if (!spec.shutdown_after_job_finishes && spec.ttl_seconds_after_finished > 0) {
+  if (!spec.shutdown_after_job_finishes && spec.ttl_seconds_after_finished.value_or(0) > 0) {
     return invalid("The RayJob spec is invalid: a RayJob with shutdownAfterJobFinishes set to false cannot have "
                    "TTLSecondsAfterFinished");
   }
@@ -203,7 +203,7 @@ Error validate_rayjob_spec(const engine::RayJob& rayjob, bool deletion_policy_ga
     return invalid("The RayJob spec is invalid: a RayJob with shutdownAfterJobFinishes set to false is not allowed "
                    "to be suspended");
   }
-  if (spec.ttl_seconds_after_finished < 0) {                                           // VAL:L551-553
+  if (spec.ttl_seconds_after_finished.value_or(0) < 0) {                                           // VAL:L551-553
     return invalid("The RayJob spec is invalid: TTLSecondsAfterFinished must be a non-negative integer");
   }
   if (Error err = validate_deletion_configuration(rayjob, deletion_policy_gate)) return err;   // VAL:L556
