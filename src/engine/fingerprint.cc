@@ -178,16 +178,18 @@ class Fingerprinter {
     add_all(active, succeeded, failed, start_time_ms, completion_time_ms, conditions);
   }
   void add(const WorkerGroupSpec& value) {
-    const auto& [group_name, replicas, min_replicas, max_replicas, num_of_hosts, suspend] = value;
-    add_all(group_name, replicas, min_replicas, max_replicas, num_of_hosts, suspend);
+    const auto& [group_name, replicas, min_replicas, max_replicas, num_of_hosts, suspend, ray_start_params] = value;
+    add_all(group_name, replicas, min_replicas, max_replicas, num_of_hosts, suspend, ray_start_params);
   }
   void add(const HeadGroupSpec& value) {
     const auto& [ray_start_params, template_, head_service_name] = value;
     add_all(ray_start_params, template_, head_service_name);
   }
   void add(const RayClusterSpec& value) {
-    const auto& [ray_version, suspend, head_group_spec, worker_group_specs] = value;
-    add_all(ray_version, suspend, head_group_spec, worker_group_specs);
+    const auto& [ray_version, suspend, head_group_spec, worker_group_specs, enable_in_tree_autoscaling,
+                 gcs_fault_tolerance_options] = value;
+    add_all(ray_version, suspend, head_group_spec, worker_group_specs, enable_in_tree_autoscaling,
+            gcs_fault_tolerance_options);
   }
   void add(const RayClusterStatus& value) {
     const auto& [state, reason, ready_worker_replicas, available_worker_replicas,
@@ -211,12 +213,12 @@ class Fingerprinter {
     const auto& [entrypoint, metadata, runtime_env_yaml, job_id, shutdown_after_job_finishes,
                  ttl_seconds_after_finished, active_deadline_seconds, pre_running_deadline_seconds,
                  backoff_limit, ray_cluster_spec, cluster_selector, submission_mode, suspend,
-                 submitter_pod_template, submitter_backoff_limit, managed_by, deletion_strategy,
-                 entrypoint_num_cpus, entrypoint_num_gpus, entrypoint_resources] = value;
+                 submitter_pod_template, submitter_config, submitter_backoff_limit, managed_by,
+                 deletion_strategy, entrypoint_num_cpus, entrypoint_num_gpus, entrypoint_resources] = value;
     add_all(entrypoint, metadata, runtime_env_yaml, job_id, shutdown_after_job_finishes,
             ttl_seconds_after_finished, active_deadline_seconds, pre_running_deadline_seconds,
             backoff_limit, ray_cluster_spec, cluster_selector, submission_mode, suspend,
-            submitter_pod_template, submitter_backoff_limit, managed_by, deletion_strategy,
+            submitter_pod_template, submitter_config, submitter_backoff_limit, managed_by, deletion_strategy,
             entrypoint_num_cpus, entrypoint_num_gpus, entrypoint_resources);
   }
   void add(const RayJobStatus& value) {

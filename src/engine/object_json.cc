@@ -142,10 +142,13 @@ json ray_cluster_spec_to_json(const RayClusterSpec& spec) {
       put_optional(out_group, "maxReplicas", group.max_replicas);
       if (group.num_of_hosts != 1) out_group["numOfHosts"] = group.num_of_hosts;   // CRD default 1
       put_optional(out_group, "suspend", group.suspend);
+      put_map(out_group, "rayStartParams", group.ray_start_params);
       groups.push_back(std::move(out_group));
     }
     out["workerGroupSpecs"] = std::move(groups);
   }
+  put_optional(out, "enableInTreeAutoscaling", spec.enable_in_tree_autoscaling);
+  if (spec.gcs_fault_tolerance_options) out["gcsFaultToleranceOptions"] = json::object();
   return out;
 }
 
@@ -455,10 +458,14 @@ PodTemplate pod_template_from_json(const json& value, const std::string& path,
 
 RayClusterSpec ray_cluster_spec_from_json(const json& value, const std::string& path,
                                           std::vector<std::string>* ignored) {
-  Fields fields(value, path, ignored, {"rayVersion", "suspend", "headGroupSpec", "workerGroupSpecs"});
+  Fields fields(value, path, ignored,
+                {"rayVersion", "suspend", "headGroupSpec", "workerGroupSpecs", "enableInTreeAutoscaling",
+                 "gcsFaultToleranceOptions"});
   RayClusterSpec spec;
   spec.ray_version = fields.string("rayVersion");
   spec.suspend = fields.optional_bool("suspend");
+  spec.enable_in_tree_autoscaling = fields.optional_bool("enableInTreeAutoscaling");
+  spec.gcs_fault_tolerance_options = fields.find("gcsFaultToleranceOptions") != nullptr;
   if (const json* head_value = fields.find("headGroupSpec")) {
     Fields head(*head_value, fields.path("headGroupSpec"), ignored,
                 {"rayStartParams", "template", "headService"});
@@ -478,7 +485,8 @@ RayClusterSpec ray_cluster_spec_from_json(const json& value, const std::string& 
   spec.worker_group_specs = fields.list<WorkerGroupSpec>(
       "workerGroupSpecs", [ignored](const json& item, const std::string& item_path) {
         Fields group(item, item_path, ignored,
-                     {"groupName", "replicas", "minReplicas", "maxReplicas", "numOfHosts", "suspend"});
+                     {"groupName", "replicas", "minReplicas", "maxReplicas", "numOfHosts", "suspend",
+                      "rayStartParams"});
         WorkerGroupSpec out;
         out.group_name = group.string("groupName");
         out.replicas = group.optional_int32("replicas");
@@ -486,6 +494,7 @@ RayClusterSpec ray_cluster_spec_from_json(const json& value, const std::string& 
         out.max_replicas = group.optional_int32("maxReplicas");
         out.num_of_hosts = group.int32("numOfHosts", 1);
         out.suspend = group.optional_bool("suspend");
+        out.ray_start_params = group.string_map("rayStartParams");
         return out;
       });
   return spec;
@@ -565,6 +574,7 @@ RayJobSpec rayjob_spec_from_json(const json& value, std::vector<std::string>* ig
         pod_template_from_json(*submitter, fields.path("submitterPodTemplate"), ignored);
   }
   if (const json* config = fields.find("submitterConfig")) {
+    spec.submitter_config = true;
     Fields submitter_config(*config, fields.path("submitterConfig"), ignored, {"backoffLimit"});
     spec.submitter_backoff_limit = submitter_config.optional_int32("backoffLimit");
   }
@@ -789,8 +799,9 @@ nlohmann::json to_json(const RayJob& rayjob) {
   if (spec.submitter_pod_template) {
     s["submitterPodTemplate"] = pod_template_to_json(*spec.submitter_pod_template);
   }
-  if (spec.submitter_backoff_limit) {
-    s["submitterConfig"] = {{"backoffLimit", *spec.submitter_backoff_limit}};
+  if (spec.submitter_config || spec.submitter_backoff_limit) {
+    s["submitterConfig"] = json::object();
+    put_optional(s["submitterConfig"], "backoffLimit", spec.submitter_backoff_limit);
   }
   put_optional(s, "managedBy", spec.managed_by);
   if (spec.deletion_strategy) s["deletionStrategy"] = deletion_strategy_to_json(*spec.deletion_strategy);

@@ -204,6 +204,7 @@ struct WorkerGroupSpec {
   std::optional<int> max_replicas;
   int num_of_hosts = 1;
   std::optional<bool> suspend;
+  StringMap ray_start_params;
   friend bool operator==(const WorkerGroupSpec&, const WorkerGroupSpec&) = default;
 };
 
@@ -219,6 +220,10 @@ struct RayClusterSpec {
   std::optional<bool> suspend;
   HeadGroupSpec head_group_spec;
   std::vector<WorkerGroupSpec> worker_group_specs;
+  std::optional<bool> enable_in_tree_autoscaling;
+  // Whether gcsFaultToleranceOptions is set (v1.1.0 on): its presence turns GCS fault tolerance on,
+  // which v1.7.0's validation reads; its contents are not modelled.
+  bool gcs_fault_tolerance_options = false;
   friend bool operator==(const RayClusterSpec&, const RayClusterSpec&) = default;
 };
 
@@ -279,6 +284,8 @@ struct RayJobSpec {
   std::string submission_mode;                      // K8sJobMode (default), HTTPMode, ...
   bool suspend = false;
   std::optional<PodTemplate> submitter_pod_template;
+  bool submitter_config = false;                     // the submitterConfig block is set, even empty
+                                                     // (a backoffLimit implies it)
   std::optional<int> submitter_backoff_limit;        // submitterConfig.backoffLimit
   std::optional<std::string> managed_by;
   std::optional<DeletionStrategy> deletion_strategy;

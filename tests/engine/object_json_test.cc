@@ -83,8 +83,10 @@ RayClusterSpec full_cluster_spec() {
   spec.head_group_spec.ray_start_params = {{"dashboard-host", "0.0.0.0"}};
   spec.head_group_spec.template_ = full_template();
   spec.head_group_spec.head_service_name = "custom-head-svc";
-  spec.worker_group_specs = {WorkerGroupSpec{"small-group", 1, 1, 5, 1, std::nullopt},
-                             WorkerGroupSpec{"multi-host", 2, std::nullopt, std::nullopt, 4, true}};
+  spec.worker_group_specs = {WorkerGroupSpec{"small-group", 1, 1, 5, 1, std::nullopt, {{"num-cpus", "2"}}},
+                             WorkerGroupSpec{"multi-host", 2, std::nullopt, std::nullopt, 4, true, {}}};
+  spec.enable_in_tree_autoscaling = false;
+  spec.gcs_fault_tolerance_options = true;
   return spec;
 }
 
@@ -109,6 +111,7 @@ RayJob full_rayjob() {
   rayjob.spec.edit().submission_mode = "HTTPMode";
   rayjob.spec.edit().suspend = true;
   rayjob.spec.edit().submitter_pod_template = full_template();
+  rayjob.spec.edit().submitter_config = true;
   rayjob.spec.edit().submitter_backoff_limit = 3;
   rayjob.spec.edit().managed_by = "kueue.x-k8s.io/multikueue";
   DeletionStrategy strategy;
@@ -377,7 +380,7 @@ TEST_CASE("a merge patch sets fields, null deletes them, and a bad patch leaves 
   CHECK_FALSE(patched.spec->backoff_limit.has_value());
   // Lists are replaced whole (RFC 7386).
   CHECK(patched.spec->ray_cluster_spec->worker_group_specs ==
-        std::vector<WorkerGroupSpec>{WorkerGroupSpec{"g", 3, std::nullopt, std::nullopt, 1, std::nullopt}});
+        std::vector<WorkerGroupSpec>{WorkerGroupSpec{"g", 3, std::nullopt, std::nullopt, 1, std::nullopt, {}}});
   CHECK(patched.metadata.labels == rjsim::engine::StringMap{{"new", "yes"}, {"ray.io/cluster", "demo-abcde"}});
   CHECK(patched.status == full_rayjob().status);
 

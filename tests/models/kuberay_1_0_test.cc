@@ -248,7 +248,7 @@ TEST_CASE("kuberay-1.0: Suspended with no cluster polls every 3 s without a writ
   CHECK(harness.writes().empty());
 }
 
-TEST_CASE("kuberay-1.0: a replica edit on the RayJob is pushed into the RayCluster") {
+TEST_CASE("kuberay-1.0: a replica edit on the RayJob is pushed into the RayCluster unless in-tree autoscaling is on") {
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = running_rayjob();
@@ -256,6 +256,12 @@ TEST_CASE("kuberay-1.0: a replica edit on the RayJob is pushed into the RayClust
   group.group_name = "small";
   group.replicas = 1;
   rayjob.spec.edit().ray_cluster_spec->worker_group_specs.push_back(group);
+  bool autoscaling = false;
+  SUBCASE("autoscaling off: RJC:L611-634 Case3 pushes the replicas") {}
+  SUBCASE("in-tree autoscaling: RJC:L601-607 Case2 leaves them to the autoscaler") {
+    rayjob.spec.edit().ray_cluster_spec->enable_in_tree_autoscaling = true;
+    autoscaling = true;
+  }
   harness.put(rayjob);
   harness.put(cluster_for(rayjob, "ready"));
   harness.world.api.patch(Kind::RayJob, "default", "demo", [](Object& object) {
@@ -263,8 +269,9 @@ TEST_CASE("kuberay-1.0: a replica edit on the RayJob is pushed into the RayClust
   }, 0);
   harness.sync();
   harness.reconcile("demo");
-  CHECK(harness.writes().front() == "update RayCluster/default/demo-raycluster-abcde");
-  CHECK(harness.truth<RayCluster>("demo-raycluster-abcde")->spec->worker_group_specs[0].replicas == 3);
+  const int replicas = *harness.truth<RayCluster>("demo-raycluster-abcde")->spec->worker_group_specs[0].replicas;
+  CHECK(replicas == (autoscaling ? 1 : 3));
+  CHECK(harness.events_of("api.update", "RayCluster/default/demo-raycluster-abcde").size() == (autoscaling ? 0 : 1));
 }
 
 TEST_CASE("kuberay-1.0: a replica Update answered NotFound persists Suspended although suspend is false") {
@@ -295,7 +302,7 @@ TEST_CASE("kuberay-1.0: a RayCluster with fewer worker groups than the RayJob pa
   RayJob rayjob = running_rayjob();
   harness.put(rayjob);
   harness.put(cluster_for(rayjob, "ready"));   // no worker group
-  rayjob.spec.edit().ray_cluster_spec->worker_group_specs.push_back(WorkerGroupSpec{"small", 1, {}, {}, 1, {}});
+  rayjob.spec.edit().ray_cluster_spec->worker_group_specs.push_back(WorkerGroupSpec{"small", 1, {}, {}, 1, {}, {}});
   harness.put(rayjob);
   CHECK_THROWS_AS(harness.reconcile("demo"), ModelPanic);
 }

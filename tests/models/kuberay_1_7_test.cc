@@ -31,7 +31,7 @@ RayJob sample_rayjob(const std::string& name = "demo") {
   head.name = "ray-head";
   head.image = "rayproject/ray:2.46.0";
   cluster.head_group_spec.template_.containers.push_back(head);
-  cluster.worker_group_specs.push_back(WorkerGroupSpec{"small-group", 1, 1, 5, 1, std::nullopt});
+  cluster.worker_group_specs.push_back(WorkerGroupSpec{"small-group", 1, 1, 5, 1, std::nullopt, {}});
   rayjob.spec.edit().ray_cluster_spec = cluster;
   return rayjob;
 }
@@ -236,6 +236,9 @@ TEST_CASE("kuberay-1.7: validation rules of metadata, spec and status, first fai
             "BackoffLimit is incompatible with InteractiveMode"));
   CHECK(has(message([](RayJob& r) { r.spec.edit().submission_mode = "SidecarMode"; r.spec.edit().submitter_backoff_limit = 1; }),
             "SidecarMode doesn't support SubmitterConfig"));
+  // An empty submitterConfig is a non-nil pointer in Go (VAL:L596-598).
+  CHECK(has(message([](RayJob& r) { r.spec.edit().submission_mode = "SidecarMode"; r.spec.edit().submitter_config = true; }),
+            "SidecarMode doesn't support SubmitterConfig"));
   CHECK(has(message([](RayJob& r) {
               r.spec.edit().submission_mode = "SidecarMode";
               r.spec.edit().ray_cluster_spec->head_group_spec.template_.restart_policy = "Always";
@@ -276,6 +279,59 @@ TEST_CASE("kuberay-1.7: validation of the RayJob's cluster spec (ValidateRayClus
         "gate is enabled");
   CHECK(message([](RayJob& r) { r.metadata.name = "1demo"; }).find("(e.g. 'my-name',  or 'abc-123', regex used") !=
         std::string::npos);
+}
+
+TEST_CASE("kuberay-1.7: validation of rayStartParams labels, Redis and GCS fault tolerance, and the autoscaler v2 env") {
+  // ValidateRayClusterSpec (VAL:L103-225) on fields rjsim carries: rayStartParams, the head Ray
+  // container's env, the RayJob's annotations, gcsFaultToleranceOptions, enableInTreeAutoscaling.
+  auto message = [](const std::function<void(RayJob&)>& breaking) {
+    const auto [status, result] = validate_once(breaking);
+    return status.job_deployment_status == "ValidationFailed" ? status.message : std::string("(valid)");
+  };
+  auto head_env = [](RayJob& r) -> StringMap& {
+    return r.spec.edit().ray_cluster_spec->head_group_spec.template_.containers.front().env;
+  };
+  const std::string invalid = "The RayJob spec is invalid: ";
+  CHECK(message([](RayJob& r) { r.spec.edit().ray_cluster_spec->head_group_spec.ray_start_params["labels"] = "a=b"; }) ==
+        invalid + "rayStartParams['labels'] is not supported for Head group; please use the top-level Labels field instead");
+  CHECK(message([](RayJob& r) {
+          WorkerGroupSpec group;
+          group.group_name = "small";
+          group.ray_start_params["labels"] = "a=b";
+          r.spec.edit().ray_cluster_spec->worker_group_specs = {group};
+        }) == invalid + "rayStartParams['labels'] is not supported for small group; please use the top-level Labels "
+                        "field instead");
+  // RAY_REDIS_ADDRESS turns GCS fault tolerance on implicitly: refused unless it is on.
+  CHECK(message([&](RayJob& r) { head_env(r)["RAY_REDIS_ADDRESS"] = "redis:6379"; }) ==
+        invalid + "RAY_REDIS_ADDRESS is set which implicitly enables GCS fault tolerance, but GcsFaultToleranceOptions "
+                  "is not set. Please set GcsFaultToleranceOptions to enable GCS fault tolerance");
+  CHECK(message([&](RayJob& r) {
+          head_env(r)["RAY_REDIS_ADDRESS"] = "redis:6379";
+          r.metadata.annotations.edit()["ray.io/ft-enabled"] = "True";
+        }) == "(valid)");
+  CHECK(message([&](RayJob& r) {
+          head_env(r)["RAY_REDIS_ADDRESS"] = "redis:6379";
+          r.spec.edit().ray_cluster_spec->gcs_fault_tolerance_options = true;
+        }) == invalid + "cannot set `RAY_REDIS_ADDRESS` env var in head Pod when GcsFaultToleranceOptions is enabled - "
+                        "use GcsFaultToleranceOptions.RedisAddress instead");
+  CHECK(message([](RayJob& r) {
+          r.metadata.annotations.edit()["ray.io/ft-enabled"] = "true";
+          r.spec.edit().ray_cluster_spec->gcs_fault_tolerance_options = true;
+        }).find("ray.io/ft-enabled annotation and GcsFaultToleranceOptions are both set") != std::string::npos);
+  const std::string username = invalid + "cannot set redis username in rayStartParams or environment variables - use "
+                                         "GcsFaultToleranceOptions.RedisUsername instead";
+  CHECK(message([](RayJob& r) { r.spec.edit().ray_cluster_spec->head_group_spec.ray_start_params["redis-username"] = "u"; }) ==
+        username);
+  CHECK(message([&](RayJob& r) { head_env(r)["REDIS_USERNAME"] = "u"; }) == username);
+  // Autoscaler v2 by env needs in-tree autoscaling.
+  CHECK(message([&](RayJob& r) { head_env(r)["RAY_enable_autoscaler_v2"] = "1"; }) ==
+        invalid + "environment variable RAY_enable_autoscaler_v2 cannot be set to '1' when enableInTreeAutoscaling is "
+                  "false. Please set enableInTreeAutoscaling: true to use autoscaler v2");
+  CHECK(message([&](RayJob& r) {
+          head_env(r)["RAY_enable_autoscaler_v2"] = "1";
+          r.spec.edit().ray_cluster_spec->enable_in_tree_autoscaling = true;
+        }) == "(valid)");
+  CHECK(message([&](RayJob& r) { head_env(r)["RAY_enable_autoscaler_v2"] = "0"; }) == "(valid)");
 }
 
 TEST_CASE("kuberay-1.7: validation of the deletion strategy: gate, exclusivity, legacy and rules") {

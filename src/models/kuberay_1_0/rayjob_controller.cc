@@ -157,7 +157,10 @@ Error get_or_create_raycluster_instance(Clients& clients, const RayJob& rayjob, 
       return {};
     }
     if (!rayjob.spec->ray_cluster_spec) throw nil_dereference("Spec.RayClusterSpec; rayjob_controller.go:601");
-    // :601-607 Case2, in-tree autoscaling, is not modelled (the engine's spec has no such field).
+    if (rayjob.spec->ray_cluster_spec->enable_in_tree_autoscaling.value_or(false)) {   // :601-607 Case2
+      found = true;   // the autoscaler alone sets replicas
+      return {};
+    }
     bool are_replicas_identical = true;                                            // :611-617 Case3
     const auto& wanted_groups = rayjob.spec->ray_cluster_spec->worker_group_specs;
     for (std::size_t i = 0; i < wanted_groups.size(); ++i) {

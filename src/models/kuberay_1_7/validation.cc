@@ -1,6 +1,8 @@
 #include "models/kuberay_1_7/validation.h"
 
+#include <cctype>
 #include <map>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -16,6 +18,8 @@ using engine::ErrorCode;
 namespace {
 
 Error invalid(std::string message) { return Error(ErrorCode::other, std::move(message)); }
+
+constexpr const char* kRayFTEnabledAnnotationKey = "ray.io/ft-enabled";
 
 // k8s.io/apimachinery validation.IsDNS1035Label: [a-z]([-a-z0-9]*[a-z0-9])?, at most 63 chars.
 bool is_dns1035_label(const std::string& name) {
@@ -148,16 +152,36 @@ Error validate_deletion_configuration(const engine::RayJob& rayjob, bool deletio
                  "deletionRules field (cannot be empty)");
 }
 
-// ValidateRayClusterSpec (VAL:L103-203), the rules whose fields rjsim's objects carry: a head
-// container, worker replica bounds (the CRD defaults minReplicas 0 and maxReplicas maxInt32, so
-// "must set both" cannot fire), and suspended worker groups only with the RayJobDeletionPolicy gate.
-// Not checked: Ray resources and labels in rayStartParams, idle timeouts, priorities, GCS fault
-// tolerance and Redis settings, the autoscaler-v2 env (their fields are not modelled).
-Error validate_raycluster_spec(const engine::RayClusterSpec& spec, bool deletion_policy_gate) {
-  if (spec.head_group_spec.template_.containers.empty()) {                             // :104-106
-    return invalid("headGroupSpec should have at least one container");
+// validateRayGroupLabels (VAL:L72-99), the rule on rayStartParams; the group's own Labels field
+// is not modelled.
+Error validate_ray_group_labels(std::string_view group_name, const engine::StringMap& ray_start_params) {
+  if (ray_start_params.contains("labels")) {
+    return invalid(fmt::format("rayStartParams['labels'] is not supported for {} group; please use the top-level "
+                               "Labels field instead", group_name));
   }
-  for (const engine::WorkerGroupSpec& group : spec.worker_group_specs) {               // :118-151
+  return {};
+}
+
+// EnvVarExists over the Ray container of the head template (RayContainerIndex 0).
+const std::string* head_env(const engine::RayClusterSpec& spec, std::string_view name) {
+  const engine::Container& ray_container = spec.head_group_spec.template_.containers.front();
+  const auto it = ray_container.env.find(name);
+  return it == ray_container.env.end() ? nullptr : &it->second;
+}
+
+// IsGCSFaultToleranceEnabled (utils/util.go:L765-768).
+bool is_gcs_fault_tolerance_enabled(const engine::RayClusterSpec& spec, const engine::StringMap& annotations) {
+  const auto it = annotations.find(kRayFTEnabledAnnotationKey);
+  std::string value = it == annotations.end() ? "" : it->second;
+  for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return value == "true" || spec.gcs_fault_tolerance_options;
+}
+
+// The worker group rules of ValidateRayClusterSpec (VAL:L118-151) that rjsim's objects carry:
+// replica bounds (the CRD defaults minReplicas 0 and maxReplicas maxInt32, so "must set both"
+// cannot fire) and rayStartParams labels.
+Error validate_worker_groups(const engine::RayClusterSpec& spec) {
+  for (const engine::WorkerGroupSpec& group : spec.worker_group_specs) {
     const std::string& name = group.group_name;
     if (group.min_replicas && *group.min_replicas < 0) {
       return invalid(fmt::format("worker group {} has negative minReplicas {}", name, *group.min_replicas));
@@ -169,7 +193,57 @@ Error validate_raycluster_spec(const engine::RayClusterSpec& spec, bool deletion
       return invalid(fmt::format("worker group {} has minReplicas {} greater than maxReplicas {}", name,
                                   *group.min_replicas, *group.max_replicas));
     }
+    if (Error err = validate_ray_group_labels(name, group.ray_start_params)) return err;
   }
+  return {};
+}
+
+// The GCS fault tolerance and Redis rules of ValidateRayClusterSpec (VAL:L153-195). With
+// gcsFaultToleranceOptions set, validateGcsFaultToleranceBackend is not checked: the options'
+// contents are not modelled.
+Error validate_gcs_fault_tolerance(const engine::RayClusterSpec& spec, const engine::StringMap& annotations) {
+  const auto ft_enabled = annotations.find(kRayFTEnabledAnnotationKey);
+  if (ft_enabled != annotations.end() && !ft_enabled->second.empty() && spec.gcs_fault_tolerance_options) {
+    return invalid(fmt::format("{} annotation and GcsFaultToleranceOptions are both set. Please use only "
+                               "GcsFaultToleranceOptions to configure GCS fault tolerance", kRayFTEnabledAnnotationKey));
+  }
+  if (!is_gcs_fault_tolerance_enabled(spec, annotations) && head_env(spec, "RAY_REDIS_ADDRESS")) {
+    return invalid("RAY_REDIS_ADDRESS is set which implicitly enables GCS fault tolerance, but "
+                   "GcsFaultToleranceOptions is not set. Please set GcsFaultToleranceOptions to enable GCS fault "
+                   "tolerance");
+  }
+  const engine::StringMap& ray_start_params = spec.head_group_spec.ray_start_params;
+  if (spec.gcs_fault_tolerance_options) {
+    const auto password = ray_start_params.find("redis-password");
+    if (password != ray_start_params.end() && !password->second.empty()) {
+      return invalid("cannot set `redis-password` in rayStartParams when GcsFaultToleranceOptions is enabled - use "
+                     "GcsFaultToleranceOptions.RedisPassword instead");
+    }
+    if (head_env(spec, "REDIS_PASSWORD")) {
+      return invalid("cannot set `REDIS_PASSWORD` env var in head Pod when GcsFaultToleranceOptions is enabled - use "
+                     "GcsFaultToleranceOptions.RedisPassword instead");
+    }
+    if (head_env(spec, "RAY_REDIS_ADDRESS")) {
+      return invalid("cannot set `RAY_REDIS_ADDRESS` env var in head Pod when GcsFaultToleranceOptions is enabled - "
+                     "use GcsFaultToleranceOptions.RedisAddress instead");
+    }
+    const auto storage = annotations.find("ray.io/external-storage-namespace");
+    if (storage != annotations.end() && !storage->second.empty()) {
+      return invalid("cannot set `ray.io/external-storage-namespace` annotation when GcsFaultToleranceOptions is "
+                     "enabled - use GcsFaultToleranceOptions.ExternalStorageNamespace instead");
+    }
+  }
+  const auto username = ray_start_params.find("redis-username");
+  if ((username != ray_start_params.end() && !username->second.empty()) || head_env(spec, "REDIS_USERNAME")) {
+    return invalid("cannot set redis username in rayStartParams or environment variables - use "
+                   "GcsFaultToleranceOptions.RedisUsername instead");
+  }
+  return {};
+}
+
+// The suspended-worker and autoscaler rules of ValidateRayClusterSpec (VAL:L197-225): autoscaler
+// options and v2 are not modelled.
+Error validate_suspend_and_autoscaling(const engine::RayClusterSpec& spec, bool deletion_policy_gate) {
   if (!deletion_policy_gate) {                                                         // :197-203
     for (const engine::WorkerGroupSpec& group : spec.worker_group_specs) {
       if (group.suspend && *group.suspend) {
@@ -178,7 +252,35 @@ Error validate_raycluster_spec(const engine::RayClusterSpec& spec, bool deletion
       }
     }
   }
+  const bool autoscaling = spec.enable_in_tree_autoscaling.value_or(false);            // IsAutoscalingEnabled
+  if (!autoscaling) {                                                                  // :205-212
+    if (const std::string* v2 = head_env(spec, "RAY_enable_autoscaler_v2"); v2 && (*v2 == "1" || *v2 == "true")) {
+      return invalid(fmt::format("environment variable RAY_enable_autoscaler_v2 cannot be set to '{}' when "
+                                 "enableInTreeAutoscaling is false. Please set enableInTreeAutoscaling: true to use "
+                                 "autoscaler v2", *v2));
+    }
+    return {};
+  }
+  for (const engine::WorkerGroupSpec& group : spec.worker_group_specs) {               // :214-220
+    if (group.suspend && *group.suspend) {
+      return invalid(fmt::format("worker group {} cannot be suspended with Autoscaler enabled", group.group_name));
+    }
+  }
   return {};
+}
+
+// ValidateRayClusterSpec (VAL:L103-225), the rules whose fields rjsim's objects carry, in the Go's
+// order. Not checked: Ray resources, the groups' Labels field, idle timeouts, priorities, the GCS
+// fault tolerance backend, autoscaler options (their fields are not modelled).
+Error validate_raycluster_spec(const engine::RayClusterSpec& spec, const engine::StringMap& annotations,
+                               bool deletion_policy_gate) {
+  if (spec.head_group_spec.template_.containers.empty()) {                             // :104-106
+    return invalid("headGroupSpec should have at least one container");
+  }
+  if (Error err = validate_ray_group_labels("Head", spec.head_group_spec.ray_start_params)) return err;   // :111
+  if (Error err = validate_worker_groups(spec)) return err;                            // :118-151
+  if (Error err = validate_gcs_fault_tolerance(spec, annotations)) return err;         // :153-195
+  return validate_suspend_and_autoscaling(spec, deletion_policy_gate);                 // :197-225
 }
 
 }  // namespace
@@ -229,14 +331,17 @@ Error validate_rayjob_spec(const engine::RayJob& rayjob, bool deletion_policy_ga
   }
   if (spec.submission_mode == "SidecarMode") {                                         // VAL:L591-603
     if (spec.submitter_pod_template) return invalid("Currently, SidecarMode doesn't support SubmitterPodTemplate");
-    if (spec.submitter_backoff_limit) return invalid("Currently, SidecarMode doesn't support SubmitterConfig");
+    if (spec.submitter_config || spec.submitter_backoff_limit) {
+      return invalid("Currently, SidecarMode doesn't support SubmitterConfig");
+    }
     const std::string& restart_policy = spec.ray_cluster_spec->head_group_spec.template_.restart_policy;
     if (!restart_policy.empty() && restart_policy != "Never") {
       return invalid("restartPolicy for head Pod should be Never or unset when using SidecarMode");
     }
   }
   if (spec.ray_cluster_spec) {                                                         // VAL:L605-612
-    if (Error err = validate_raycluster_spec(*spec.ray_cluster_spec, deletion_policy_gate)) {
+    if (Error err = validate_raycluster_spec(*spec.ray_cluster_spec, *rayjob.metadata.annotations,
+                                             deletion_policy_gate)) {
       return invalid("The RayJob spec is invalid: " + err.message());
     }
   }
