@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,11 @@ struct SubmitJobRequest {
   std::string submission_id;
   std::string runtime_env_json;
   StringMap metadata;
+  // entrypoint_num_cpus, entrypoint_num_gpus, entrypoint_resources (float32 in Go's request):
+  // sent as the operator sends them; rjsim's Ray schedules no resources, so it reads none.
+  float entrypoint_num_cpus = 0;
+  float entrypoint_num_gpus = 0;
+  std::map<std::string, float, std::less<>> entrypoint_resources;
 };
 
 struct DashboardResponse {

@@ -3,10 +3,16 @@
 // asserts the persisted status, the writes and the result.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <map>
+#include <string>
+
 #include "engine/objects.h"
 #include "model_harness.h"
 #include "rayjob_fixtures.h"
+#include "models/kuberay_1_1/dashboard_client.h"
 #include "models/kuberay_1_1/rayjob_controller.h"
+#include "models/kuberay_1_1/submitter_job.h"
 
 namespace rjsim::models::kuberay_1_1 {
 namespace kuberay_1_1_test {
@@ -281,6 +287,80 @@ TEST_CASE("kuberay-1.1: Initializing with a ready cluster creates the submitter 
   CHECK(job->spec->template_.containers.at(0).image == "rayproject/ray:2.9.0");
   CHECK(job->spec->template_.containers.at(0).env.at("RAY_JOB_SUBMISSION_ID") == "demo-abcde");
   CHECK(job->spec->template_.restart_policy == "Never");
+}
+
+TEST_CASE("kuberay-1.1: the entrypoint is split into words as google/shlex splits them") {
+  // JOB:L112 shlex.Split (google/shlex scanStream); fidelity-1.1-1.0.md D5, D6.
+  const auto split = [](const std::string& text) {
+    std::vector<std::string> words;
+    const Error err = shlex_split(text, words);
+    if (err) words = {"error: " + err.message()};
+    return words;
+  };
+  using Words = std::vector<std::string>;
+  CHECK(split("python /home/ray/main.py --epochs 3") == Words{"python", "/home/ray/main.py", "--epochs", "3"});
+  CHECK(split("  'a b'  \"c d\" e''f \"\"") == Words{"a b", "c d", "ef", ""});
+  // Inside double quotes a backslash keeps the next character, whatever it is, and drops itself.
+  CHECK(split(R"cmd(python -c "print(\"x\tY\")")cmd") == Words{"python", "-c", "print(\"xtY\")"});
+  CHECK(split(R"cmd(echo "a\\b" a\ b 'c\d')cmd") == Words{"echo", "a\\b", "a b", "c\\d"});
+  // A comment starts where a word would and ends at the newline; inside a word # is a character.
+  CHECK(split("python run.py # note\n--epochs 3") == Words{"python", "run.py", "--epochs", "3"});
+  CHECK(split("a#b \"c\"#d # e f") == Words{"a#b", "c#d"});
+  CHECK(split("python 'unclosed") == Words{"error: EOF found when expecting closing quote"});
+  CHECK(split("python \"unclosed\\") == Words{"error: EOF found after escape character"});
+  CHECK(split("python trailing\\") == Words{"error: EOF found after escape character"});
+}
+
+TEST_CASE("kuberay-1.1: the submitter command's JSON arguments are encoding/json's: typed, HTML-safe") {
+  // JOB:L76-90: getRuntimeEnvJson (yaml.YAMLToJSON) and json.Marshal of the metadata
+  // (fidelity-1.1-1.0.md D2, D3, D7).
+  RayJob rayjob = sample_rayjob();
+  rayjob.status.dashboard_url = "demo-head-svc.default.svc.cluster.local:8265";
+  rayjob.spec.edit().metadata = {{"k", "<a&b>"}};
+  const auto argument_after = [&](const char* flag) {
+    std::vector<std::string> command;
+    REQUIRE_FALSE(get_k8s_job_command(rayjob, command));
+    const auto it = std::find(command.begin(), command.end(), flag);
+    return it == command.end() || it + 1 == command.end() ? std::string("(none)") : *(it + 1);
+  };
+  rayjob.spec.edit().runtime_env_yaml = "config: {setup_timeout_seconds: 600, eager_install: false}";
+  CHECK(argument_after("--runtime-env-json") == R"({"config":{"eager_install":false,"setup_timeout_seconds":600}})");
+  CHECK(argument_after("--metadata-json") == R"({"k":"\u003ca\u0026b\u003e"})");
+  rayjob.spec.edit().runtime_env_yaml = "# nothing but a comment";
+  CHECK(argument_after("--runtime-env-json") == "null");
+}
+
+TEST_CASE("kuberay-1.1: entrypointResources decodes as Go's json.Unmarshal into map[string]float32") {
+  // DASH:L436-440 (RayJobRequest.Resources map[string]float32, DASH:L213).
+  std::map<std::string, float, std::less<>> resources;
+  const auto decode = [&](const std::string& text) {
+    const Error err = decode_entrypoint_resources(text, resources);
+    return err ? err.message() : std::string("ok");
+  };
+  CHECK(decode(R"({"custom": 1, "GPU": 0.5})") == "ok");
+  CHECK(resources == std::map<std::string, float, std::less<>>{{"GPU", 0.5F}, {"custom", 1.0F}});
+  CHECK(decode("null") == "ok");
+  CHECK(resources.empty());
+  CHECK(decode(R"({"GPU": null})") == "ok");   // a null leaves the zero value
+  CHECK(resources.at("GPU") == 0.0F);
+  CHECK(decode("[1]") == "json: cannot unmarshal array into Go value of type map[string]float32");
+  CHECK(decode(R"("x")") == "json: cannot unmarshal string into Go value of type map[string]float32");
+  CHECK(decode(R"({"GPU": "one"})") == "json: cannot unmarshal string into Go value of type float32");
+  CHECK(decode(R"({"GPU": true})") == "json: cannot unmarshal bool into Go value of type float32");
+  CHECK(decode(R"({"GPU": 1e50})").find("cannot unmarshal number") != std::string::npos);
+  CHECK(decode("{not json").find("not JSON") != std::string::npos);
+}
+
+TEST_CASE("kuberay-1.1: the HTTPMode submit request carries the entrypoint's CPUs, GPUs and resources") {
+  RayJob rayjob = sample_rayjob();
+  rayjob.spec.edit().entrypoint_num_cpus = 1.5;
+  rayjob.spec.edit().entrypoint_num_gpus = 0.25;
+  rayjob.spec.edit().entrypoint_resources = R"({"custom": 2})";
+  SubmitJobRequest request;
+  REQUIRE_FALSE(convert_rayjob_to_request(rayjob, request));
+  CHECK(request.entrypoint_num_cpus == 1.5F);
+  CHECK(request.entrypoint_num_gpus == 0.25F);
+  CHECK(request.entrypoint_resources.at("custom") == 2.0F);
 }
 
 TEST_CASE("kuberay-1.1: Initializing in HTTPMode persists Running without a submitter Job") {

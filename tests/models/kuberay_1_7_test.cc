@@ -968,7 +968,11 @@ TEST_CASE("kuberay-1.7: Running in HTTPMode with a failing submit arms the statu
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob wanted = running_rayjob("HTTPMode");
-  wanted.spec.edit().entrypoint_resources = "{not json";   // ConvertRayJobToReq fails
+  // ConvertRayJobToReq fails unless entrypointResources decodes into a map[string]float32
+  // (fidelity-1.7.md D4): a syntax error, or valid JSON of another shape.
+  SUBCASE("not JSON") { wanted.spec.edit().entrypoint_resources = "{not json"; }
+  SUBCASE("a string where a number goes") { wanted.spec.edit().entrypoint_resources = R"({"GPU": "one"})"; }
+  SUBCASE("an array") { wanted.spec.edit().entrypoint_resources = "[1]"; }
   const RayJob& rayjob = harness.put(wanted);
   put_live_ray_head(harness, rayjob, "");
   harness.world.now_ms = 4'000;

@@ -1,5 +1,8 @@
 #include "models/kuberay_1_1/dashboard_client.h"
 
+#include <cmath>
+#include <limits>
+#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
@@ -55,6 +58,56 @@ Error RayDashboardClient::stop_job(std::string_view job_id) {
   return {};
 }
 
+namespace {
+
+// The JSON type name Go's UnmarshalTypeError prints for a value.
+const char* go_json_kind(const nlohmann::json& value) {
+  if (value.is_string()) return "string";
+  if (value.is_boolean()) return "bool";
+  if (value.is_array()) return "array";
+  if (value.is_object()) return "object";
+  return "number";
+}
+
+Error cannot_unmarshal(const std::string& what, std::string_view into) {
+  return Error(ErrorCode::other, fmt::format("json: cannot unmarshal {} into Go value of type {}", what, into));
+}
+
+}  // namespace
+
+// json.Unmarshal into a map[string]float32: null is no map; anything but an object of numbers (or
+// nulls, which leave 0) fails, as does a number beyond float32. A syntax error comes first, as Go
+// checks the whole text before it decodes; its text is paraphrased.
+Error decode_entrypoint_resources(const std::string& text, std::map<std::string, float, std::less<>>& out) {
+  out.clear();
+  const nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) {
+    return Error(ErrorCode::other, fmt::format("invalid character in entrypointResources {}: not JSON", text));
+  }
+  if (value.is_null()) return {};
+  if (!value.is_object()) return cannot_unmarshal(go_json_kind(value), "map[string]float32");
+  std::optional<Error> first_error;   // Go decodes on past a type error and returns the first
+  for (const auto& [key, item] : value.items()) {
+    float& slot = out[key];
+    if (item.is_null()) continue;
+    if (!item.is_number()) {
+      if (!first_error) first_error = cannot_unmarshal(go_json_kind(item), "float32");
+      continue;
+    }
+    const double number = item.get<double>();
+    if (std::abs(number) > std::numeric_limits<float>::max()) {
+      if (!first_error) first_error = cannot_unmarshal(fmt::format("number {}", item.dump()), "float32");
+      continue;
+    }
+    slot = static_cast<float>(number);
+  }
+  if (first_error) {
+    out.clear();
+    return *first_error;
+  }
+  return {};
+}
+
 Error convert_rayjob_to_request(const engine::RayJob& rayjob, engine::SubmitJobRequest& out) {
   out.entrypoint = rayjob.spec->entrypoint;
   out.submission_id = rayjob.status.job_id;
@@ -62,10 +115,10 @@ Error convert_rayjob_to_request(const engine::RayJob& rayjob, engine::SubmitJobR
   if (!rayjob.spec->runtime_env_yaml.empty()) {
     if (Error err = runtime_env_yaml_to_json(rayjob.spec->runtime_env_yaml, out.runtime_env_json)) return err;
   }
-  if (!rayjob.spec->entrypoint_resources.empty() &&
-      !nlohmann::json::accept(rayjob.spec->entrypoint_resources)) {
-    return Error(ErrorCode::other, fmt::format("invalid entrypointResources: {}",
-                                               rayjob.spec->entrypoint_resources));
+  out.entrypoint_num_cpus = static_cast<float>(rayjob.spec->entrypoint_num_cpus.value_or(0));   // DASH:L434-435
+  out.entrypoint_num_gpus = static_cast<float>(rayjob.spec->entrypoint_num_gpus.value_or(0));
+  if (!rayjob.spec->entrypoint_resources.empty()) {                                               // DASH:L436-440
+    return decode_entrypoint_resources(rayjob.spec->entrypoint_resources, out.entrypoint_resources);
   }
   return {};
 }

@@ -7,6 +7,7 @@
 // dashboard's behaviour stands for.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -34,5 +35,7 @@ class RayDashboardClient {
 // ConvertRayJobToReq (DASH:L421-442): fails when runtimeEnvYAML or entrypointResources do not
 // parse.
 engine::Error convert_rayjob_to_request(const engine::RayJob& rayjob, engine::SubmitJobRequest& out);
+// json.Unmarshal of spec.entrypointResources into the request's map[string]float32 (DASH:L436-440).
+engine::Error decode_entrypoint_resources(const std::string& text, std::map<std::string, float, std::less<>>& out);
 
 }  // namespace rjsim::models::kuberay_1_1

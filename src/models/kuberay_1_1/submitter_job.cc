@@ -7,6 +7,7 @@
 
 #include "engine/controller.h"
 #include "models/kuberay_1_1/runtime_env.h"
+#include "models/shared/go_yaml_json.h"
 
 namespace rjsim::models::kuberay_1_1 {
 
@@ -61,7 +62,7 @@ Error metadata_json(const engine::StringMap& metadata, const std::string& ray_ve
   if (!at_least_2_6) {
     return Error(ErrorCode::other, "the Ray version must be at least 2.6.0 to use the metadata field");
   }
-  json = nlohmann::json(metadata).dump();
+  json = shared::go_json_marshal(nlohmann::json(metadata));   // json.Marshal: HTML-safe, keys sorted
   return {};
 }
 
@@ -69,46 +70,81 @@ std::string go_float(double value) { return fmt::format("{:f}", value); }   // f
 
 }  // namespace
 
+// google/shlex's Split (shlex.go, scanStream): a word ends at unquoted space; '...' keeps every
+// character; in "..." a backslash keeps the character after it, whatever it is, and drops itself;
+// outside quotes too; a # where a word would start begins a comment that ends at the newline.
 Error shlex_split(const std::string& text, std::vector<std::string>& words) {
+  enum class State { start, in_word, escaping, escaping_quoted, quoting_escaping, quoting, comment };
   words.clear();
   std::string word;
-  bool in_word = false;
-  char quote = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quote == '\'') {
-      if (c == '\'') quote = 0; else word += c;
-      continue;
-    }
-    if (c == '\\') {
-      if (i + 1 >= text.size()) return Error(ErrorCode::other, "EOF found after escape character");
-      const char next = text[++i];
-      // Inside double quotes a backslash escapes only ", \, $, ` and newline.
-      if (quote == '"' && next != '"' && next != '\\' && next != '$' && next != '`' && next != '\n') word += c;
-      word += next;
-      in_word = true;
-      continue;
-    }
-    if (quote == '"') {
-      if (c == '"') quote = 0; else word += c;
-      continue;
-    }
-    if (c == '\'' || c == '"') {
-      quote = c;
-      in_word = true;
-    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      if (in_word) words.push_back(std::move(word));
-      word.clear();
-      in_word = false;
-    } else if (c == '#' && !in_word) {
-      break;   // a comment runs to the end
-    } else {
-      word += c;
-      in_word = true;
+  State state = State::start;
+  for (const char c : text) {
+    const bool space = c == ' ' || c == '\t' || c == '\r' || c == '\n';
+    switch (state) {
+      case State::start:
+        if (space) break;
+        if (c == '"') {
+          state = State::quoting_escaping;
+        } else if (c == '\'') {
+          state = State::quoting;
+        } else if (c == '\\') {
+          state = State::escaping;
+        } else if (c == '#') {
+          state = State::comment;
+        } else {
+          word += c;
+          state = State::in_word;
+        }
+        break;
+      case State::in_word:
+        if (space) {
+          words.push_back(std::move(word));
+          word.clear();
+          state = State::start;
+        } else if (c == '"') {
+          state = State::quoting_escaping;
+        } else if (c == '\'') {
+          state = State::quoting;
+        } else if (c == '\\') {
+          state = State::escaping;
+        } else {
+          word += c;   // a # inside a word is a character
+        }
+        break;
+      case State::escaping:
+        word += c;
+        state = State::in_word;
+        break;
+      case State::escaping_quoted:
+        word += c;
+        state = State::quoting_escaping;
+        break;
+      case State::quoting_escaping:
+        if (c == '"') {
+          state = State::in_word;
+        } else if (c == '\\') {
+          state = State::escaping_quoted;
+        } else {
+          word += c;
+        }
+        break;
+      case State::quoting:
+        if (c == '\'') state = State::in_word; else word += c;
+        break;
+      case State::comment:
+        if (c == '\n') state = State::start;
+        break;
     }
   }
-  if (quote != 0) return Error(ErrorCode::other, "EOF found when expecting closing quote");
-  if (in_word) words.push_back(std::move(word));
+  switch (state) {
+    case State::escaping:
+    case State::escaping_quoted: return Error(ErrorCode::other, "EOF found after escape character");
+    case State::quoting_escaping:
+    case State::quoting: return Error(ErrorCode::other, "EOF found when expecting closing quote");
+    case State::in_word: words.push_back(std::move(word)); break;
+    case State::start:
+    case State::comment: break;
+  }
   return {};
 }
 
@@ -116,7 +152,7 @@ Error get_k8s_job_command(const engine::RayJob& rayjob, std::vector<std::string>
   const engine::RayJobSpec& spec = rayjob.spec;
   command = base_ray_job_command(rayjob.status.dashboard_url);                       // JOB:L74
   std::string runtime_env_json;
-  if (Error err = runtime_env_yaml_to_json(spec.runtime_env_yaml, runtime_env_json)) return err;   // JOB:L76
+  if (Error err = runtime_env_command_json(spec.runtime_env_yaml, runtime_env_json)) return err;   // JOB:L76
   if (!runtime_env_json.empty()) {
     command.insert(command.end(), {"--runtime-env-json", runtime_env_json});
   }

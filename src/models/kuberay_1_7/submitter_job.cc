@@ -8,6 +8,7 @@
 
 #include "engine/controller.h"
 #include "models/kuberay_1_1/runtime_env.h"
+#include "models/shared/go_yaml_json.h"
 
 namespace rjsim::models::kuberay_1_7 {
 
@@ -64,7 +65,7 @@ Error metadata_json_for_submit_command(const engine::RayJob& rayjob, std::string
     }
     if (!at_least) return Error(ErrorCode::other, "the Ray version must be at least 2.6.0 to use the metadata field");
   }
-  json = nlohmann::json(rayjob.spec->metadata).dump();
+  json = shared::go_json_marshal(nlohmann::json(rayjob.spec->metadata));   // json.Marshal: HTML-safe
   return {};
 }
 
@@ -118,7 +119,7 @@ Error build_job_submit_command(const engine::RayJob& rayjob, const std::string& 
   if (needs_status_check) cmd.push_back("--no-wait");
 
   std::string runtime_env_json;                                                        // JOB:L172-178
-  if (Error err = kuberay_1_1::runtime_env_yaml_to_json(rayjob.spec->runtime_env_yaml, runtime_env_json)) return err;
+  if (Error err = kuberay_1_1::runtime_env_command_json(rayjob.spec->runtime_env_yaml, runtime_env_json)) return err;
   if (!runtime_env_json.empty()) cmd.insert(cmd.end(), {"--runtime-env-json", go_quote(runtime_env_json)});
   if (!rayjob.spec->metadata.empty()) {                                                 // JOB:L180-186
     std::string json;
