@@ -134,8 +134,8 @@ class Fingerprinter {
             deletion_grace_period_seconds, labels, annotations, owner_references, finalizers);
   }
   void add(const Container& value) {
-    const auto& [name, image, command, args, env] = value;
-    add_all(name, image, command, args, env);
+    const auto& [name, image, command, args, env, restart_policy] = value;
+    add_all(name, image, command, args, env, restart_policy);
   }
   void add(const PodTemplate& value) {
     const auto& [labels, annotations, containers, restart_policy] = value;

@@ -99,6 +99,7 @@ json container_to_json(const Container& container) {
     }
     out["env"] = std::move(env);
   }
+  put_string(out, "restartPolicy", container.restart_policy);
   return out;
 }
 
@@ -418,7 +419,7 @@ ObjectMeta meta_from_json(const Fields& object, std::vector<std::string>* ignore
 
 Container container_from_json(const json& item, const std::string& path,
                               std::vector<std::string>* ignored) {
-  Fields fields(item, path, ignored, {"name", "image", "command", "args", "env"});
+  Fields fields(item, path, ignored, {"name", "image", "command", "args", "env", "restartPolicy"});
   Container container;
   container.name = fields.string("name");
   container.image = fields.string("image");
@@ -430,6 +431,7 @@ Container container_from_json(const json& item, const std::string& path,
         return std::pair{entry.string("name"), entry.string("value")};
       });
   for (const auto& [name, value] : env) container.env[name] = value;   // the last one wins, as in Kubernetes
+  container.restart_policy = fields.string("restartPolicy");
   return container;
 }
 

@@ -77,6 +77,10 @@ struct Container {
   std::vector<std::string> command;
   std::vector<std::string> args;
   StringMap env;
+  // A container's own restartPolicy (Kubernetes 1.33+ per-container restart rules; "" when unset,
+  // so the Pod's applies). KubeRay v1.7.0 sets OnFailure on the SidecarMode submitter under the
+  // SidecarSubmitterRestart gate; the kubelet does not restart containers yet.
+  std::string restart_policy;
   friend bool operator==(const Container&, const Container&) = default;
 };
 

@@ -71,7 +71,7 @@ PodTemplate full_template() {
   container.command = {"sh", "-c"};
   container.args = {"ray job submit -- python main.py"};
   container.env = {{"PYTHONUNBUFFERED", "1"}, {"EMPTY", ""}};
-  pod_template.containers = {container, Container{"sidecar", "", {}, {}, {}}};
+  pod_template.containers = {container, Container{"sidecar", "", {}, {}, {}, "OnFailure"}};
   pod_template.restart_policy = "Never";
   return pod_template;
 }

@@ -431,7 +431,7 @@ TEST_CASE("kuberay-1.0: an existing submitter Job is used whatever attempt creat
   ModelHarness harness(model);
   const RayJob& rayjob = harness.put(running_rayjob("PENDING", "WaitForK8sJob"));
   Job old = submitter_job();
-  old.spec.edit().template_.containers.push_back(Container{"old", "img", {"ray", "job", "submit", "--submission-id", "old-id"}, {}, {}});
+  old.spec.edit().template_.containers.push_back(Container{"old", "img", {"ray", "job", "submit", "--submission-id", "old-id"}, {}, {}, {}});
   harness.put(old);
   put_cluster_and_head(harness, rayjob, "ready", "");
   harness.reconcile("demo");

@@ -502,6 +502,12 @@ TEST_CASE("kuberay-1.7: Initializing in HTTPMode persists Running without a subm
 TEST_CASE("kuberay-1.7: Initializing in SidecarMode injects the submitter container into the head Pod template") {
   RayJobReconciler model;
   ModelHarness harness(model);
+  bool restart_gate = false;
+  SUBCASE("SidecarSubmitterRestart off") {}
+  SUBCASE("SidecarSubmitterRestart on") {
+    harness.operator_settings.feature_gates["SidecarSubmitterRestart"] = true;
+    restart_gate = true;
+  }
   RayJob rayjob = initializing_rayjob();
   rayjob.spec.edit().submission_mode = "SidecarMode";
   harness.put(rayjob);
@@ -511,9 +517,15 @@ TEST_CASE("kuberay-1.7: Initializing in SidecarMode injects the submitter contai
   const PodTemplate& head = cluster->spec->head_group_spec.template_;
   REQUIRE(head.containers.size() == 2);
   CHECK(head.containers[1].name == "ray-job-submitter");
-  CHECK(head.containers[1].args.at(0).find("ray job submit --address http://127.0.0.1:8265 --submission-id") !=
+  // Gate off: a blocking submit, and the Pod's restartPolicy. Gate on: --no-wait behind the
+  // `ray job status` guard, then the logs followed, and the container restarts on failure
+  // (getSubmitterContainer, RJC:L619-628).
+  const std::string& script = head.containers[1].args.at(0);
+  CHECK(script.find(restart_gate ? "ray job submit --address http://127.0.0.1:8265 --no-wait --submission-id"
+                                 : "ray job submit --address http://127.0.0.1:8265 --submission-id") !=
         std::string::npos);
-  CHECK(head.containers[1].args.at(0).find("--no-wait") == std::string::npos);   // gate off: blocking submit
+  CHECK((script.find("if ! ray job status") != std::string::npos) == restart_gate);
+  CHECK(head.containers[1].restart_policy == (restart_gate ? "OnFailure" : ""));
   CHECK(head.restart_policy == "Never");
   CHECK(cluster->metadata.annotations->at("ray.io/disable-provisioned-head-restart") == "true");
 }

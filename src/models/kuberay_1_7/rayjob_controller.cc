@@ -190,13 +190,13 @@ Error construct_raycluster_for_rayjob(Clients& clients, const RayJob& rayjob, co
   cluster.spec = *rayjob.spec->ray_cluster_spec;
   cluster.metadata.owner_references.push_back(controller_reference(rayjob));
   if (rayjob.spec->submission_mode == "SidecarMode") {                                  // RJC:L1027-1038
-    // getSubmitterContainer (RJC:L606-631); with the SidecarSubmitterRestart gate the container's
-    // restartPolicy is OnFailure, which rjsim's Container does not carry.
+    // getSubmitterContainer (RJC:L610-631).
     Container sidecar = get_default_submitter_container(cluster.spec);
     const bool restart_gate = sidecar_submitter_restart_gate(clients);
     if (Error err = configure_submitter_container(sidecar, rayjob, "SidecarMode", restart_gate)) {
       return err;
     }
+    if (restart_gate) sidecar.restart_policy = "OnFailure";                            // RJC:L619-628
     cluster.spec.edit().head_group_spec.template_.containers.push_back(std::move(sidecar));
     cluster.spec.edit().head_group_spec.template_.restart_policy = "Never";
   }
