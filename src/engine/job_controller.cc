@@ -193,14 +193,9 @@ bool older(const Pod* a, const Pod* b) {
 
 std::vector<const Pod*> pods_of_job(const ApiServer& api, std::string_view namespace_,
                                     std::string_view job_uid) {
-  std::vector<const Pod*> pods;
-  for (const Object& object : api.objects(Kind::Pod)) {
-    const auto& pod = std::get<Pod>(object);
-    const OwnerReference* owner = job_owner(pod);
-    if (pod.metadata.namespace_ == namespace_ && owner && owner->uid == job_uid) pods.push_back(&pod);
-  }
-  std::sort(pods.begin(), pods.end(), older);
-  return pods;
+  const PodsByJob pods_by_job(api);   // named: the span below points into it
+  const std::span<const Pod* const> pods = pods_by_job.of(namespace_, job_uid);
+  return {pods.begin(), pods.end()};
 }
 
 PodsByJob::PodsByJob(const ApiServer& api) {
@@ -210,8 +205,8 @@ PodsByJob::PodsByJob(const ApiServer& api) {
     if (const OwnerReference* owner = job_owner(pod)) owned.push_back({{pod.metadata.namespace_, owner->uid}, &pod});
   }
   std::sort(owned.begin(), owned.end(), [](const auto& a, const auto& b) {
-    if (a.first.namespace_ != b.first.namespace_) return a.first.namespace_ < b.first.namespace_;
-    if (a.first.job_uid != b.first.job_uid) return a.first.job_uid < b.first.job_uid;
+    if (owner_less(a.first, b.first)) return true;
+    if (owner_less(b.first, a.first)) return false;
     return older(a.second, b.second);
   });
   owners_.reserve(owned.size());
@@ -222,12 +217,13 @@ PodsByJob::PodsByJob(const ApiServer& api) {
   }
 }
 
+bool PodsByJob::owner_less(const Owned& a, const Owned& b) {
+  if (a.namespace_ != b.namespace_) return a.namespace_ < b.namespace_;
+  return a.job_uid < b.job_uid;
+}
+
 std::span<const Pod* const> PodsByJob::of(std::string_view namespace_, std::string_view job_uid) const {
-  const auto [first, last] = std::equal_range(owners_.begin(), owners_.end(), Owned{namespace_, job_uid},
-                                              [](const Owned& a, const Owned& b) {
-                                                if (a.namespace_ != b.namespace_) return a.namespace_ < b.namespace_;
-                                                return a.job_uid < b.job_uid;
-                                              });
+  const auto [first, last] = std::equal_range(owners_.begin(), owners_.end(), Owned{namespace_, job_uid}, owner_less);
   const auto begin = static_cast<std::size_t>(first - owners_.begin());
   return {pods_.data() + begin, static_cast<std::size_t>(last - first)};
 }

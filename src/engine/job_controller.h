@@ -57,6 +57,7 @@ class PodsByJob {
     std::string_view namespace_;
     std::string_view job_uid;
   };
+  static bool owner_less(const Owned& a, const Owned& b);
   std::vector<Owned> owners_;     // sorted by namespace, then Job uid; then oldest first
   std::vector<const Pod*> pods_;  // pods_[i] is owned as owners_[i] says
 };

@@ -926,7 +926,7 @@ nlohmann::json to_json(const Pod& pod) {
           json detail = json::object();
           put_optional(detail, "exitCode", container.exit_code);
           put_time(detail, "finishedAt", container.finished_at_ms);
-          if (!container.reason.empty()) detail["reason"] = container.reason;
+          put_string(detail, "reason", container.reason);
           c["state"] = json::object();
           c["state"][container.state] = std::move(detail);
         }

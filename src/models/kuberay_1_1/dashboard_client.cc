@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/kuberay_1_1/runtime_env.h"
+#include "models/shared/go_yaml_json.h"
 #include "models/shared/kuberay_1_0_1_1.h"
 
 namespace rjsim::models::kuberay_1_1 {
@@ -16,6 +17,7 @@ namespace rjsim::models::kuberay_1_1 {
 using engine::DashboardResponse;
 using engine::Error;
 using engine::ErrorCode;
+using shared::go_json_kind;
 using shared::is_job_terminal;
 using shared::transport_error;
 
@@ -59,15 +61,6 @@ Error RayDashboardClient::stop_job(std::string_view job_id) {
 }
 
 namespace {
-
-// The JSON type name Go's UnmarshalTypeError prints for a value.
-const char* go_json_kind(const nlohmann::json& value) {
-  if (value.is_string()) return "string";
-  if (value.is_boolean()) return "bool";
-  if (value.is_array()) return "array";
-  if (value.is_object()) return "object";
-  return "number";
-}
 
 Error cannot_unmarshal(const std::string& what, std::string_view into) {
   return Error(ErrorCode::other, fmt::format("json: cannot unmarshal {} into Go value of type {}", what, into));

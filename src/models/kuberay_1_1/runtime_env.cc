@@ -20,8 +20,7 @@ engine::Error runtime_env_yaml_to_json(const std::string& runtime_env_yaml, std:
     return engine::Error(engine::ErrorCode::other,
                          fmt::format("failed to unmarshal RuntimeEnvYAML: {}: error unmarshaling JSON: while decoding "
                                      "JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                                     runtime_env_yaml, value.is_array() ? "array" : value.is_string() ? "string"
-                                                                     : value.is_boolean() ? "bool" : "number"));
+                                     runtime_env_yaml, shared::go_json_kind(value)));
   }
   json = shared::go_json_marshal(value);
   return {};

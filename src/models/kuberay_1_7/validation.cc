@@ -162,6 +162,20 @@ Error validate_ray_group_labels(std::string_view group_name, const engine::Strin
   return {};
 }
 
+// Go's `m[key] != ""`: the key is there with a value.
+bool has_value(const engine::StringMap& map, std::string_view key) {
+  const auto it = map.find(key);
+  return it != map.end() && !it->second.empty();
+}
+
+// The first worker group with suspend: true, if any.
+const engine::WorkerGroupSpec* first_suspended_group(const engine::RayClusterSpec& spec) {
+  for (const engine::WorkerGroupSpec& group : spec.worker_group_specs) {
+    if (group.suspend && *group.suspend) return &group;
+  }
+  return nullptr;
+}
+
 // EnvVarExists over the Ray container of the head template (RayContainerIndex 0).
 const std::string* head_env(const engine::RayClusterSpec& spec, std::string_view name) {
   const engine::Container& ray_container = spec.head_group_spec.template_.containers.front();
@@ -202,8 +216,7 @@ Error validate_worker_groups(const engine::RayClusterSpec& spec) {
 // gcsFaultToleranceOptions set, validateGcsFaultToleranceBackend is not checked: the options'
 // contents are not modelled.
 Error validate_gcs_fault_tolerance(const engine::RayClusterSpec& spec, const engine::StringMap& annotations) {
-  const auto ft_enabled = annotations.find(kRayFTEnabledAnnotationKey);
-  if (ft_enabled != annotations.end() && !ft_enabled->second.empty() && spec.gcs_fault_tolerance_options) {
+  if (has_value(annotations, kRayFTEnabledAnnotationKey) && spec.gcs_fault_tolerance_options) {
     return invalid(fmt::format("{} annotation and GcsFaultToleranceOptions are both set. Please use only "
                                "GcsFaultToleranceOptions to configure GCS fault tolerance", kRayFTEnabledAnnotationKey));
   }
@@ -214,8 +227,7 @@ Error validate_gcs_fault_tolerance(const engine::RayClusterSpec& spec, const eng
   }
   const engine::StringMap& ray_start_params = spec.head_group_spec.ray_start_params;
   if (spec.gcs_fault_tolerance_options) {
-    const auto password = ray_start_params.find("redis-password");
-    if (password != ray_start_params.end() && !password->second.empty()) {
+    if (has_value(ray_start_params, "redis-password")) {
       return invalid("cannot set `redis-password` in rayStartParams when GcsFaultToleranceOptions is enabled - use "
                      "GcsFaultToleranceOptions.RedisPassword instead");
     }
@@ -227,14 +239,12 @@ Error validate_gcs_fault_tolerance(const engine::RayClusterSpec& spec, const eng
       return invalid("cannot set `RAY_REDIS_ADDRESS` env var in head Pod when GcsFaultToleranceOptions is enabled - "
                      "use GcsFaultToleranceOptions.RedisAddress instead");
     }
-    const auto storage = annotations.find("ray.io/external-storage-namespace");
-    if (storage != annotations.end() && !storage->second.empty()) {
+    if (has_value(annotations, "ray.io/external-storage-namespace")) {
       return invalid("cannot set `ray.io/external-storage-namespace` annotation when GcsFaultToleranceOptions is "
                      "enabled - use GcsFaultToleranceOptions.ExternalStorageNamespace instead");
     }
   }
-  const auto username = ray_start_params.find("redis-username");
-  if ((username != ray_start_params.end() && !username->second.empty()) || head_env(spec, "REDIS_USERNAME")) {
+  if (has_value(ray_start_params, "redis-username") || head_env(spec, "REDIS_USERNAME")) {
     return invalid("cannot set redis username in rayStartParams or environment variables - use "
                    "GcsFaultToleranceOptions.RedisUsername instead");
   }
@@ -244,13 +254,10 @@ Error validate_gcs_fault_tolerance(const engine::RayClusterSpec& spec, const eng
 // The suspended-worker and autoscaler rules of ValidateRayClusterSpec (VAL:L197-225): autoscaler
 // options and v2 are not modelled.
 Error validate_suspend_and_autoscaling(const engine::RayClusterSpec& spec, bool deletion_policy_gate) {
-  if (!deletion_policy_gate) {                                                         // :197-203
-    for (const engine::WorkerGroupSpec& group : spec.worker_group_specs) {
-      if (group.suspend && *group.suspend) {
-        return invalid(fmt::format("worker group {} can be suspended only when the RayJobDeletionPolicy feature "
-                                    "gate is enabled", group.group_name));
-      }
-    }
+  const engine::WorkerGroupSpec* suspended = first_suspended_group(spec);
+  if (!deletion_policy_gate && suspended) {                                            // :197-203
+    return invalid(fmt::format("worker group {} can be suspended only when the RayJobDeletionPolicy feature "
+                                "gate is enabled", suspended->group_name));
   }
   const bool autoscaling = spec.enable_in_tree_autoscaling.value_or(false);            // IsAutoscalingEnabled
   if (!autoscaling) {                                                                  // :205-212
@@ -261,10 +268,8 @@ Error validate_suspend_and_autoscaling(const engine::RayClusterSpec& spec, bool 
     }
     return {};
   }
-  for (const engine::WorkerGroupSpec& group : spec.worker_group_specs) {               // :214-220
-    if (group.suspend && *group.suspend) {
-      return invalid(fmt::format("worker group {} cannot be suspended with Autoscaler enabled", group.group_name));
-    }
+  if (suspended) {                                                                     // :214-220
+    return invalid(fmt::format("worker group {} cannot be suspended with Autoscaler enabled", suspended->group_name));
   }
   return {};
 }

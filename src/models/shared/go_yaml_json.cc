@@ -294,6 +294,14 @@ engine::Error yaml_to_json(const std::string& yaml, std::string& json_text) {
   return {};
 }
 
+const char* go_json_kind(const json& value) {
+  if (value.is_string()) return "string";
+  if (value.is_boolean()) return "bool";
+  if (value.is_array()) return "array";
+  if (value.is_object()) return "object";
+  return "number";
+}
+
 std::string go_json_marshal(const json& value) {
   std::string out;
   append_go_json(value, out);

@@ -24,4 +24,8 @@ engine::Error yaml_to_json_value(const std::string& yaml, nlohmann::json& value)
 // json.Marshal of a value decoded as above.
 std::string go_json_marshal(const nlohmann::json& value);
 
+// The JSON type a Go UnmarshalTypeError names for `value` ("string", "bool", "array", "object",
+// "number"), as in "json: cannot unmarshal array into Go value of type ...".
+const char* go_json_kind(const nlohmann::json& value);
+
 }  // namespace rjsim::models::shared
