@@ -17,7 +17,9 @@ struct SubmitterProcess {
   std::string pod_namespace;
   std::string pod_name;
   std::string pod_uid;
-  int attempt = 0;                   // how many pods of its Job were created before it
+  // How many pods of its Job were created before it; for a restarted container (the SidecarMode
+  // submitter under restartPolicy OnFailure), how many times the container restarted before this run.
+  int attempt = 0;
   std::int64_t started_at_ms = 0;
   std::string dashboard_url;         // parsed from the container command (or env)
   std::string submission_id;
@@ -28,6 +30,8 @@ struct SubmitterProcess {
   // The command submits with --no-wait and then runs `ray job logs --follow` (kuberay-1.7): it
   // exits 0 once the job ends, whatever its final status.
   bool follows_logs = false;
+  // `crictl stop` reached the container (the scenario action stopSubmitter): it is killed, exit 137.
+  bool stop_requested = false;
   friend bool operator==(const SubmitterProcess&, const SubmitterProcess&) = default;
 };
 
@@ -51,7 +55,7 @@ struct JobBackoffRecord {
 
 struct EnvironmentState {
   int actions_fired = 0;                        // scenario actions already fired, in order
-  std::vector<SubmitterProcess> submitters;     // in the order their pods started
+  std::vector<SubmitterProcess> submitters;     // in the order their pods (or containers) started
   std::vector<DeletedRayJob> deleted_ray_jobs;  // in deletion order
   std::vector<JobBackoffRecord> job_backoffs;   // in the order of the Jobs' first counted failure
   friend bool operator==(const EnvironmentState&, const EnvironmentState&) = default;

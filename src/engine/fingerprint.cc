@@ -145,9 +145,13 @@ class Fingerprinter {
     const auto& [containers, restart_policy] = value;
     add_all(containers, restart_policy);
   }
+  void add(const ContainerTerminated& value) {
+    const auto& [exit_code, reason, finished_at_ms] = value;
+    add_all(exit_code, reason, finished_at_ms);
+  }
   void add(const ContainerStatus& value) {
-    const auto& [name, ready, restart_count, state, exit_code, finished_at_ms, reason] = value;
-    add_all(name, ready, restart_count, state, exit_code, finished_at_ms, reason);
+    const auto& [name, ready, restart_count, state, exit_code, finished_at_ms, reason, last_termination_state] = value;
+    add_all(name, ready, restart_count, state, exit_code, finished_at_ms, reason, last_termination_state);
   }
   void add(const PodStatus& value) {
     const auto& [phase, ready, container_statuses] = value;
@@ -328,9 +332,9 @@ class Fingerprinter {
   // ---- environment_state.h ----
   void add(const SubmitterProcess& value) {
     const auto& [pod_namespace, pod_name, pod_uid, attempt, started_at_ms, dashboard_url,
-                 submission_id, submit_outcome, head, follows_logs] = value;
+                 submission_id, submit_outcome, head, follows_logs, stop_requested] = value;
     add_all(pod_namespace, pod_name, pod_uid, attempt, started_at_ms, dashboard_url, submission_id,
-            submit_outcome, head, follows_logs);
+            submit_outcome, head, follows_logs, stop_requested);
   }
   void add(const DeletedRayJob& value) {
     const auto& [head, job] = value;

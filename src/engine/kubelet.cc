@@ -9,13 +9,14 @@ namespace {
 
 constexpr std::string_view kStartPods = "start-pods";
 
-bool has_terminated_container(const Pod& pod) {
-  return std::any_of(pod.status.container_statuses.begin(), pod.status.container_statuses.end(),
-                     [](const ContainerStatus& c) { return c.state == "terminated"; });
+// A Pod is Ready only while every container runs: not one that exited or waits to restart.
+bool all_containers_running(const Pod& pod) {
+  return std::all_of(pod.status.container_statuses.begin(), pod.status.container_statuses.end(),
+                     [](const ContainerStatus& c) { return c.state == "running"; });
 }
 
 bool may_become_ready(const Pod& pod) {
-  return pod.status.phase == "Running" && pod.status.ready == std::optional<bool>(false) && !has_terminated_container(pod);
+  return pod.status.phase == "Running" && pod.status.ready == std::optional<bool>(false) && all_containers_running(pod);
 }
 
 }  // namespace
@@ -87,7 +88,10 @@ void Kubelet::apply(const ActorWork& work, StepContext& context) const {
         pod.status.phase = "Running";
         pod.status.container_statuses.clear();
         for (const Container& container : pod.spec->containers) {
-          pod.status.container_statuses.push_back(ContainerStatus{container.name, false, 0, "running", {}, {}, {}});
+          ContainerStatus running;
+          running.name = container.name;
+          running.state = "running";
+          pod.status.container_statuses.push_back(std::move(running));
         }
       }
       pod.status.ready = ready;

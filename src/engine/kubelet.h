@@ -6,14 +6,15 @@
 //    cluster's creation, a worker at readyAfter; its PodReady condition is present and False
 //    until its Ready time (headReadyAfter for the head, readyAfter for a worker), then True, in
 //    the same write when both times have come;
-//  - a Running Pod with a terminated container (an exited SidecarMode submitter, which the
-//    submitter actor runs) stays Running and is never made Ready again.
+//  - a Running Pod with a container that is not running (an exited SidecarMode submitter, or one
+//    waiting to restart, which the submitter actor runs) stays Running and is not made Ready; the
+//    submitter actor makes it Ready again when it restarts the container.
 // One step does what is due for every Pod of one cluster (`start-pods`, a write per Pod), so that
 // a cluster coming up adds one step, not one per Pod and phase: a step per Pod would multiply the
 // orders exhaustive search tells apart (every write takes the next resourceVersion). Each reacts
 // within world.latency.kubelet. Submitter Pods (owned by a batch Job) are run by the
 // submitter actor, which is their kubelet. Deleted Pods are stopped by PodTermination
-// (pod_termination.h). Not modelled yet: image pulls, probes failing later, container restarts.
+// (pod_termination.h). Not modelled yet: image pulls, probes failing later, restarts of the Ray containers.
 #pragma once
 
 #include <optional>

@@ -930,6 +930,14 @@ nlohmann::json to_json(const Pod& pod) {
           c["state"] = json::object();
           c["state"][container.state] = std::move(detail);
         }
+        if (const auto& last = container.last_termination_state) {
+          json detail = json::object();
+          detail["exitCode"] = last->exit_code;
+          put_time(detail, "finishedAt", last->finished_at_ms);
+          put_string(detail, "reason", last->reason);
+          c["lastState"] = json::object();
+          c["lastState"]["terminated"] = std::move(detail);
+        }
         statuses.push_back(std::move(c));
       }
       status["containerStatuses"] = std::move(statuses);
@@ -1037,7 +1045,7 @@ Pod pod_from_json(const nlohmann::json& value, std::vector<std::string>* ignored
     }
     pod.status.container_statuses = status.list<ContainerStatus>(
         "containerStatuses", [ignored](const json& item, const std::string& path) {
-          Fields container(item, path, ignored, {"name", "ready", "restartCount", "state"});
+          Fields container(item, path, ignored, {"name", "ready", "restartCount", "state", "lastState"});
           ContainerStatus out;
           out.name = container.string("name");
           out.ready = container.boolean("ready");
@@ -1057,6 +1065,15 @@ Pod pod_from_json(const nlohmann::json& value, std::vector<std::string>* ignored
               out.exit_code = details.optional_int32("exitCode");
               out.finished_at_ms = details.optional_time("finishedAt");
               out.reason = details.string("reason");
+            }
+          }
+          if (const json* last = container.find("lastState")) {
+            Fields states(*last, container.path("lastState"), ignored, {"terminated"});
+            if (const json* terminated = states.find("terminated")) {
+              Fields details(*terminated, states.path("terminated"), ignored, {"exitCode", "finishedAt", "reason"});
+              out.last_termination_state = ContainerTerminated{details.optional_int32("exitCode").value_or(0),
+                                                               details.string("reason"),
+                                                               details.optional_time("finishedAt").value_or(0)};
             }
           }
           return out;

@@ -79,7 +79,8 @@ struct Container {
   StringMap env;
   // A container's own restartPolicy (Kubernetes 1.33+ per-container restart rules; "" when unset,
   // so the Pod's applies). KubeRay v1.7.0 sets OnFailure on the SidecarMode submitter under the
-  // SidecarSubmitterRestart gate; the kubelet does not restart containers yet.
+  // SidecarSubmitterRestart gate; the submitter actor, the kubelet of that container, restarts it
+  // on a non-zero exit (submitter.h).
   std::string restart_policy;
   friend bool operator==(const Container&, const Container&) = default;
 };
@@ -98,6 +99,14 @@ struct PodSpec {
   friend bool operator==(const PodSpec&, const PodSpec&) = default;
 };
 
+// A container's terminated state (core/v1 ContainerStateTerminated, the fields rjsim reads).
+struct ContainerTerminated {
+  int exit_code = 0;
+  std::string reason;
+  std::int64_t finished_at_ms = 0;
+  friend bool operator==(const ContainerTerminated&, const ContainerTerminated&) = default;
+};
+
 struct ContainerStatus {
   std::string name;
   bool ready = false;
@@ -105,7 +114,10 @@ struct ContainerStatus {
   std::string state;                     // "waiting", "running", "terminated"
   std::optional<int> exit_code;          // set when terminated
   std::optional<std::int64_t> finished_at_ms;
-  std::string reason;                    // terminated: the kubelet's reason (Completed, Error, OOMKilled)
+  std::string reason;                    // terminated: the kubelet's reason (Completed, Error, OOMKilled);
+                                         // waiting: CrashLoopBackOff
+  // lastTerminationState.terminated: how the previous run of a restarted container ended.
+  std::optional<ContainerTerminated> last_termination_state;
   friend bool operator==(const ContainerStatus&, const ContainerStatus&) = default;
 };
 

@@ -22,7 +22,7 @@ namespace rjsim::engine {
 
 // A stimulus at a virtual time. Exactly one of the kinds is set.
 struct Action {
-  enum class Type : std::uint8_t { patch, delete_, head_restart };
+  enum class Type : std::uint8_t { patch, delete_, head_restart, stop_submitter };
   std::int64_t at_ms = 0;
   Type type = Type::patch;
   std::string rayjob;              // the RayJob it acts on (the only one when the file names none)

@@ -929,7 +929,7 @@ class Loader {
 
   void read_actions(const Value& value, Scenario& scenario) {
     for (const Value& item : read_list(source_, value, "a list of actions")) {
-      const MapReader keys(source_, item, {"at", "patch", "delete", "headRestart", "rayjob"},
+      const MapReader keys(source_, item, {"at", "patch", "delete", "headRestart", "stopSubmitter", "rayjob"},
                            "an action such as {at: 5s, patch: {spec: {suspend: true}}}");
       Action action;
       action.line = item.line;
@@ -938,7 +938,7 @@ class Loader {
       action.at_ms = read_duration(source_, *at);
       const Value* kind = nullptr;
       std::string_view kind_key;
-      for (std::string_view key : {"patch", "delete", "headRestart"}) {
+      for (std::string_view key : {"patch", "delete", "headRestart", "stopSubmitter"}) {
         const Value* found = keys.find(key);
         if (found == nullptr) continue;
         if (kind != nullptr) {
@@ -949,7 +949,8 @@ class Loader {
         kind_key = key;
       }
       if (kind == nullptr) {
-        source_.fail(item.line, item.field, "says what happens with one of: patch: {...}, delete: {}, headRestart: {}");
+        source_.fail(item.line, item.field,
+                     "says what happens with one of: patch: {...}, delete: {}, headRestart: {}, stopSubmitter: {}");
       }
       const RayJob& target = target_rayjob(scenario, item, keys.find("rayjob"), action.rayjob);
       if (kind_key == "patch") {
@@ -968,7 +969,9 @@ class Loader {
         }
         check_patch(*kind, target, action.patch, lines);
       } else {
-        action.type = kind_key == "delete" ? Action::Type::delete_ : Action::Type::head_restart;
+        action.type = kind_key == "delete"        ? Action::Type::delete_
+                      : kind_key == "headRestart" ? Action::Type::head_restart
+                                                  : Action::Type::stop_submitter;
         if (!kind->node.IsNull() && !(kind->node.IsMap() && kind->node.size() == 0)) {
           source_.fail(kind->line, kind->field, fmt::format("takes no settings (write {}: {{}})", kind_key));
         }

@@ -16,6 +16,9 @@ namespace {
 constexpr std::string_view kStart = "start";
 constexpr std::string_view kSubmit = "submit";
 constexpr std::string_view kExit = "exit";
+constexpr std::string_view kRestart = "restart";
+// What `crictl stop` (timeout 0: SIGKILL) leaves: 128 + 9.
+constexpr int kKilledExitCode = 137;
 
 // Splits a shell word list: blanks separate words; single quotes, double quotes and backslashes
 // quote. Enough for the commands KubeRay and users put in a submitter template.
@@ -67,9 +70,10 @@ std::string without_scheme(std::string url) {
   return url;
 }
 
+// The Pod's current process: the last one started in it (a restarted container starts another).
 int find_process(const World& world, std::string_view pod_uid) {
   const auto& processes = world.environment->submitters;
-  for (std::size_t i = 0; i < processes.size(); ++i) {
+  for (std::size_t i = processes.size(); i-- > 0;) {
     if (processes[i].pod_uid == pod_uid) return static_cast<int>(i);
   }
   return -1;
@@ -93,13 +97,46 @@ bool is_submitter_pod(const Pod& pod) {
   return owner && (owner->kind == Kind::Job || sidecar_index(pod) >= 0) && !containers_stopped(pod);
 }
 
-// A sidecar that exited: its container terminated while the head Pod runs on.
-bool sidecar_exited(const Pod& pod) {
+const ContainerStatus* sidecar_status(const Pod& pod) {
   const int sidecar = sidecar_index(pod);
-  if (sidecar < 0) return false;
+  if (sidecar < 0) return nullptr;
   const std::string& name = pod.spec->containers[static_cast<std::size_t>(sidecar)].name;
-  return std::any_of(pod.status.container_statuses.begin(), pod.status.container_statuses.end(),
-                     [&](const ContainerStatus& c) { return c.name == name && c.state == "terminated"; });
+  for (const ContainerStatus& status : pod.status.container_statuses) {
+    if (status.name == name) return &status;
+  }
+  return nullptr;
+}
+
+// A sidecar that exited: its container terminated (or waits to restart) while the head Pod runs on.
+bool sidecar_exited(const Pod& pod) {
+  const ContainerStatus* status = sidecar_status(pod);
+  return status && (status->state == "terminated" || status->state == "waiting");
+}
+
+// The kubelet's CrashLoopBackOff before restart number `restart_count + 1` (kubernetes-semantics
+// §4.1): the first restart at once, then 10 s doubling to 300 s, counted from the exit.
+std::int64_t crash_loop_backoff_ms(int restart_count) {
+  if (restart_count == 0) return 0;
+  const int doublings = std::min(restart_count - 1, 5);
+  return std::min<std::int64_t>(10'000LL << doublings, 300'000);
+}
+
+// When the kubelet restarts the sidecar of a head Pod: its container has restartPolicy OnFailure
+// and exited non-zero, and the Pod is not being deleted. nullopt when it does not restart.
+std::optional<std::int64_t> sidecar_restart_at_ms(const Pod& pod) {
+  const int sidecar = sidecar_index(pod);
+  const ContainerStatus* status = sidecar_status(pod);
+  if (!status || pod.metadata.deletion_timestamp_ms ||
+      pod.spec->containers[static_cast<std::size_t>(sidecar)].restart_policy != "OnFailure") {
+    return std::nullopt;
+  }
+  if (status->state == "terminated" && status->exit_code.value_or(0) != 0) {
+    return status->finished_at_ms.value_or(0) + crash_loop_backoff_ms(status->restart_count);
+  }
+  if (status->state == "waiting" && status->last_termination_state) {
+    return status->last_termination_state->finished_at_ms + crash_loop_backoff_ms(status->restart_count);
+  }
+  return std::nullopt;
 }
 
 // A sidecar starts once its cluster's Ray head is up (the script's GCS health wait).
@@ -121,22 +158,43 @@ void write_pod_status(StepContext& context, const Pod& pod, const std::function<
 // (containerd, CRI-O) gives it: "Completed" for exit code 0, "Error" for any other.
 std::string terminated_reason(int exit_code) { return exit_code == 0 ? "Completed" : "Error"; }
 
+// A sidecar's exit: only its container ends. One that the kubelet restarts after a backoff shows
+// at once what the kubelet reports while it waits: waiting (CrashLoopBackOff), the exit as its
+// lastState (kubelet convertToAPIContainerStatuses); one restarted at once shows terminated.
+void write_sidecar_exit(StepContext& context, const Pod& pod, std::size_t sidecar, int exit_code) {
+  const Container& spec = pod.spec->containers[sidecar];
+  const std::int64_t now = context.now_ms();
+  write_pod_status(context, pod, [&](PodStatus& status) {
+    status.ready = false;
+    auto& containers = status.container_statuses;
+    auto it = std::find_if(containers.begin(), containers.end(),
+                           [&](const ContainerStatus& c) { return c.name == spec.name; });
+    if (it == containers.end()) {
+      ContainerStatus status_of_sidecar;
+      status_of_sidecar.name = spec.name;
+      it = containers.insert(containers.end(), std::move(status_of_sidecar));
+    }
+    it->ready = false;
+    const bool backs_off = spec.restart_policy == "OnFailure" && exit_code != 0 && it->restart_count > 0;
+    if (backs_off) {
+      it->state = "waiting";
+      it->exit_code.reset();
+      it->finished_at_ms.reset();
+      it->reason = "CrashLoopBackOff";
+      it->last_termination_state = ContainerTerminated{exit_code, terminated_reason(exit_code), now};
+      return;
+    }
+    it->state = "terminated";
+    it->exit_code = exit_code;
+    it->finished_at_ms = now;
+    it->reason = terminated_reason(exit_code);
+  });
+}
+
 void write_terminated(StepContext& context, const Pod& pod, int exit_code) {
   const std::int64_t now = context.now_ms();
-  if (const int sidecar = sidecar_index(pod); sidecar >= 0) {   // only the sidecar's container ends
-    const std::string& name = pod.spec->containers[static_cast<std::size_t>(sidecar)].name;
-    write_pod_status(context, pod, [&](PodStatus& status) {
-      status.ready = false;
-      auto& containers = status.container_statuses;
-      auto it = std::find_if(containers.begin(), containers.end(),
-                             [&](const ContainerStatus& c) { return c.name == name; });
-      if (it == containers.end()) it = containers.insert(containers.end(), ContainerStatus{name, false, 0, "", {}, {}, {}});
-      it->ready = false;
-      it->state = "terminated";
-      it->exit_code = exit_code;
-      it->finished_at_ms = now;
-      it->reason = terminated_reason(exit_code);
-    });
+  if (const int sidecar = sidecar_index(pod); sidecar >= 0) {
+    write_sidecar_exit(context, pod, static_cast<std::size_t>(sidecar), exit_code);
     return;
   }
   write_pod_status(context, pod, [&](PodStatus& status) {
@@ -238,6 +296,7 @@ bool parse_submit_command(const Container& container, SubmitCommand& out) {
 
 std::optional<Submitter::Exit> Submitter::exit_now(const World& world,
                                                    const SubmitterProcess& process) const {
+  if (process.stop_requested) return Exit{kKilledExitCode, "killed"};
   assert(process.submit_outcome == "ok" && "rjsim bug: only a submitted process waits");
   const std::int64_t now = world.now_ms;
   if (process.attempt < behaviour_.fail_attempts) {
@@ -289,11 +348,17 @@ void Submitter::enabled(const World& world, std::vector<ActorWork>& out) const {
       }
       continue;
     }
-    if (pod.status.phase != "Running" || sidecar_exited(pod)) continue;
+    if (pod.status.phase != "Running") continue;
+    if (sidecar_exited(pod)) {
+      const std::optional<std::int64_t> restart_at = sidecar_restart_at_ms(pod);
+      if (restart_at && *restart_at <= world.now_ms) out.push_back({std::string(kRestart), object_ref(object), index});
+      continue;
+    }
     const SubmitterProcess& process = world.environment->submitters[static_cast<std::size_t>(index)];
-    if (process.submit_outcome.empty()) {
-      out.push_back({std::string(kSubmit), object_ref(object), index});
-    } else if (process.submit_outcome == "ok" && exit_now(world, process)) {
+    if (process.submit_outcome.empty() && !process.stop_requested) {
+      // The 1.7 sidecar script first waits for the GCS (`until wget ...; do sleep 2; done`).
+      if (sidecar_may_start(world, pod)) out.push_back({std::string(kSubmit), object_ref(object), index});
+    } else if ((process.submit_outcome == "ok" || process.stop_requested) && exit_now(world, process)) {
       out.push_back({std::string(kExit), object_ref(object), index});
     }
   }
@@ -312,8 +377,12 @@ std::optional<std::int64_t> Submitter::next_timer_ms(const World& world) const {
       }
       continue;
     }
+    if (pod.status.phase == "Running" && sidecar_exited(pod)) {
+      if (const std::optional<std::int64_t> restart_at = sidecar_restart_at_ms(pod)) timer.consider(*restart_at);
+      continue;
+    }
     const SubmitterProcess& process = world.environment->submitters[static_cast<std::size_t>(index)];
-    if (pod.status.phase != "Running" || sidecar_exited(pod) || process.submit_outcome != "ok") continue;
+    if (pod.status.phase != "Running" || process.submit_outcome != "ok") continue;
     if (process.attempt < behaviour_.fail_attempts) {
       timer.consider(process.started_at_ms + behaviour_.fail_after_ms);
     } else if (behaviour_.finishes_after_ms) {
@@ -338,6 +407,10 @@ void Submitter::apply(const ActorWork& work, StepContext& context) const {
     submit(work.index, pod, context);
     return;
   }
+  if (work.what == kRestart) {
+    restart(pod, context);
+    return;
+  }
   assert(work.what == kExit && "rjsim bug: unknown submitter work");
   const SubmitterProcess process = context.world().environment->submitters[static_cast<std::size_t>(work.index)];
   const std::optional<Exit> exit_code = exit_now(context.world(), process);
@@ -356,7 +429,7 @@ void Submitter::start(const Pod& pod, StepContext& context) const {
   process.pod_uid = pod.metadata.uid;
   process.attempt = sidecar_index(pod) >= 0 ? 0 : static_cast<int>(position - pods.begin());
   process.started_at_ms = context.now_ms();
-  const bool fails_at_start = process.attempt < behaviour_.fail_attempts && behaviour_.fail_after_ms == 0;
+  const bool fails_at_start = fails_before_submitting(process.attempt);
   if (fails_at_start) process.submit_outcome = "not_submitted";
   context.world().environment.edit().submitters.push_back(process);
   context.effect("submitter.start", "submitter", object_ref(Kind::Pod, pod.metadata))
@@ -378,6 +451,44 @@ void Submitter::start(const Pod& pod, StepContext& context) const {
       status.container_statuses.push_back(std::move(running));
     }
   });
+}
+
+void Submitter::restart(const Pod& pod, StepContext& context) const {
+  const std::string name = sidecar_status(pod)->name;
+  int restart_count = 0;
+  write_pod_status(context, pod, [&](PodStatus& status) {
+    for (ContainerStatus& container : status.container_statuses) {
+      if (container.name != name) continue;
+      if (container.state == "terminated") {
+        container.last_termination_state = ContainerTerminated{container.exit_code.value_or(0), container.reason,
+                                                               container.finished_at_ms.value_or(0)};
+      }
+      container.state = "running";
+      container.ready = true;   // no readiness probe: ready once started
+      container.exit_code.reset();
+      container.finished_at_ms.reset();
+      container.reason.clear();
+      restart_count = ++container.restart_count;
+    }
+    status.ready = std::all_of(status.container_statuses.begin(), status.container_statuses.end(),
+                               [](const ContainerStatus& c) { return c.ready; });
+  });
+  SubmitterProcess process;
+  process.pod_namespace = pod.metadata.namespace_;
+  process.pod_name = pod.metadata.name;
+  process.pod_uid = pod.metadata.uid;
+  process.attempt = restart_count;
+  process.started_at_ms = context.now_ms();
+  const bool fails_at_start = fails_before_submitting(process.attempt);
+  if (fails_at_start) process.submit_outcome = "not_submitted";
+  context.world().environment.edit().submitters.push_back(process);
+  context.effect("submitter.restart", "submitter", object_ref(Kind::Pod, pod.metadata))
+      .with("container", name)
+      .with("restart_count", restart_count);
+  if (fails_at_start) {
+    write_terminated(context, pod, 1);   // the patch edits the stored status; `pod` names it
+    emit_exit(context, process, 1, "not_submitted");
+  }
 }
 
 void Submitter::submit(int index, const Pod& pod, StepContext& context) const {

@@ -22,9 +22,17 @@
 //    the same way, in its container "ray-job-submitter": it starts once the cluster's Ray head is
 //    up (the script waits for the GCS) and startAfter has passed, talks to 127.0.0.1 (the head's
 //    dashboard, reached through the cluster's head Service), and an exit terminates only that
-//    container (the Pod stays Running, no longer Ready). Container restarts are not modelled.
+//    container (the Pod stays Running, no longer Ready);
+//  - a sidecar with restartPolicy OnFailure (kuberay-1.7's SidecarSubmitterRestart gate) that
+//    exits non-zero is restarted by its kubelet: the first time at once, then after the
+//    CrashLoopBackOff (10 s doubling to 300 s from the exit), during which its status is waiting
+//    (CrashLoopBackOff) with the exit as lastState. A restart is one status write (running, ready,
+//    restartCount + 1, lastState the exit) and a new process in the Pod whose attempt is the
+//    restart count; it waits for the GCS again and runs the script from the top;
+//  - a stop (scenario action stopSubmitter: `crictl stop`, SIGKILL) kills a running process: exit 137.
 // An exit is one status write: phase Succeeded or Failed, the container terminated with its exit
-// code. Not modelled: image pulls, container restarts (restartPolicy Never), log streaming.
+// code. Not modelled: image pulls, restarts of a Job's Pods in place (restartPolicy OnFailure in
+// a user's template: the Job controller's Pods are restartPolicy Never in KubeRay), log streaming.
 #pragma once
 
 #include <string>
@@ -72,10 +80,16 @@ class Submitter final : public Actor {
     int code = 0;
     std::string_view reason;
   };
+  // world.submitter.failAttempts with failAfter 0: the attempt exits 1 at its start.
+  bool fails_before_submitting(int attempt) const {
+    return attempt < behaviour_.fail_attempts && behaviour_.fail_after_ms == 0;
+  }
   // Whether a process that submitted exits now, and how.
   std::optional<Exit> exit_now(const World& world, const SubmitterProcess& process) const;
   void start(const Pod& pod, StepContext& context) const;
   void submit(int process, const Pod& pod, StepContext& context) const;
+  // The kubelet restarts the exited sidecar container: a new process in the same Pod.
+  void restart(const Pod& pod, StepContext& context) const;
   // `ray job status ID` for the guard of the 1.7 script: the live table that has the job, or -1.
   int live_head_with_job(StepContext& context, const SubmitCommand& command) const;
   void exit_process(const SubmitterProcess& process, const Exit& exit, StepContext& context) const;

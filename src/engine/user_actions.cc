@@ -1,10 +1,12 @@
 #include "engine/user_actions.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include <fmt/format.h>
 
 #include "engine/object_json.h"
+#include "engine/raycluster_controller.h"
 
 namespace rjsim::engine {
 
@@ -15,6 +17,7 @@ std::string_view what_of(Action::Type type) {
     case Action::Type::patch: return "patch";
     case Action::Type::delete_: return "delete";
     case Action::Type::head_restart: return "head_restart";
+    case Action::Type::stop_submitter: return "stop_submitter";
   }
   return "patch";
 }
@@ -27,6 +30,36 @@ const RayJob* target_of(const World& world, const Action& action) {
     if (action.rayjob.empty() || rayjob.metadata.name == action.rayjob) return &rayjob;
   }
   return nullptr;
+}
+
+// Whether a Pod runs the submitter of the RayJob: a Pod of its submitter Job (named after the
+// RayJob), or the head Pod of its cluster (SidecarMode), with the submitter container running.
+bool runs_submitter_of(const Pod& pod, const RayJob& rayjob) {
+  const OwnerReference* owner = controller_owner(pod.metadata);
+  if (!owner || pod.metadata.namespace_ != rayjob.metadata.namespace_ || pod.status.phase != "Running") return false;
+  const bool sidecar = owner->kind == Kind::RayCluster && owner->name == rayjob.status.ray_cluster_name;
+  if (!sidecar && !(owner->kind == Kind::Job && owner->name == rayjob.metadata.name)) return false;
+  return std::any_of(pod.status.container_statuses.begin(), pod.status.container_statuses.end(),
+                     [&](const ContainerStatus& c) {
+                       return c.state == "running" && (!sidecar || c.name == kSubmitterSidecarName);
+                     });
+}
+
+// `crictl stop` on the RayJob's running submitter containers: marks each Pod's current process
+// (the last started in it); the submitter actor, their kubelet, kills it. How many it marked.
+int stop_submitters(World& world, const RayJob& rayjob) {
+  int stopped = 0;
+  std::vector<std::string> seen_pods;   // uids: a Pod's current process is the last one in it
+  for (std::size_t i = world.environment->submitters.size(); i-- > 0;) {
+    const SubmitterProcess& process = world.environment->submitters[i];
+    if (std::find(seen_pods.begin(), seen_pods.end(), process.pod_uid) != seen_pods.end()) continue;
+    seen_pods.push_back(process.pod_uid);
+    const Pod* pod = world.api.find<Pod>(process.pod_namespace, process.pod_name);
+    if (!pod || pod->metadata.uid != process.pod_uid || !runs_submitter_of(*pod, rayjob)) continue;
+    world.environment.edit().submitters[i].stop_requested = true;
+    ++stopped;
+  }
+  return stopped;
 }
 
 }  // namespace
@@ -91,6 +124,13 @@ void UserActions::apply(const ActorWork&, StepContext& context) const {
           .with("rayjob", name)
           .with("ray_cluster", cluster);
       if (dashboard_ && !cluster.empty()) dashboard_->restart_head(context, namespace_, cluster);
+      return;
+    }
+    case Action::Type::stop_submitter: {
+      const int stopped = target ? stop_submitters(world, *target) : 0;
+      context.emit(events::Origin::input, "action.stop_submitter", "user", ref)
+          .with("rayjob", name)
+          .with("containers", stopped);
       return;
     }
   }

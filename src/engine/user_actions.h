@@ -5,7 +5,11 @@
 //                 writer wins: kubernetes-semantics §2.2 "Patch");
 //  - delete       `action.delete`, then a delete of the RayJob with Background propagation;
 //  - headRestart  `action.head_restart`, then RayDashboard::restart_head of the cluster named by
-//                 the RayJob's status.rayClusterName (API truth).
+//                 the RayJob's status.rayClusterName (API truth);
+//  - stopSubmitter `action.stop_submitter`, then `crictl stop` on each running submitter
+//                 container of the RayJob (a Pod of its Job, or its cluster's head Pod in
+//                 SidecarMode): SubmitterProcess::stop_requested, which the submitter actor, the
+//                 container's kubelet, carries out (exit 137), so the kill is its effect.
 // How many actions fired is World::environment.actions_fired.
 #pragma once
 

@@ -37,7 +37,7 @@ SearchBounds search_bounds(const engine::FaultBudget& faults) {
   sort_dimension(bounds, "interleaveCalls", faults.interleave_calls);
   // What a real cluster does that the simulated one cannot (docs/design.md, "Contract not yet
   // built"): a search that completes covered none of it.
-  bounds.not_modelled = {"Pods that fail or restart on their own (evictions, node loss, container restarts)"};
+  bounds.not_modelled = {"Pods that fail or restart on their own (evictions, node loss, restarts of the Ray containers)"};
   return bounds;
 }
 

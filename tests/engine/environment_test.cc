@@ -930,6 +930,82 @@ TEST_CASE("a cluster with the submitter sidecar gets a head Pod whose sidecar su
   CHECK(sidecar.finished_at_ms == 52'000);
   CHECK(pod->status.container_statuses.at(0).state == "running");
   CHECK(h.events("submitter.exit").size() == 1);
+  h.run_until(100'000);   // restartPolicy Never: the sidecar stays exited
+  CHECK(h.events("submitter.restart").empty());
+}
+
+// make_sidecar_cluster with kuberay-1.7's script (the `ray job status` guard, `--no-wait`, then
+// `ray job logs --follow`) and, as under the SidecarSubmitterRestart gate, restartPolicy OnFailure.
+RayCluster make_restarting_sidecar_cluster() {
+  RayCluster cluster = make_sidecar_cluster();
+  Container& sidecar = cluster.spec.edit().head_group_spec.template_.containers.at(1);
+  sidecar.args = {"until python -c \"...\" >/dev/null 2>&1 ; do sleep 2 ; done ; if ! ray job status --address "
+                  "http://127.0.0.1:8265 demo-xyz >/dev/null 2>&1 ; then ray job submit --address http://127.0.0.1:8265 "
+                  "--no-wait --submission-id demo-xyz -- python main.py ; fi ; ray job logs --address "
+                  "http://127.0.0.1:8265 --follow demo-xyz"};
+  sidecar.restart_policy = "OnFailure";
+  return cluster;
+}
+
+TEST_CASE("the kubelet restarts an OnFailure sidecar on a non-zero exit: at once, then after CrashLoopBackOff") {
+  WorldBehaviour behaviour;   // readyAfter 20 s, startAfter 2 s, pendingFor 2 s, runsFor 30 s
+  behaviour.submitter.fail_attempts = 3;
+  behaviour.submitter.fail_after_ms = 5'000;
+  Harness h(behaviour);
+  h.create(make_restarting_sidecar_cluster());
+  const auto sidecar = [&] {
+    return h.world().api.find<Pod>(kNamespace, std::string(kCluster) + "-head")->status.container_statuses.at(1);
+  };
+  const auto head_ready = [&] { return h.world().api.find<Pod>(kNamespace, std::string(kCluster) + "-head")->status.ready; };
+  h.run_until(25'000);   // attempt 0 submitted at 20 s and exits 1 at 25 s: restarted at once
+  CHECK(sidecar().state == "running");
+  CHECK(sidecar().restart_count == 1);
+  REQUIRE(sidecar().last_termination_state.has_value());
+  CHECK(*sidecar().last_termination_state == ContainerTerminated{1, "Error", 25'000});
+  CHECK(head_ready() == true);
+  h.run_until(30'000);   // attempt 1 exits 1 at 30 s: the second restart waits 10 s
+  CHECK(sidecar().state == "waiting");
+  CHECK(sidecar().reason == "CrashLoopBackOff");
+  CHECK(sidecar().restart_count == 1);
+  CHECK(*sidecar().last_termination_state == ContainerTerminated{1, "Error", 30'000});
+  CHECK(head_ready() == false);
+  h.run_until(39'999);
+  CHECK(sidecar().state == "waiting");
+  h.run_until(40'000);
+  CHECK(sidecar().state == "running");
+  CHECK(sidecar().restart_count == 2);
+  h.run_until(45'000);   // attempt 2 exits 1 at 45 s: the third restart waits 20 s
+  CHECK(sidecar().state == "waiting");
+  h.run_until(64'999);
+  CHECK(sidecar().restart_count == 2);
+  h.run_until(65'000);   // attempt 3 finds the job (SUCCEEDED at 52 s) with `ray job status` and exits 0
+  CHECK(sidecar().state == "terminated");
+  CHECK(sidecar().exit_code == 0);
+  CHECK(sidecar().restart_count == 3);
+  CHECK(*sidecar().last_termination_state == ContainerTerminated{1, "Error", 45'000});
+  CHECK(h.world().ray->heads[0].jobs.size() == 1);   // every restart found the job: one submission
+  h.run_until(400'000);
+  CHECK(h.events("submitter.restart").size() == 3);   // an exit 0 is not restarted
+}
+
+TEST_CASE("a sidecar without restartPolicy OnFailure is not restarted; a deleted head Pod's is not either") {
+  WorldBehaviour behaviour;
+  behaviour.submitter.fail_attempts = 1;
+  behaviour.submitter.fail_after_ms = 5'000;
+  // No actor stops a deleted Pod: its containers run on through the grace period.
+  Harness h(behaviour, {}, RayClusterReadiness::listed_pods_ready, JobPodTracking::listed_pods, false);
+  RayCluster cluster = make_restarting_sidecar_cluster();
+  bool deleted = false;
+  SUBCASE("restartPolicy unset: the Pod's Never applies") {
+    cluster.spec.edit().head_group_spec.template_.containers.at(1).restart_policy.clear();
+  }
+  SUBCASE("OnFailure, but the Pod is being deleted") { deleted = true; }
+  h.create(cluster);
+  h.run_until(24'000);
+  if (deleted) h.remove(Kind::RayCluster, kCluster);
+  h.run_until(100'000);
+  REQUIRE(h.events("submitter.exit").size() == 1);
+  CHECK(h.events("submitter.restart").empty());
 }
 
 TEST_CASE("every cluster gets its head Pod at once and one worker Pod per replica at readyAfter, owned and "
@@ -1022,6 +1098,42 @@ TEST_CASE("the user patches, restarts the head and deletes at the actions' times
   CHECK(h.world().api.find<RayJob>(kNamespace, "demo") == nullptr);
   CHECK(h.events("action.delete").size() == 1);
   CHECK(h.world().environment->actions_fired == 3);
+}
+
+TEST_CASE("stopSubmitter kills the RayJob's running submitter, as `crictl stop` does: exit 137") {
+  std::vector<Action> actions(1);
+  actions[0].at_ms = 30'000;
+  actions[0].type = Action::Type::stop_submitter;
+  actions[0].rayjob = "demo";
+  Harness h(ready_at_once(), actions);   // startAfter 2 s, pendingFor 2 s, runsFor 30 s
+  h.create(make_rayjob());
+  h.set_job_id("demo", "demo-xyz");
+  SUBCASE("the sidecar of the RayJob's cluster: OnFailure restarts it and it follows the job") {
+    h.create(make_restarting_sidecar_cluster());
+    h.run_until(30'000);
+    const Pod* head = h.world().api.find<Pod>(kNamespace, std::string(kCluster) + "-head");
+    const ContainerStatus& sidecar = head->status.container_statuses.at(1);
+    CHECK(sidecar.state == "running");
+    CHECK(sidecar.restart_count == 1);
+    CHECK(*sidecar.last_termination_state == ContainerTerminated{137, "Error", 30'000});
+    h.run_until(40'000);
+    CHECK(h.world().ray->heads[0].jobs.size() == 1);
+    CHECK(h.world().api.find<Pod>(kNamespace, std::string(kCluster) + "-head")->status.container_statuses.at(1).exit_code == 0);
+  }
+  SUBCASE("a Pod of the RayJob's submitter Job: the Pod fails") {
+    h.ready_cluster(0);
+    h.create(make_submitter_job_1_7("demo-xyz"));
+    h.run_until(30'000);
+    REQUIRE(!h.pods().empty());
+    CHECK(h.pods()[0]->status.phase == "Failed");
+    CHECK(h.pods()[0]->status.container_statuses.at(0).exit_code == 137);
+  }
+  const auto stops = h.events("action.stop_submitter");
+  REQUIRE(stops.size() == 1);
+  CHECK(stops[0]->origin == events::Origin::input);
+  const auto exits = h.events("submitter.exit");
+  REQUIRE(!exits.empty());
+  CHECK(text_field(*exits[0], "reason") == "killed");
 }
 
 TEST_CASE("the environment is deterministic: the same seed gives the same events") {

@@ -17,6 +17,7 @@ using nlohmann::json;
 using rjsim::engine::apply_merge_patch;
 using rjsim::engine::Container;
 using rjsim::engine::ContainerStatus;
+using rjsim::engine::ContainerTerminated;
 using rjsim::engine::DeletionRule;
 using rjsim::engine::DeletionStrategy;
 using rjsim::engine::format_timestamp;
@@ -182,9 +183,10 @@ Pod full_pod() {
   pod.spec.edit().restart_policy = "Never";
   pod.status.phase = "Failed";
   pod.status.ready = false;
-  pod.status.container_statuses = {ContainerStatus{"ray-job-submitter", false, 2, "terminated", 1, 94'000, "Error"},
-                                   ContainerStatus{"sidecar", true, 0, "running", std::nullopt, std::nullopt, ""},
-                                   ContainerStatus{"init", false, 0, "", std::nullopt, std::nullopt, ""}};
+  pod.status.container_statuses = {ContainerStatus{"ray-job-submitter", false, 2, "terminated", 1, 94'000, "Error",
+                                                   ContainerTerminated{137, "Error", 61'000}},
+                                   ContainerStatus{"sidecar", true, 0, "running", std::nullopt, std::nullopt, "", std::nullopt},
+                                   ContainerStatus{"init", false, 0, "", std::nullopt, std::nullopt, "", std::nullopt}};
   return pod;
 }
 
@@ -283,6 +285,8 @@ TEST_CASE("to_json writes Kubernetes field names, apiVersion and kind, and a str
   CHECK(pod["status"]["conditions"] == json::parse(R"([{"type":"Ready","status":"False"}])"));
   CHECK(pod["status"]["containerStatuses"][0]["state"] ==
         json::parse(R"({"terminated":{"exitCode":1,"finishedAt":"2026-01-01T00:01:34Z","reason":"Error"}})"));
+  CHECK(pod["status"]["containerStatuses"][0]["lastState"] ==
+        json::parse(R"({"terminated":{"exitCode":137,"finishedAt":"2026-01-01T00:01:01Z","reason":"Error"}})"));
   CHECK(to_json(full_service())["spec"]["ports"][1] == json{{"port", 6379}});
 }
 

@@ -612,7 +612,14 @@ TEST_CASE("actions: patch, delete and headRestart, each checked now rather than 
         "scenarios/x.yaml:10: actions[0]: an action does one thing: delete or headRestart, not both (write two "
         "actions)");
   CHECK(error_with_rayjob("actions:\n- {at: 1s}\n") ==
-        "scenarios/x.yaml:10: actions[0]: says what happens with one of: patch: {...}, delete: {}, headRestart: {}");
+        "scenarios/x.yaml:10: actions[0]: says what happens with one of: patch: {...}, delete: {}, headRestart: {}, "
+        "stopSubmitter: {}");
+  CHECK(error_with_rayjob("actions:\n- {at: 1s, stopSubmitter: {signal: TERM}}\n") ==
+        "scenarios/x.yaml:10: actions[0].stopSubmitter: takes no settings (write stopSubmitter: {})");
+  const Scenario stops = parse_with_rayjob("actions:\n- {at: 40s, stopSubmitter: {}}\n");
+  REQUIRE(stops.actions.size() == 1);
+  CHECK(stops.actions[0].type == Action::Type::stop_submitter);
+  CHECK(stops.actions[0].at_ms == 40'000);
   CHECK(error_with_rayjob("actions:\n- {delete: {}}\n") ==
         "scenarios/x.yaml:10: actions[0].at: missing (when the action happens, e.g. at: 5s)");
   CHECK(error_with_rayjob("actions:\n- {at: 1s, delete: {}, rayjob: other}\n") ==

@@ -943,11 +943,11 @@ TEST_CASE("kuberay-1.7: Running in SidecarMode with the submitter container exit
   // RJC:L1111-1112 print State.Terminated.Reason, the kubelet's: an OOM-killed sidecar says so.
   std::string expected_message;
   SUBCASE("exit code 1") {
-    head.status.container_statuses.push_back({"ray-job-submitter", false, 0, "terminated", 1, 500, "Error"});
+    head.status.container_statuses.push_back({"ray-job-submitter", false, 0, "terminated", 1, 500, "Error", std::nullopt});
     expected_message = "Ray head pod container ray-job-submitter terminated with exit code 1: Error";
   }
   SUBCASE("OOM-killed") {
-    head.status.container_statuses.push_back({"ray-job-submitter", false, 0, "terminated", 137, 500, "OOMKilled"});
+    head.status.container_statuses.push_back({"ray-job-submitter", false, 0, "terminated", 137, 500, "OOMKilled", std::nullopt});
     expected_message = "Ray head pod container ray-job-submitter terminated with exit code 137: OOMKilled";
   }
   harness.put(head);
@@ -1003,16 +1003,43 @@ TEST_CASE("kuberay-1.7: SidecarMode with SidecarSubmitterRestart fails only past
   head.metadata.name = "demo-abcde-head";
   head.metadata.namespace_ = "default";
   head.metadata.labels = StringMap{{"ray.io/cluster", "demo-abcde"}, {"ray.io/node-type", "head"}};
-  head.status.container_statuses.push_back(ContainerStatus{"ray-job-submitter", false, 1, "terminated", 1, 500, "Error"});
+  ContainerStatus submitter;
+  submitter.name = "ray-job-submitter";
+  submitter.restart_count = 2;
+  submitter.state = "running";
+  std::string deployment_status = "Failed";
+  // RJC:L1216-1232: only a container with a lastState counts its restarts, and not once it exited 0.
+  SUBCASE("restarted twice, running again") {
+    submitter.last_termination_state = ContainerTerminated{137, "Error", 400};
+  }
+  SUBCASE("restarted twice, waiting in CrashLoopBackOff") {
+    submitter.state = "waiting";
+    submitter.reason = "CrashLoopBackOff";
+    submitter.last_termination_state = ContainerTerminated{1, "Error", 400};
+  }
+  SUBCASE("restarted once: under the default limit 2") {
+    submitter.restart_count = 1;
+    submitter.last_termination_state = ContainerTerminated{1, "Error", 400};
+    deployment_status = "Running";
+  }
+  SUBCASE("a restart count without a lastState") { deployment_status = "Running"; }
+  SUBCASE("restarted twice, then exited 0") {
+    submitter.state = "terminated";
+    submitter.exit_code = 0;
+    submitter.finished_at_ms = 500;
+    submitter.reason = "Completed";
+    submitter.last_termination_state = ContainerTerminated{1, "Error", 400};
+    deployment_status = "Running";
+  }
+  head.status.container_statuses.push_back(submitter);
   harness.put(head);
   harness.reconcile("demo");
-  CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Running");   // restarted once: < 2
-  head = *harness.truth<Pod>("demo-abcde-head");
-  head.status.container_statuses[0].restart_count = 2;
-  harness.put(head);
-  harness.reconcile("demo");
-  CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Failed");
-  CHECK(harness.truth<RayJob>("demo")->status.reason == "SubmissionFailed");
+  CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == deployment_status);
+  if (deployment_status == "Failed") {
+    CHECK(harness.truth<RayJob>("demo")->status.reason == "SubmissionFailed");
+    CHECK(harness.truth<RayJob>("demo")->status.message ==
+          "Ray head pod submitter container ray-job-submitter terminated after exceeding the maximum restart count");
+  }
 }
 
 // ---- Suspending / Retrying (RJC:L366-410) ----

@@ -409,11 +409,10 @@ Error check_submitter_and_update_status_if_needed(Clients& clients, RayJob& rayj
                                 container->exit_code.value_or(0), container->reason));   // RJC:L1111-1112
       }
     } else {                                                                          // checkIsRestartCountExceeded
-      // LastTerminationState is approximated by restartCount > 0 (rjsim keeps no previous state).
       const int submitter_backoff_limit = rayjob.spec->submitter_backoff_limit.value_or(2);
+      const bool terminated_before = container && container->last_termination_state.has_value();   // RJC:L1221
       const bool exited_ok = container && container->state == "terminated" && container->exit_code.value_or(0) == 0;
-      const bool restarted = container && container->restart_count > 0;
-      if (restarted && !exited_ok && container->restart_count >= submitter_backoff_limit) {
+      if (terminated_before && !exited_ok && container->restart_count >= submitter_backoff_limit) {   // RJC:L1223-1226
         should_update = fail_submission(rayjob, fmt::format("Ray head pod submitter container {} terminated after "
                                                             "exceeding the maximum restart count", container->name));
       }
