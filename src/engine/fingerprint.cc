@@ -182,8 +182,9 @@ class Fingerprinter {
     add_all(active, succeeded, failed, start_time_ms, completion_time_ms, conditions);
   }
   void add(const WorkerGroupSpec& value) {
-    const auto& [group_name, replicas, min_replicas, max_replicas, num_of_hosts, suspend, ray_start_params] = value;
-    add_all(group_name, replicas, min_replicas, max_replicas, num_of_hosts, suspend, ray_start_params);
+    const auto& [group_name, replicas, min_replicas, max_replicas, num_of_hosts, suspend, ray_start_params,
+                 template_] = value;
+    add_all(group_name, replicas, min_replicas, max_replicas, num_of_hosts, suspend, ray_start_params, template_);
   }
   void add(const HeadGroupSpec& value) {
     const auto& [ray_start_params, template_, head_service_name] = value;

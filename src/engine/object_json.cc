@@ -33,6 +33,9 @@ void put_map(json& out, const char* key, const StringMap& map) {
   if (!map.empty()) out[key] = map;   // std::map<string, string> → a JSON object, in key order
 }
 
+// A map of strings as a JSON object, {} when empty.
+json string_map_json(const StringMap& map) { return map.empty() ? json::object() : json(map); }
+
 void put_strings(json& out, const char* key, const std::vector<std::string>& list) {
   if (!list.empty()) out[key] = list;
 }
@@ -127,7 +130,8 @@ json ray_cluster_spec_to_json(const RayClusterSpec& spec) {
   put_string(out, "rayVersion", spec.ray_version);
   put_optional(out, "suspend", spec.suspend);
   json head = json::object();
-  put_map(head, "rayStartParams", spec.head_group_spec.ray_start_params);
+  // rayStartParams and template have no omitempty up to v1.1.0, whose CRD requires them.
+  head["rayStartParams"] = string_map_json(spec.head_group_spec.ray_start_params);
   head["template"] = pod_template_to_json(spec.head_group_spec.template_);
   if (spec.head_group_spec.head_service_name) {
     head["headService"] = {{"metadata", {{"name", *spec.head_group_spec.head_service_name}}}};
@@ -143,7 +147,8 @@ json ray_cluster_spec_to_json(const RayClusterSpec& spec) {
       put_optional(out_group, "maxReplicas", group.max_replicas);
       if (group.num_of_hosts != 1) out_group["numOfHosts"] = group.num_of_hosts;   // CRD default 1
       put_optional(out_group, "suspend", group.suspend);
-      put_map(out_group, "rayStartParams", group.ray_start_params);
+      out_group["rayStartParams"] = string_map_json(group.ray_start_params);
+      out_group["template"] = pod_template_to_json(group.template_);
       groups.push_back(std::move(out_group));
     }
     out["workerGroupSpecs"] = std::move(groups);
@@ -488,7 +493,7 @@ RayClusterSpec ray_cluster_spec_from_json(const json& value, const std::string& 
       "workerGroupSpecs", [ignored](const json& item, const std::string& item_path) {
         Fields group(item, item_path, ignored,
                      {"groupName", "replicas", "minReplicas", "maxReplicas", "numOfHosts", "suspend",
-                      "rayStartParams"});
+                      "rayStartParams", "template"});
         WorkerGroupSpec out;
         out.group_name = group.string("groupName");
         out.replicas = group.optional_int32("replicas");
@@ -497,6 +502,9 @@ RayClusterSpec ray_cluster_spec_from_json(const json& value, const std::string& 
         out.num_of_hosts = group.int32("numOfHosts", 1);
         out.suspend = group.optional_bool("suspend");
         out.ray_start_params = group.string_map("rayStartParams");
+        if (const json* pod_template = group.find("template")) {
+          out.template_ = pod_template_from_json(*pod_template, group.path("template"), ignored);
+        }
         return out;
       });
   return spec;

@@ -221,6 +221,7 @@ struct WorkerGroupSpec {
   int num_of_hosts = 1;
   std::optional<bool> suspend;
   StringMap ray_start_params;
+  PodTemplate template_;   // the worker Pods' template
   friend bool operator==(const WorkerGroupSpec&, const WorkerGroupSpec&) = default;
 };
 

@@ -71,6 +71,14 @@ int desired_workers(const RayCluster& cluster) {
   return desired;
 }
 
+// A worker group's Pod template; one Ray container when the template has none (a RayCluster made
+// in a test: the CRD requires a template, and a real Pod needs a container).
+PodTemplate worker_template(const WorkerGroupSpec& group) {
+  PodTemplate template_ = group.template_;
+  if (template_.containers.empty()) template_.containers.emplace_back().name = "ray-worker";
+  return template_;
+}
+
 Pod pod_for(const RayCluster& cluster, std::string name, std::string_view node_type, std::string_view group,
             const PodTemplate& template_) {
   Pod pod;
@@ -212,12 +220,10 @@ void RayClusterController::apply(const ActorWork& work, StepContext& context) co
     // Every missing worker Pod in this step, a create each, as one pass of KubeRay's reconcilePods
     // makes them (a step per Pod would multiply the orders exhaustive search tells apart).
     const RayCluster copy = *cluster;   // the creates below change the store `cluster` points into
-    PodTemplate worker;                 // the engine's WorkerGroupSpec has no template: one Ray container
-    worker.containers.emplace_back().name = "ray-worker";
     while (const std::optional<std::pair<int, int>> missing = missing_worker(context.world(), copy)) {
       const WorkerGroupSpec& group = copy.spec->worker_group_specs[static_cast<std::size_t>(missing->first)];
       Object pod = pod_for(copy, worker_pod_name(copy.metadata, group, missing->second), "worker", group.group_name,
-                           worker);
+                           worker_template(group));
       api.create(pod);
     }
     return;

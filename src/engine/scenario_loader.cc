@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/crd_schema.h"
 #include "engine/object_json.h"
 
 namespace rjsim::engine {
@@ -559,18 +560,27 @@ T read_object(const Manifest& manifest) {
   }
 }
 
-RayJob read_rayjob(const Manifest& manifest) {
-  check_manifest_header(manifest, Kind::RayJob);
-  RayJob rayjob = read_object<RayJob>(manifest);
-  if (rayjob.spec->entrypoint.empty() && rayjob.spec->submission_mode != "InteractiveMode") {
-    manifest.fail("spec.entrypoint",
-                  "missing (a RayJob needs an entrypoint; only submissionMode: InteractiveMode goes without)");
-  }
-  return rayjob;
+// The API server's part in a create: the model's release's CRD fills its defaults into the
+// manifest and refuses what it does not accept (crd_schema.h); the first error in the file is
+// reported.
+void apply_release_crd(Manifest& manifest, CrdKind kind, std::string_view controller) {
+  const std::vector<CrdError> errors = apply_crd(manifest.object, kind, controller);
+  if (errors.empty()) return;
+  const auto first = std::min_element(errors.begin(), errors.end(), [&](const CrdError& a, const CrdError& b) {
+    return manifest.line_of_path(a.path) < manifest.line_of_path(b.path);
+  });
+  manifest.fail(first->path, first->message);
 }
 
-RayCluster read_raycluster(const Manifest& manifest) {
+RayJob read_rayjob(Manifest manifest, std::string_view controller) {
+  check_manifest_header(manifest, Kind::RayJob);
+  apply_release_crd(manifest, CrdKind::RayJob, controller);
+  return read_object<RayJob>(manifest);
+}
+
+RayCluster read_raycluster(Manifest manifest, std::string_view controller) {
   check_manifest_header(manifest, Kind::RayCluster);
+  apply_release_crd(manifest, CrdKind::RayCluster, controller);
   return read_object<RayCluster>(manifest);
 }
 
@@ -743,6 +753,7 @@ class Loader {
                    "no RayJob: give rayjob: (a manifest), rayjobFile: (a path) or rayjobs: (a list)");
     }
     std::vector<std::string> fields;   // where each RayJob was given, for duplicate messages
+    const auto read_rayjob = [&](Manifest manifest) { return engine::read_rayjob(std::move(manifest), scenario.controller); };
     if (given->field == "rayjob") {
       scenario.rayjobs.push_back(manifest_at<RayJob>(*given, read_rayjob));
       fields.push_back(given->field);
@@ -769,6 +780,9 @@ class Loader {
   }
 
   void read_rayclusters(const Value& value, Scenario& scenario) {
+    const auto read_raycluster = [&](Manifest manifest) {
+      return engine::read_raycluster(std::move(manifest), scenario.controller);
+    };
     for (const Value& item : read_list(source_, value, "a list of RayClusters")) {
       RayCluster cluster = manifest_entry<RayCluster>(item, read_raycluster);
       for (const RayCluster& other : scenario.rayclusters) {
@@ -907,12 +921,13 @@ class Loader {
   // a key rjsim does not model would change nothing, so it is an error (most likely a typo). The
   // typed RayJob's JSON has no unmodelled fields, so every ignored field comes from the patch.
   void check_patch(const Value& value, const RayJob& rayjob, const json& patch,
-                   const std::map<std::string, int>& lines) const {
-    const Manifest manifest{patch, lines, source_, value.field, value.line};
+                   const std::map<std::string, int>& lines, std::string_view controller) const {
+    Manifest manifest{patch, lines, source_, value.field, value.line};
     std::vector<std::string> ignored;
     Object patched = rayjob;
     json merged = to_json(rayjob);
     merged.merge_patch(patch);
+    check_patch_against_crd(manifest, merged, controller);
     try {
       patched = object_from_json(merged, Kind::RayJob, &ignored);
     } catch (const ObjectFormatError& e) {
@@ -925,6 +940,19 @@ class Loader {
     if (after.name != rayjob.metadata.name || after.namespace_ != rayjob.metadata.namespace_) {
       manifest.fail("metadata", "a patch cannot change a RayJob's name or namespace");
     }
+  }
+
+  // The API server checks the patched RayJob against the release's CRD. The patched object is
+  // rebuilt from the typed RayJob, which drops what rjsim does not keep (an empty rayStartParams),
+  // so only what the patch itself touches is judged: a field it sets, or one missing from an
+  // object it writes.
+  static void check_patch_against_crd(const Manifest& patch, json merged, std::string_view controller) {
+    std::vector<CrdError> errors = apply_crd(merged, CrdKind::RayJob, controller);
+    std::erase_if(errors, [&](const CrdError& e) {
+      return !patch.lines.contains(e.path) && !patch.lines.contains(parent_path(e.path));
+    });
+    if (errors.empty()) return;
+    patch.fail(errors.front().path, errors.front().message);
   }
 
   void read_actions(const Value& value, Scenario& scenario) {
@@ -967,7 +995,7 @@ class Loader {
           const Manifest manifest{json(), lines, source_, kind->field, kind->line};
           manifest.fail(e.path == "(root)" ? "" : e.path, e.message);
         }
-        check_patch(*kind, target, action.patch, lines);
+        check_patch(*kind, target, action.patch, lines, scenario.controller);
       } else {
         action.type = kind_key == "delete"        ? Action::Type::delete_
                       : kind_key == "headRestart" ? Action::Type::head_restart

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "engine/crd_schema.h"
 #include "engine/job_controller.h"
 #include "engine/object_json.h"
 #include "engine/scenario_loader.h"
@@ -301,6 +302,7 @@ struct Derivation {
   void submitter_outlived_ray_job();   // world.submitter.finishesAfter
   void submitter_finished_timeout(const json& failed);   // the same, from a v1.7.0 timeout
   ConformScenario finish(const std::string& controller);
+  void prune_to_release(json& manifest, engine::CrdKind kind, const std::string& controller);
 
   // A timestamp of the trace's objects as ms after the RayJob's creation.
   std::optional<std::int64_t> since_creation(std::optional<std::int64_t> timestamp) const {
@@ -975,7 +977,7 @@ void Derivation::selected_cluster() {
   json metadata = {{"name", name}};
   if (!namespace_.empty()) metadata["namespace"] = namespace_;
   json pod_spec = {{"containers", json::array({{{"name", "ray-head"}, {"image", "rayproject/ray"}}})}};
-  json spec = {{"headGroupSpec", {{"template", {{"spec", pod_spec}}}}}};
+  json spec = {{"headGroupSpec", {{"rayStartParams", json::object()}, {"template", {{"spec", pod_spec}}}}}};
   rayclusters.push_back({{"apiVersion", "ray.io/v1"}, {"kind", "RayCluster"}, {"metadata", metadata}, {"spec", spec}});
   out.assumptions.push_back(fmt::format("the clusterSelector's RayCluster {} existed before the RayJob (the RayJob "
                                         "showed its status; the trace has no records of it): a minimal cluster of "
@@ -983,13 +985,29 @@ void Derivation::selected_cluster() {
                                         name));
 }
 
+// A recorded object as the model's release's API server would store it: fields its CRD does not
+// know (the recording may come from another release) are left out, each named in an assumption.
+void Derivation::prune_to_release(json& manifest, engine::CrdKind kind, const std::string& controller) {
+  std::vector<std::string> pruned;
+  engine::apply_crd(manifest, kind, controller, &pruned);
+  for (const std::string& path : pruned) {
+    out.assumptions.push_back(fmt::format("the recorded {} {}'s {} is left out: KubeRay {}'s CRD has no such field",
+                                          kind == engine::CrdKind::RayJob ? "RayJob" : "RayCluster",
+                                          text_at(manifest, {"metadata", "name"}), path,
+                                          engine::kuberay_release_of(controller)));
+  }
+}
+
 ConformScenario Derivation::finish(const std::string& controller) {
+  json rayjob = created_manifest(first);
+  prune_to_release(rayjob, engine::CrdKind::RayJob, controller);
+  for (json& cluster : rayclusters) prune_to_release(cluster, engine::CrdKind::RayCluster, controller);
   out.document = {{"apiVersion", "rjsim/v1"},
                   {"kind", "Scenario"},
                   {"name", "conform"},
                   {"description", fmt::format("derived by rjsim conform from the trace of {}", ref)},
                   {"controller", controller},
-                  {"rayjob", created_manifest(first)},
+                  {"rayjob", rayjob},
                   {"world", world},
                   {"actions", actions}};
   if (!rayclusters.empty()) out.document["rayclusters"] = rayclusters;

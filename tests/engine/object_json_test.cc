@@ -84,8 +84,8 @@ RayClusterSpec full_cluster_spec() {
   spec.head_group_spec.ray_start_params = {{"dashboard-host", "0.0.0.0"}};
   spec.head_group_spec.template_ = full_template();
   spec.head_group_spec.head_service_name = "custom-head-svc";
-  spec.worker_group_specs = {WorkerGroupSpec{"small-group", 1, 1, 5, 1, std::nullopt, {{"num-cpus", "2"}}},
-                             WorkerGroupSpec{"multi-host", 2, std::nullopt, std::nullopt, 4, true, {}}};
+  spec.worker_group_specs = {WorkerGroupSpec{"small-group", 1, 1, 5, 1, std::nullopt, {{"num-cpus", "2"}}, {}},
+                             WorkerGroupSpec{"multi-host", 2, std::nullopt, std::nullopt, 4, true, {}, {}}};
   spec.enable_in_tree_autoscaling = false;
   spec.gcs_fault_tolerance_options = true;
   return spec;
@@ -306,7 +306,9 @@ TEST_CASE("to_json omits what is empty or unset, as Kubernetes' omitempty does")
   RayCluster cluster;
   cluster.spec.edit().worker_group_specs = {group};
   const json out = to_json(cluster);
-  CHECK(out["spec"]["workerGroupSpecs"][0] == json{{"groupName", "g"}});
+  // rayStartParams and template have no omitempty up to v1.1.0: written even when empty.
+  CHECK(out["spec"]["workerGroupSpecs"][0] ==
+        json::parse(R"({"groupName": "g", "rayStartParams": {}, "template": {"spec": {"containers": []}}})"));
   CHECK_FALSE(out.contains("status"));
 }
 
@@ -384,7 +386,7 @@ TEST_CASE("a merge patch sets fields, null deletes them, and a bad patch leaves 
   CHECK_FALSE(patched.spec->backoff_limit.has_value());
   // Lists are replaced whole (RFC 7386).
   CHECK(patched.spec->ray_cluster_spec->worker_group_specs ==
-        std::vector<WorkerGroupSpec>{WorkerGroupSpec{"g", 3, std::nullopt, std::nullopt, 1, std::nullopt, {}}});
+        std::vector<WorkerGroupSpec>{WorkerGroupSpec{"g", 3, std::nullopt, std::nullopt, 1, std::nullopt, {}, {}}});
   CHECK(patched.metadata.labels == rjsim::engine::StringMap{{"new", "yes"}, {"ray.io/cluster", "demo-abcde"}});
   CHECK(patched.status == full_rayjob().status);
 

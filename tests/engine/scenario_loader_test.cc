@@ -97,8 +97,11 @@ class TempDir {
 };
 
 // A scenario in `dir` whose only RayJob is the file at `manifest` (an absolute path).
+// Under kuberay-1.7: KubeRay's samples (and our fixtures like them) are written for its latest CRD;
+// an InteractiveMode RayJob has no entrypoint, which v1.1.0's CRD requires.
 Scenario load_with_rayjob_file(const TempDir& dir, const fs::path& manifest) {
-  const std::string file = dir.write("s.yaml", std::string(kHeader) + "rayjobFile: " + manifest.string() + "\n");
+  const std::string file =
+      dir.write("s.yaml", std::string(kHeader) + "controller: kuberay-1.7\nrayjobFile: " + manifest.string() + "\n");
   return load_scenario(file);
 }
 
@@ -169,12 +172,12 @@ rayjob:
     rayClusterSpec:
       rayVersion: "2.52.0"
       headGroupSpec: {rayStartParams: {}, template: {spec: {containers: [{name: ray-head, image: "rayproject/ray:2.52.0"}]}}}
-      workerGroupSpecs: [{groupName: small-group, replicas: 1, minReplicas: 1, maxReplicas: 5}]
+      workerGroupSpecs: [{groupName: small-group, replicas: 1, minReplicas: 1, maxReplicas: 5, template: {}}]
 rayclusters:
   - apiVersion: ray.io/v1
     kind: RayCluster
     metadata: {name: existing}
-    spec: {rayVersion: "2.9.0"}
+    spec: {rayVersion: "2.9.0", headGroupSpec: {template: {}}}
 world:
   rayCluster: {readyAfter: 30s, deletionTakes: 5s}
   submitter: {startAfter: 3s, failAttempts: 2, failAfter: 1s, finishesAfter: 1m}
@@ -474,17 +477,49 @@ TEST_CASE("faults.interleaveCalls and restarts.midReconcile are read, and defaul
         std::string::npos);
 }
 
-TEST_CASE("but unknown fields inside Kubernetes manifests are ignored") {
-  const Scenario s = parse(std::string(kHeader) + R"(rayjob:
+TEST_CASE("inside a manifest, what rjsim does not model is ignored, but a spec field the release's CRD lacks is "
+          "refused") {
+  const std::string manifest = std::string(kHeader) + R"(rayjob:
   apiVersion: ray.io/v1
   kind: RayJob
   metadata: {name: demo, generateName: x-}
   spec:
     entrypoint: python main.py
-    someFutureField: {a: 1}
-    rayClusterSpec: {headGroupSpec: {template: {spec: {volumes: [{name: v}]}}}}
-)");
-  CHECK(s.rayjobs.at(0).spec->entrypoint == "python main.py");
+    rayClusterSpec: {headGroupSpec: {rayStartParams: {}, template: {spec: {volumes: [{name: v}]}}}}
+)";
+  CHECK(parse(manifest).rayjobs.at(0).spec->entrypoint == "python main.py");
+  CHECK(error_of(manifest + "    someFutureField: {a: 1}\n") ==
+        "scenarios/x.yaml:11: rayjob.spec.someFutureField: unknown field: KubeRay v1.1.0's RayJob CRD has no "
+        "someFutureField (kubectl's strict field validation refuses it; no KubeRay release has it)");
+  CHECK(error_of(manifest + "    preRunningDeadlineSeconds: 30\n") ==
+        "scenarios/x.yaml:11: rayjob.spec.preRunningDeadlineSeconds: unknown field: KubeRay v1.1.0's RayJob CRD has "
+        "no preRunningDeadlineSeconds (kubectl's strict field validation refuses it; v1.7.0 has it)");
+  CHECK(error_of(manifest + "    preRunningDeadlineSeconds: 0\ncontroller: kuberay-1.7\n") ==
+        "scenarios/x.yaml:11: rayjob.spec.preRunningDeadlineSeconds: 0 is less than 1, the minimum in KubeRay "
+        "v1.7.0's RayJob CRD");
+}
+
+TEST_CASE("the loader applies the defaults of the model's release's CRD") {
+  const std::string rayjob = R"(rayjob:
+  apiVersion: ray.io/v1
+  kind: RayJob
+  metadata: {name: demo}
+  spec:
+    entrypoint: python main.py
+    rayClusterSpec:
+      headGroupSpec: {rayStartParams: {}, template: {}}
+      workerGroupSpecs: [{groupName: small, rayStartParams: {}, template: {}}]
+)";
+  const Scenario v10 = parse(std::string(kHeader) + "controller: kuberay-1.0\n" + rayjob);
+  CHECK(v10.rayjobs.at(0).spec->submission_mode.empty());
+  CHECK_FALSE(v10.rayjobs.at(0).spec->ttl_seconds_after_finished.has_value());
+  const Scenario v17 = parse(std::string(kHeader) + "controller: kuberay-1.7\n" + rayjob);
+  CHECK(v17.rayjobs.at(0).spec->submission_mode == "K8sJobMode");
+  CHECK(v17.rayjobs.at(0).spec->ttl_seconds_after_finished == 0);
+  const auto& group = v17.rayjobs.at(0).spec->ray_cluster_spec->worker_group_specs.at(0);
+  CHECK(group.replicas == 0);
+  CHECK(group.min_replicas == 0);
+  CHECK(group.max_replicas == 2147483647);
 }
 
 TEST_CASE("wrong types are errors naming what was expected") {
@@ -557,12 +592,11 @@ TEST_CASE("RayJobs KubeRay would reject are errors at the offending line") {
         "scenarios/x.yaml:7: rayjob.metadata.name: missing (Kubernetes requires every RayJob to have a name)");
   CHECK(error_of(header + "rayjob:\n  apiVersion: ray.io/v1\n  kind: RayJob\n  metadata: {name: x}\n"
                           "  spec: {shutdownAfterJobFinishes: true}\n") ==
-        "scenarios/x.yaml:8: rayjob.spec.entrypoint: missing (a RayJob needs an entrypoint; only submissionMode: "
-        "InteractiveMode goes without)");
+        "scenarios/x.yaml:8: rayjob.spec.entrypoint: missing: KubeRay v1.1.0's RayJob CRD requires it");
   CHECK(error_of(header + "rayjob: [a]\n") ==
         "scenarios/x.yaml:4: rayjob: expected a RayJob manifest (a map with apiVersion, kind, metadata and spec)");
-  // InteractiveMode submits nothing itself, so it needs no entrypoint.
-  CHECK(parse(header + "rayjob:\n  apiVersion: ray.io/v1\n  kind: RayJob\n  metadata: {name: x}\n"
+  // v1.7.0's CRD makes entrypoint optional: InteractiveMode submits nothing itself.
+  CHECK(parse(header + "controller: kuberay-1.7\nrayjob:\n  apiVersion: ray.io/v1\n  kind: RayJob\n  metadata: {name: x}\n"
                        "  spec: {submissionMode: InteractiveMode}\n")
             .rayjobs.at(0)
             .spec->submission_mode == "InteractiveMode");
@@ -577,14 +611,18 @@ TEST_CASE("a manifest field of the wrong type is reported at its own line with i
     entrypoint: python main.py
     rayClusterSpec:
       rayVersion: "2.52.0"
+      headGroupSpec: {rayStartParams: {}, template: {}}
       workerGroupSpecs:
       - groupName: small
+        rayStartParams: {}
+        template: {}
         replicas: one
 )";
-  CHECK(error_of(text) == "scenarios/x.yaml:14: rayjob.spec.rayClusterSpec.workerGroupSpecs[0].replicas: expected "
+  CHECK(error_of(text) == "scenarios/x.yaml:17: rayjob.spec.rayClusterSpec.workerGroupSpecs[0].replicas: expected "
                           "an integer, got the string \"one\"");
   CHECK(error_of(std::string(kHeader) + "rayjob:\n  apiVersion: ray.io/v1\n  kind: RayJob\n  metadata: {name: d}\n"
-                                        "  spec:\n    entrypoint: a\n    rayClusterSpec: {rayVersion: 2.5}\n") ==
+                                        "  spec:\n    entrypoint: a\n    rayClusterSpec: {rayVersion: 2.5, headGroupSpec: {rayStartParams: {}, "
+                                        "template: {}}}\n") ==
         "scenarios/x.yaml:10: rayjob.spec.rayClusterSpec.rayVersion: expected a string, got the number 2.5 (quote it "
         "in YAML: \"2.5\")");
   CHECK(error_of(std::string(kHeader) + "rayjob:\n  apiVersion: ray.io/v1\n  kind: RayJob\n  metadata:\n    name: d\n"
@@ -599,9 +637,16 @@ TEST_CASE("actions: patch, delete and headRestart, each checked now rather than 
   CHECK(s.actions.at(0).line == 10);
   CHECK(error_with_rayjob("actions:\n- at: 1s\n  patch:\n    spec: {suspend: \"true\"}\n") ==
         "scenarios/x.yaml:12: actions[0].patch.spec.suspend: expected true or false, got the string \"true\"");
+  // The API server refuses what the release's CRD lacks; rjsim, what it would not change.
   CHECK(error_with_rayjob("actions:\n- at: 1s\n  patch:\n    spec: {supsend: true}\n") ==
-        "scenarios/x.yaml:12: actions[0].patch.spec.supsend: is not a RayJob field rjsim models, so the patch would "
-        "change nothing");
+        "scenarios/x.yaml:12: actions[0].patch.spec.supsend: unknown field: KubeRay v1.1.0's RayJob CRD has no supsend "
+        "(kubectl's strict field validation refuses it; no KubeRay release has it)");
+  CHECK(error_with_rayjob("actions:\n- at: 1s\n  patch:\n    spec: {rayClusterSpec: {autoscalerOptions: {}, "
+                          "headGroupSpec: {rayStartParams: {}, template: {}}}}\n") ==
+        "scenarios/x.yaml:12: actions[0].patch.spec.rayClusterSpec.autoscalerOptions: is not a RayJob field rjsim "
+        "models, so the patch would change nothing");
+  CHECK(error_with_rayjob("actions:\n- at: 1s\n  patch:\n    spec: {entrypoint: null}\n") ==
+        "scenarios/x.yaml:12: actions[0].patch.spec.entrypoint: missing: KubeRay v1.1.0's RayJob CRD requires it");
   CHECK(error_with_rayjob("actions:\n- {at: 1s, patch: {metadata: {name: other}}}\n") ==
         "scenarios/x.yaml:10: actions[0].patch.metadata: a patch cannot change a RayJob's name or namespace");
   CHECK(error_with_rayjob("actions:\n- {at: 1s, patch: [1]}\n")
@@ -669,11 +714,11 @@ TEST_CASE("rayjobFile is resolved relative to the scenario file") {
   // An error inside the manifest names the manifest's own file and line, and where it was used.
   const std::string bad_manifest = dir.write(
       "scenarios/manifests/bad.yaml",
-      "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: bad}\nspec:\n  entrypoint: a\n  backoffLimit: lots\n");
+      "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: bad}\nspec:\n  entrypoint: a\n  suspend: lots\n");
   const std::string uses_bad = dir.write("scenarios/b.yaml", std::string(kHeader) + "rayjobFile: manifests/bad.yaml\n");
   CHECK_THROWS_WITH_AS(load_scenario(uses_bad),
                        ((dir.path() / "scenarios/manifests/bad.yaml").string() +
-                           ":6: spec.backoffLimit: expected an integer, got the string \"lots\" (in rayjobFile of " +
+                           ":6: spec.suspend: expected true or false, got the string \"lots\" (in rayjobFile of " +
                            uses_bad + ":4)")
                            .c_str(),
                        ScenarioError);

@@ -302,7 +302,7 @@ TEST_CASE("kuberay-1.0: a RayCluster with fewer worker groups than the RayJob pa
   RayJob rayjob = running_rayjob();
   harness.put(rayjob);
   harness.put(cluster_for(rayjob, "ready"));   // no worker group
-  rayjob.spec.edit().ray_cluster_spec->worker_group_specs.push_back(WorkerGroupSpec{"small", 1, {}, {}, 1, {}, {}});
+  rayjob.spec.edit().ray_cluster_spec->worker_group_specs.push_back(WorkerGroupSpec{"small", 1, {}, {}, 1, {}, {}, {}});
   harness.put(rayjob);
   CHECK_THROWS_AS(harness.reconcile("demo"), ModelPanic);
 }

@@ -31,7 +31,7 @@ RayJob sample_rayjob(const std::string& name = "demo") {
   head.name = "ray-head";
   head.image = "rayproject/ray:2.46.0";
   cluster.head_group_spec.template_.containers.push_back(head);
-  cluster.worker_group_specs.push_back(WorkerGroupSpec{"small-group", 1, 1, 5, 1, std::nullopt, {}});
+  cluster.worker_group_specs.push_back(WorkerGroupSpec{"small-group", 1, 1, 5, 1, std::nullopt, {}, {}});
   rayjob.spec.edit().ray_cluster_spec = cluster;
   return rayjob;
 }
