@@ -186,7 +186,12 @@ WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
   WriteOutcome outcome;
   outcome.changed = true;
   outcome.watch_type = WatchType::Added;
-  m.uid = fmt::format("uid-{}-{}", to_string(kind), next_uid_[static_cast<std::size_t>(kind_index(kind))]++);
+  const std::int64_t serial = next_uid_[static_cast<std::size_t>(kind_index(kind))]++;
+  m.uid = fmt::format("uid-{}-{}", to_string(kind), serial);
+  if (auto* service = std::get_if<Service>(&object); service && service->spec->cluster_ip.empty()) {
+    // The Service IP allocator, deterministic: the Service's serial in the default 10.96.0.0/12.
+    service->spec.edit().cluster_ip = fmt::format("10.96.{}.{}", serial / 256, serial % 256);
+  }
   m.resource_version = ++resource_version_;
   m.generation = 1;
   m.creation_timestamp_ms = now_ms;

@@ -154,16 +154,16 @@ class Fingerprinter {
     add_all(name, ready, restart_count, state, exit_code, finished_at_ms, reason, last_termination_state);
   }
   void add(const PodStatus& value) {
-    const auto& [phase, ready, container_statuses] = value;
-    add_all(phase, ready, container_statuses);
+    const auto& [phase, pod_ip, ready, container_statuses] = value;
+    add_all(phase, pod_ip, ready, container_statuses);
   }
   void add(const ServicePort& value) {
     const auto& [name, port] = value;
     add_all(name, port);
   }
   void add(const ServiceSpec& value) {
-    const auto& [selector, ports] = value;
-    add_all(selector, ports);
+    const auto& [selector, ports, cluster_ip] = value;
+    add_all(selector, ports, cluster_ip);
   }
   void add(const ServiceStatus&) {
     // No members: a structured binding cannot have zero names, so this guards it instead.
@@ -196,11 +196,21 @@ class Fingerprinter {
     add_all(ray_version, suspend, head_group_spec, worker_group_specs, enable_in_tree_autoscaling,
             gcs_fault_tolerance_options);
   }
+  void add(const RayClusterHeadInfo& value) {
+    const auto& [pod_ip, service_ip, pod_name, service_name] = value;
+    add_all(pod_ip, service_ip, pod_name, service_name);
+  }
+  void add(const StatusCondition& value) {
+    const auto& [type, status, reason, message, last_transition_time_ms] = value;
+    add_all(type, status, reason, message, last_transition_time_ms);
+  }
   void add(const RayClusterStatus& value) {
-    const auto& [state, reason, ready_worker_replicas, available_worker_replicas,
-                 desired_worker_replicas, last_update_time_ms] = value;
-    add_all(state, reason, ready_worker_replicas, available_worker_replicas,
-            desired_worker_replicas, last_update_time_ms);
+    const auto& [state, reason, ready_worker_replicas, available_worker_replicas, desired_worker_replicas,
+                 min_worker_replicas, max_worker_replicas, endpoints, head, conditions, observed_generation,
+                 last_update_time_ms] = value;
+    add_all(state, reason, ready_worker_replicas, available_worker_replicas, desired_worker_replicas,
+            min_worker_replicas, max_worker_replicas, endpoints, head, conditions, observed_generation,
+            last_update_time_ms);
   }
   void add(const DeletionCondition& value) {
     const auto& [job_status, job_deployment_status, ttl_seconds] = value;

@@ -165,6 +165,26 @@ json ray_cluster_status_to_json(const RayClusterStatus& status) {
   put_nonzero(out, "readyWorkerReplicas", status.ready_worker_replicas);
   put_nonzero(out, "availableWorkerReplicas", status.available_worker_replicas);
   put_nonzero(out, "desiredWorkerReplicas", status.desired_worker_replicas);
+  put_nonzero(out, "minWorkerReplicas", status.min_worker_replicas);
+  put_nonzero(out, "maxWorkerReplicas", status.max_worker_replicas);
+  put_map(out, "endpoints", status.endpoints);
+  json head = json::object();
+  put_string(head, "podIP", status.head.pod_ip);
+  put_string(head, "serviceIP", status.head.service_ip);
+  put_string(head, "podName", status.head.pod_name);
+  put_string(head, "serviceName", status.head.service_name);
+  if (!head.empty()) out["head"] = std::move(head);
+  if (!status.conditions.empty()) {
+    json conditions = json::array();
+    for (const StatusCondition& condition : status.conditions) {
+      json c = {{"type", condition.type}, {"status", condition.status}, {"reason", condition.reason}};
+      put_string(c, "message", condition.message);
+      put_time(c, "lastTransitionTime", condition.last_transition_time_ms);
+      conditions.push_back(std::move(c));
+    }
+    out["conditions"] = std::move(conditions);
+  }
+  put_nonzero(out, "observedGeneration", status.observed_generation);
   put_time(out, "lastUpdateTime", status.last_update_time_ms);
   return out;
 }
@@ -513,14 +533,31 @@ RayClusterSpec ray_cluster_spec_from_json(const json& value, const std::string& 
 RayClusterStatus ray_cluster_status_from_json(const json& value, const std::string& path,
                                               std::vector<std::string>* ignored) {
   Fields fields(value, path, ignored,
-                {"state", "reason", "readyWorkerReplicas", "availableWorkerReplicas",
-                 "desiredWorkerReplicas", "lastUpdateTime"});
+                {"state", "reason", "readyWorkerReplicas", "availableWorkerReplicas", "desiredWorkerReplicas",
+                 "minWorkerReplicas", "maxWorkerReplicas", "endpoints", "head", "conditions", "observedGeneration",
+                 "lastUpdateTime"});
   RayClusterStatus status;
   status.state = fields.string("state");
   status.reason = fields.string("reason");
   status.ready_worker_replicas = fields.int32("readyWorkerReplicas");
   status.available_worker_replicas = fields.int32("availableWorkerReplicas");
   status.desired_worker_replicas = fields.int32("desiredWorkerReplicas");
+  status.min_worker_replicas = fields.int32("minWorkerReplicas");
+  status.max_worker_replicas = fields.int32("maxWorkerReplicas");
+  status.endpoints = fields.string_map("endpoints");
+  if (const json* head = fields.find("head")) {
+    Fields info(*head, fields.path("head"), ignored, {"podIP", "serviceIP", "podName", "serviceName"});
+    status.head = RayClusterHeadInfo{info.string("podIP"), info.string("serviceIP"), info.string("podName"),
+                                     info.string("serviceName")};
+  }
+  status.conditions = fields.list<StatusCondition>(
+      "conditions", [ignored](const json& item, const std::string& item_path) {
+        Fields condition(item, item_path, ignored, {"type", "status", "reason", "message", "lastTransitionTime"});
+        return StatusCondition{condition.string("type"), condition.string("status"), condition.string("reason"),
+                               condition.string("message"), condition.optional_time("lastTransitionTime").value_or(0)};
+      });
+  status.observed_generation =
+      fields.optional_int64("observedGeneration", 0, std::numeric_limits<std::int64_t>::max()).value_or(0);
   status.last_update_time_ms = fields.optional_time("lastUpdateTime");
   return status;
 }
@@ -873,6 +910,7 @@ nlohmann::json to_json(const Service& service) {
     }
     spec["ports"] = std::move(ports);
   }
+  put_string(spec, "clusterIP", service.spec->cluster_ip);
   out["spec"] = std::move(spec);
   return out;
 }
@@ -916,6 +954,7 @@ nlohmann::json to_json(const Pod& pod) {
   if (pod.status != PodStatus{}) {
     json status = json::object();
     put_string(status, "phase", pod.status.phase);
+    put_string(status, "podIP", pod.status.pod_ip);
     if (pod.status.ready) {
       json ready = json::object();
       ready["type"] = "Ready";
@@ -978,8 +1017,9 @@ Service service_from_json(const nlohmann::json& value, std::vector<std::string>*
   Service service;
   service.metadata = std::move(top.meta);
   if (top.spec) {
-    Fields spec(*top.spec, "spec", ignored, {"selector", "ports"});
+    Fields spec(*top.spec, "spec", ignored, {"selector", "ports", "clusterIP"});
     service.spec.edit().selector = spec.string_map("selector");
+    service.spec.edit().cluster_ip = spec.string("clusterIP");
     service.spec.edit().ports = spec.list<ServicePort>("ports", [ignored](const json& item, const std::string& path) {
       Fields port(item, path, ignored, {"name", "port"});
       ServicePort out;
@@ -1040,8 +1080,9 @@ Pod pod_from_json(const nlohmann::json& value, std::vector<std::string>* ignored
     pod.spec.edit().restart_policy = spec.string("restartPolicy");
   }
   if (top.status) {
-    Fields status(*top.status, "status", ignored, {"phase", "conditions", "containerStatuses"});
+    Fields status(*top.status, "status", ignored, {"phase", "podIP", "conditions", "containerStatuses"});
     pod.status.phase = status.string("phase");
+    pod.status.pod_ip = status.string("podIP");
     // Of the conditions only Ready is modelled; the others are read for their types only.
     const auto conditions = status.list<std::pair<std::string, std::string>>(
         "conditions", [ignored](const json& item, const std::string& path) {

@@ -123,6 +123,7 @@ struct ContainerStatus {
 
 struct PodStatus {
   std::string phase;                     // Pending, Running, Succeeded, Failed
+  std::string pod_ip;                    // set by the kubelet once the Pod runs
   std::optional<bool> ready;             // the PodReady condition, when present
   std::vector<ContainerStatus> container_statuses;
   friend bool operator==(const PodStatus&, const PodStatus&) = default;
@@ -159,6 +160,7 @@ struct ServicePort {
 struct ServiceSpec {
   StringMap selector;
   std::vector<ServicePort> ports;
+  std::string cluster_ip;   // allocated by the API server on create
   friend bool operator==(const ServiceSpec&, const ServiceSpec&) = default;
 };
 
@@ -244,12 +246,38 @@ struct RayClusterSpec {
   friend bool operator==(const RayClusterSpec&, const RayClusterSpec&) = default;
 };
 
+// RayClusterStatus.head (HeadInfo): podName and serviceName from v1.2 on.
+struct RayClusterHeadInfo {
+  std::string pod_ip;
+  std::string service_ip;
+  std::string pod_name;
+  std::string service_name;
+  friend bool operator==(const RayClusterHeadInfo&, const RayClusterHeadInfo&) = default;
+};
+
+// A metav1.Condition (no observedGeneration: KubeRay sets none). lastTransitionTime changes only
+// when the status does (meta.SetStatusCondition), in whole seconds as the API stores it.
+struct StatusCondition {
+  std::string type;
+  std::string status;   // True, False, Unknown
+  std::string reason;
+  std::string message;
+  std::int64_t last_transition_time_ms = 0;
+  friend bool operator==(const StatusCondition&, const StatusCondition&) = default;
+};
+
 struct RayClusterStatus {
   std::string state;     // "", ready, unhealthy, failed, suspended
   std::string reason;
   int ready_worker_replicas = 0;
   int available_worker_replicas = 0;
   int desired_worker_replicas = 0;
+  int min_worker_replicas = 0;
+  int max_worker_replicas = 0;
+  StringMap endpoints;                       // Service port name -> port, as text
+  RayClusterHeadInfo head;
+  std::vector<StatusCondition> conditions;   // v1.7.0: HeadPodReady, RayClusterProvisioned, ...
+  std::int64_t observed_generation = 0;
   std::optional<std::int64_t> last_update_time_ms;
   friend bool operator==(const RayClusterStatus&, const RayClusterStatus&) = default;
 };

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/raycluster_status.h"
 
 namespace rjsim::engine {
 
@@ -15,12 +16,8 @@ constexpr std::string_view kAddFinalizer = "add-finalizer";
 constexpr std::string_view kCreateHeadService = "create-head-service";
 constexpr std::string_view kCreateHeadPod = "create-head-pod";
 constexpr std::string_view kCreateWorkerPod = "create-worker-pods";
-constexpr std::string_view kReady = "ready";
+constexpr std::string_view kStatus = "status";
 constexpr std::string_view kRemoveFinalizer = "remove-finalizer";
-
-bool becomes_ready(const RayCluster& cluster) {
-  return cluster.status.state != "ready" && !cluster.metadata.deletion_timestamp_ms;
-}
 
 std::string head_pod_name(const ObjectMeta& cluster) { return cluster.name + "-head"; }
 
@@ -121,6 +118,16 @@ std::optional<std::pair<int, int>> RayClusterController::missing_worker(const Wo
   return std::nullopt;
 }
 
+std::optional<RayClusterStatus> RayClusterController::calculated_status(const World& world, const RayCluster& cluster,
+                                                                       const std::vector<const Pod*>& pods) const {
+  const Service* head_service = world.api.find<Service>(cluster.metadata.namespace_, head_service_name(cluster));
+  if (!head_service) return std::nullopt;   // updateHeadInfo fails without one: no status is written
+  RayClusterStatus status = calculate_raycluster_status(cluster, pods, *head_service, pods_ready(pods, cluster),
+                                                        readiness_, world.now_ms);
+  if (!raycluster_status_changed(cluster.status, status, readiness_)) return std::nullopt;
+  return status;
+}
+
 // The release's rule over the Pods the API lists (reference §3.5, §2.6, §1.12).
 bool RayClusterController::pods_ready(const std::vector<const Pod*>& pods, const RayCluster& cluster) const {
   if (pods.empty()) return false;
@@ -158,9 +165,11 @@ void RayClusterController::enabled(const World& world, std::vector<ActorWork>& o
         missing_worker(world, cluster)) {
       out.push_back({std::string(kCreateWorkerPod), object_ref(object), 0});
     }
-    if (becomes_ready(cluster)) {
+    if (!m.deletion_timestamp_ms && !service_missing) {
       if (!pods_by_cluster) pods_by_cluster.emplace(world.api);
-      if (pods_ready(pods_by_cluster->of(m), cluster)) out.push_back({std::string(kReady), object_ref(object), 0});
+      if (calculated_status(world, cluster, pods_by_cluster->of(m))) {
+        out.push_back({std::string(kStatus), object_ref(object), 0});
+      }
     }
     if (m.deletion_timestamp_ms && has_ours &&
         *m.deletion_timestamp_ms + behaviour_.deletion_takes_ms <= world.now_ms) {
@@ -200,12 +209,14 @@ void RayClusterController::apply(const ActorWork& work, StepContext& context) co
     });
     return;
   }
-  if (work.what == kReady) {
-    api.patch_status(Kind::RayCluster, ref.namespace_, ref.name, [&](Object& object) {
-      auto& status = std::get<RayCluster>(object).status;
-      status.state = "ready";
-      status.last_update_time_ms = context.now_ms();
-    });
+  if (work.what == kStatus) {
+    const World& world = context.world();
+    const RayCluster* cluster = world.api.find<RayCluster>(ref.namespace_, ref.name);
+    assert(cluster && "rjsim bug: a status for a cluster that is gone");
+    std::optional<RayClusterStatus> status = calculated_status(world, *cluster, PodsByCluster(world.api).of(cluster->metadata));
+    assert(status && "rjsim bug: a status write that is not due");
+    api.patch_status(Kind::RayCluster, ref.namespace_, ref.name,
+                     [&](Object& object) { std::get<RayCluster>(object).status = std::move(*status); });
     return;
   }
   if (work.what == kCreateHeadPod || work.what == kCreateWorkerPod) {

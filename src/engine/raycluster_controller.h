@@ -12,17 +12,21 @@
 //    all created in one step at readyAfter: before then no worker Pod is listed, the case reference §2.6 names
 //    ("a cluster whose worker Pods have not been created yet can already be ready"). KubeRay names
 //    workers with a random suffix; an index keeps the names free of decisions;
-//  - status.state becomes "ready" (one status patch) when the release's rule holds for the
-//    cluster's Pods as the API lists them (RayClusterReadiness): v1.0.0 every listed Pod Running,
-//    v1.1.0 every listed Pod Running with PodReady True, v1.7.0 that for desired workers + 1 Pods.
-//    The kubelet moves the Pods along world.rayCluster's timeline (kubelet.h);
+//  - the status is written (one status patch) whenever what the release's calculateStatus makes of
+//    the cluster's Pods and head Service differs from the stored status in a field the release
+//    compares (raycluster_status.h: worker counts, endpoints, head Pod and Service, v1.7.0's
+//    conditions); status.state becomes "ready" when the release's rule holds for the Pods as the
+//    API lists them (RayClusterReadiness): v1.0.0 every listed Pod Running, v1.1.0 every listed Pod
+//    Running with PodReady True, v1.7.0 that for desired workers + 1 Pods. No status is written
+//    before the head Service exists (KubeRay's updateHeadInfo fails) or once the cluster is being
+//    deleted. The kubelet moves the Pods along world.rayCluster's timeline (kubelet.h);
 //  - with `world.rayCluster.deletionTakes` > 0 each cluster carries the finalizer
 //    "rjsim.dev/lingering-deletion" from when it is first seen, removed once
 //    deletionTimestamp + deletionTakes has passed: a deleted cluster lingers that long.
-// Deliberate omissions: State never becomes unhealthy, failed or suspended and never leaves ready
-// (the RayJob controllers read only State, and only before DashboardURL is known); clusters being
-// deleted do not become ready; suspended worker groups keep their Pods; a Pod that goes is not
-// re-created.
+// Deliberate omissions: State never becomes unhealthy or failed and never leaves ready (the RayJob
+// controllers read only State, and only before DashboardURL is known); it becomes suspended only
+// for a suspended cluster without Pods, and the controller deletes no Pods for a suspension
+// (suspended worker groups keep theirs too); a Pod that goes is not re-created.
 #pragma once
 
 #include <optional>
@@ -63,6 +67,10 @@ class RayClusterController final : public Actor {
   std::optional<std::pair<int, int>> missing_worker(const World& world, const RayCluster& cluster) const;
   // `pods`: the cluster's Pods as the API lists them.
   bool pods_ready(const std::vector<const Pod*>& pods, const RayCluster& cluster) const;
+  // The status the release's RayCluster controller would write now, when it differs from the
+  // stored one in what that release compares (raycluster_status.h); nullopt otherwise.
+  std::optional<RayClusterStatus> calculated_status(const World& world, const RayCluster& cluster,
+                                                    const std::vector<const Pod*>& pods) const;
 
   RayClusterBehaviour behaviour_;
   RayClusterReadiness readiness_;

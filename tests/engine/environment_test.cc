@@ -252,10 +252,28 @@ TEST_CASE("a RayCluster's State becomes ready exactly readyAfter after its creat
   CHECK(h.cluster()->status.state == "");
   h.run_until(20'000);
   CHECK(h.cluster()->status.state == "ready");
+  // The status is written when what KubeRay's calculateStatus compares changes: at creation (the
+  // replica counts, the head Service), and once at 20 s, when the Pods run and the state is ready.
   std::vector<const Event*> writes = h.events("api.patch_status");
   std::erase_if(writes, [](const Event* write) { return write->actor != "raycluster-controller"; });
-  REQUIRE(writes.size() == 1);
-  CHECK(writes[0]->at_ms == 20'000);
+  REQUIRE(writes.size() == 2);
+  CHECK(writes[0]->at_ms == 0);
+  CHECK(writes[1]->at_ms == 20'000);
+}
+
+TEST_CASE("the RayCluster's status carries the head Pod's IP and the head Service's, as the API assigned them") {
+  Harness h(ready_at_once());
+  h.create(make_cluster());
+  h.run_until(0);
+  const Service* service = h.world().api.find<Service>(kNamespace, "demo-raycluster-abcde-head-svc");
+  REQUIRE(service != nullptr);
+  CHECK(service->spec->cluster_ip.starts_with("10.96."));
+  const Pod* head = h.world().api.find<Pod>(kNamespace, "demo-raycluster-abcde-head");
+  REQUIRE(head != nullptr);
+  CHECK(head->status.pod_ip.starts_with("10.244."));
+  CHECK(h.cluster()->status.head.pod_ip == head->status.pod_ip);
+  CHECK(h.cluster()->status.head.service_ip == service->spec->cluster_ip);
+  CHECK(h.cluster()->status.endpoints.at("dashboard") == "8265");
 }
 
 // Pods: the head Running at 6 s and Ready at 10 s, the workers Running and Ready at 20 s.

@@ -92,7 +92,20 @@ RayClusterSpec full_cluster_spec() {
 }
 
 RayClusterStatus full_cluster_status() {
-  return RayClusterStatus{"ready", "", 1, 1, 2, 20'000};
+  RayClusterStatus status;
+  status.state = "ready";
+  status.ready_worker_replicas = 1;
+  status.available_worker_replicas = 1;
+  status.desired_worker_replicas = 2;
+  status.min_worker_replicas = 1;
+  status.max_worker_replicas = 5;
+  status.endpoints = {{"dashboard", "8265"}};
+  status.head = {"10.244.0.1", "10.96.0.1", "demo-abcde-head", "demo-abcde-head-svc"};
+  status.conditions = {{"HeadPodReady", "True", "HeadPodRunningAndReady", "", 19'000},
+                       {"RayClusterProvisioned", "False", "RayClusterPodsProvisioning", "being provisioned", 3'000}};
+  status.observed_generation = 2;
+  status.last_update_time_ms = 20'000;
+  return status;
 }
 
 RayJob full_rayjob() {
@@ -156,6 +169,7 @@ Service full_service() {
   service.metadata = full_meta("demo-head-svc");
   service.spec.edit().selector = {{"ray.io/node-type", "head"}};
   service.spec.edit().ports = {ServicePort{"dashboard", 8265}, ServicePort{"", 6379}};
+  service.spec.edit().cluster_ip = "10.96.0.7";
   return service;
 }
 
@@ -182,6 +196,7 @@ Pod full_pod() {
   pod.spec.edit().containers = full_template().containers;
   pod.spec.edit().restart_policy = "Never";
   pod.status.phase = "Failed";
+  pod.status.pod_ip = "10.244.0.9";
   pod.status.ready = false;
   pod.status.container_statuses = {ContainerStatus{"ray-job-submitter", false, 2, "terminated", 1, 94'000, "Error",
                                                    ContainerTerminated{137, "Error", 61'000}},

@@ -24,8 +24,10 @@ using cli::testing::contains;
 using cli::testing::invoke;
 
 // A KubeRay v1.0.0 RayJob run to success (bundled kuberay-1.0/k8sjobmode-success), recorded while
-// the controller's cache read one event stale after its first update of the RayJob: explore's
-// targeted plan "stale reads after api.update RayJob" within --explain's default budget.
+// the controller's cache read one event stale after a write: the first of explore's targeted
+// plans "stale reads after <write>" (within --explain's default budget) whose recording the
+// fault-free model does not make. (Since the RayCluster controller writes its whole status, a
+// stale read after the RayJob's own update heals before it shows: more events reach the RayJob.)
 RecordedScenario recorded_with_stale_reads() {
   engine::Scenario scenario = engine::load_scenario(cli::testing::bundled_scenario("kuberay-1.0/k8sjobmode-success"));
   scenario.faults = engine::FaultBudget{};
@@ -36,18 +38,21 @@ RecordedScenario recorded_with_stale_reads() {
   explore::RunOptions baseline;
   baseline.faults = true;
   baseline.chooser = &fault_free;
-  const std::vector<explore::TargetedPlan> plans =
-      explore::targeted_plans(explore::run_scenario(scenario, baseline).event_log, scenario.faults);
-  const auto plan = std::find_if(plans.begin(), plans.end(), [](const explore::TargetedPlan& p) {
-    return p.action == explore::TargetedPlan::Action::stale_read_after && p.about.starts_with("api.update RayJob/");
-  });
-  REQUIRE(plan != plans.end());
-  explore::Targeted stale_reads(*plan, scenario.seed);
-  RecordedScenario recorded;
-  explore::RunOptions options = explore::exploration_run(stale_reads);
-  options.observers.push_back(&recorded.watches);
-  recorded.run = explore::run_scenario(scenario, options);
-  return recorded;
+  const explore::RunReport fault_free_run = explore::run_scenario(scenario, baseline);
+  // The first such plan whose recording the fault-free model does not make.
+  for (const explore::TargetedPlan& plan : explore::targeted_plans(fault_free_run.event_log, scenario.faults)) {
+    if (plan.action != explore::TargetedPlan::Action::stale_read_after) continue;
+    explore::Targeted stale_reads(plan, scenario.seed);
+    RecordedScenario recorded;
+    explore::RunOptions options = explore::exploration_run(stale_reads);
+    options.observers.push_back(&recorded.watches);
+    recorded.run = explore::run_scenario(scenario, options);
+    if (conform_trace(trace_of(recorded, Watched::rayjobs_clusters_and_jobs), "").alignment.differs > 0) {
+      return recorded;
+    }
+  }
+  FAIL("no stale read makes a recording the fault-free model differs from");
+  return {};
 }
 
 }  // namespace
@@ -63,7 +68,7 @@ TEST_CASE("conform --explain: a recording made under stale reads differs fault-f
   REQUIRE(explanation.found);
   REQUIRE(explanation.plan.has_value());
   CHECK(explanation.plan->action == explore::TargetedPlan::Action::stale_read_after);
-  CHECK(explanation.how.starts_with("stale reads after api.update RayJob/default/"));
+  CHECK(explanation.how.starts_with("stale reads after api."));
   CHECK(explanation.alignment.differs == 0);
   CHECK(explanation.alignment.agreed == fault_free.alignment.agreed + fault_free.alignment.differs);
   CHECK(explanation.schedules <= explanation.targeted_plans);
@@ -93,7 +98,7 @@ TEST_CASE("rjsim conform --explain: exit 0 when every difference is explained; t
   const cli::testing::Result explained = invoke({"conform", db, "--explain"});
   CHECK_MESSAGE(explained.code == 0, explained.out, explained.err);
   CHECK(contains(explained.out, "explained: all "));
-  CHECK(contains(explained.out, "under stale reads after api.update RayJob/default/rayjob-sample"));
+  CHECK(contains(explained.out, "under stale reads after api."));
   CHECK(contains(explained.out, "stored as run 2: rjsim replay " + db + " --run 2"));
 
   const store::Database database = store::Database::open_existing(db);

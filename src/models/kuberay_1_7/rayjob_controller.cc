@@ -148,12 +148,19 @@ void init_rayjob_status_if_need(Clients& clients, RayJob& rayjob) {
   status.start_time_ms = clients.runtime.now_ms();
 }
 
-// utils.InconsistentRayClusterStatus (consistency.go:L16-34): LastUpdateTime is ignored.
+// utils.InconsistentRayClusterStatus (consistency.go:L16-34): LastUpdateTime and
+// ObservedGeneration are ignored.
 bool inconsistent_raycluster_status(const RayClusterStatus& old_status, const RayClusterStatus& new_status) {
-  return old_status.state != new_status.state || old_status.reason != new_status.reason ||
-         old_status.ready_worker_replicas != new_status.ready_worker_replicas ||
-         old_status.available_worker_replicas != new_status.available_worker_replicas ||
-         old_status.desired_worker_replicas != new_status.desired_worker_replicas;
+  if (old_status.state != new_status.state || old_status.reason != new_status.reason) return true;   // :L17-19
+  if (old_status.ready_worker_replicas != new_status.ready_worker_replicas ||                          // :L20-26
+      old_status.available_worker_replicas != new_status.available_worker_replicas ||
+      old_status.desired_worker_replicas != new_status.desired_worker_replicas ||
+      old_status.min_worker_replicas != new_status.min_worker_replicas ||
+      old_status.max_worker_replicas != new_status.max_worker_replicas) {
+    return true;
+  }
+  if (old_status.endpoints != new_status.endpoints || old_status.head != new_status.head) return true;   // :L27-29
+  return old_status.conditions != new_status.conditions;                                                  // :L30-32
 }
 
 // updateRayJobStatus (RJC:L919-945).
