@@ -84,6 +84,7 @@ nlohmann::ordered_json rayjob_json(const store::RunInfo& run, const trace::Confo
           {"agreed", report.alignment.agreed},
           {"differs", report.alignment.differs},
           {"details", details_json(report)},
+          {"timing", report.timing},
           {"rayjob", report.derived.rayjob},
           {"controller_why", report.model.why},
           {"assumptions", report.derived.assumptions},
@@ -146,6 +147,10 @@ void print_text(std::ostream& out, const store::RunInfo& run, const trace::Confo
   }
   if (a.details.empty()) {
     out << "the trace recorded no transition of the RayJob: nothing to compare\n";
+  } else if (a.differs == 0 && !report.timing.empty()) {
+    out << fmt::format("all {} recorded transitions agree with {} with the timing {}, within what the recording can "
+                       "tell (see the assumptions)\n",
+                       a.details.size(), report.model.controller, report.timing);
   } else if (a.differs == 0) {
     out << fmt::format("all {} recorded transitions agree with {}\n", a.details.size(), report.model.controller);
   } else {
@@ -218,7 +223,8 @@ std::vector<trace::ConformReport> conform_rayjobs(const std::vector<events::Even
 // --explain for one RayJob that differs: the search, and the schedule it found stored as an
 // explore run whose parent is the trace run.
 ExplainedRayJob explain(store::Database& database, const store::RunInfo& run, const trace::ConformReport& report) {
-  const trace::TraceExploration exploration = trace::trace_exploration(report, run.run_id);
+  const trace::TraceExploration exploration =
+      trace::trace_exploration(report, run.run_id, trace::default_explain_faults());
   ExplainedRayJob explained{trace::explain_difference(exploration), trace::faults_label(exploration.faults), 0};
   if (explained.explanation.found) {
     trace::ExplanationRun again = trace::explanation_run(exploration, explained.explanation);

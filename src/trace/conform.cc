@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "engine/scenario_loader.h"
+#include "trace/conform_timing.h"
 
 namespace rjsim::trace {
 namespace {
@@ -161,6 +162,14 @@ ConformReport conform_trace(const std::vector<events::Event>& trace_events, cons
       model_transitions(report.derived, report.derived.scenario, &report.run);
   report.alignment = align_transitions(report.derived.recorded, model, report.derived.first_deployment,
                                        report.derived.first_job_status);
+  if (report.alignment.differs == 0) return report;
+  if (const std::optional<TimingChoice> timing = search_timing(report.derived)) {
+    apply_timing(report.derived, *timing);
+    report.timing = timing->label();
+    report.alignment = align_transitions(report.derived.recorded,
+                                         model_transitions(report.derived, report.derived.scenario, &report.run),
+                                         report.derived.first_deployment, report.derived.first_job_status);
+  }
   return report;
 }
 

@@ -12,7 +12,9 @@
 //    the scenario default, and every such choice is one line of `assumptions`.
 //  - pick_conform_model: the model whose release could have written the recorded fields.
 //  - align_transitions: the model's transitions matched, in order, to the recorded ones.
-//  - conform_trace: the three with explore::run_scenario in between (fault-free runs). A spec
+//  - conform_trace: the three with explore::run_scenario in between (fault-free runs); when the
+//    model differs, the derived timings are first tried within the recorded resolution
+//    (conform_timing.h) and the first that agrees is taken and named. A spec
 //    change or head restart the trace does not time (a watch has no clock) is first placed after
 //    the latest time the trace showed, then anchored: moved to 1ms after the model's transition
 //    that matches the last recorded transition before it (one extra run per such action).
@@ -129,6 +131,9 @@ struct ConformReport {
   ConformScenario derived;
   explore::RunReport run;
   Alignment alignment;
+  // The timing taken within the recorded resolution when the derived one differed and another
+  // agreed (conform_timing.h): "ray.runsFor 1s taken as 0.75s"; empty otherwise.
+  std::string timing;
 };
 
 // `controller` empty: pick_conform_model. `rayjob`: as derive_conform_scenario's. Throws

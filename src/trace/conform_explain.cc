@@ -1,5 +1,7 @@
 #include "trace/conform_explain.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "explore/strategies.h"
@@ -27,7 +29,23 @@ bool agrees_under(const TraceExploration& exploration, engine::Chooser& chooser,
   return true;
 }
 
+int explanation_rank(explore::TargetedPlan::Action action) {
+  switch (action) {
+    case explore::TargetedPlan::Action::slow_after: return 0;
+    case explore::TargetedPlan::Action::stale_read_after:
+    case explore::TargetedPlan::Action::hold_after: return 1;
+    default: return 2;   // crashes and outages
+  }
+}
+
 }  // namespace
+
+std::vector<explore::TargetedPlan> in_explanation_order(std::vector<explore::TargetedPlan> plans) {
+  std::stable_sort(plans.begin(), plans.end(), [](const explore::TargetedPlan& a, const explore::TargetedPlan& b) {
+    return explanation_rank(a.action) < explanation_rank(b.action);
+  });
+  return plans;
+}
 
 Explanation explain_difference(const TraceExploration& exploration) {
   Explanation explanation;
@@ -36,7 +54,7 @@ Explanation explain_difference(const TraceExploration& exploration) {
   const explore::RunReport fault_free = explore::fault_free_with_budget(exploration.scenario, "");
   explanation.pct_expected_steps = fault_free.steps;
   const std::vector<explore::TargetedPlan> plans =
-      explore::targeted_plans(fault_free.event_log, exploration.scenario.faults);
+      in_explanation_order(explore::targeted_plans(fault_free.event_log, exploration.scenario.faults));
   explanation.targeted_plans = static_cast<std::int64_t>(plans.size());
   for (const explore::TargetedPlan& plan : plans) {
     explore::Targeted targeted(plan, seed);

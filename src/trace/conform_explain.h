@@ -2,10 +2,12 @@
 // the fault-free model did not make the recorded transitions, but a real controller meets stale
 // caches, held deliveries and crashes. explain_difference searches schedules of the scenario
 // conform derived, within the fault budget trace_exploration gives it (by default Sieve's
-// patterns), for one under which every recorded transition agrees: first explore's targeted
-// plans (a crash, stale reads, held deliveries or slow reactions after each write, an outage after the environment's of the fault-free run), in the
-// order of those writes, then kExplainPctSchedules PCT schedules (depth 3) seeded from the
-// scenario's seed. The same trace and budget always give the same answer. Pure: nothing is
+// patterns and slow reactions), for one under which every recorded transition agrees: first
+// explore's targeted plans (a crash, stale reads, held deliveries or slow reactions after each
+// write, an outage after the environment's of the fault-free run), likeliest kind first
+// (in_explanation_order), then kExplainPctSchedules PCT schedules (depth 3) seeded from the
+// scenario's seed. (Conform itself has already tried the timings within the recording's
+// resolution, conform_timing.h: the likeliest explanation of all.) The same trace and budget always give the same answer. Pure: nothing is
 // stored; explanation_run gives what to run again to store it.
 #pragma once
 
@@ -39,6 +41,10 @@ struct Explanation {
 };
 
 Explanation explain_difference(const TraceExploration& exploration);
+
+// The plans in the order an explanation is preferred: slow reactions, then stale reads and held
+// deliveries, then crashes and outages; within a kind, in the order of the writes they follow.
+std::vector<explore::TargetedPlan> in_explanation_order(std::vector<explore::TargetedPlan> plans);
 
 // The chooser and run options that run the explanation's schedule again (to store it). Only
 // for a found explanation.

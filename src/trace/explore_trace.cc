@@ -27,6 +27,12 @@ json default_trace_faults() {
           {"restarts", {{"max", 1}, {"midReconcile", true}}}};
 }
 
+json default_explain_faults() {
+  json faults = default_trace_faults();
+  faults["latency"] = true;
+  return faults;
+}
+
 std::string faults_label(const json& faults) {
   if (!faults.is_object()) return flow(faults);
   std::string out;

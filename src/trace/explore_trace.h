@@ -33,6 +33,10 @@ namespace rjsim::trace {
 // recording shows none of the failed writes a watch cannot see.
 nlohmann::json default_trace_faults();
 
+// conform --explain's budget: default_trace_faults() and reactions that take their time within
+// world.latency (a slow reaction explains a recording before a stale read or a crash does).
+nlohmann::json default_explain_faults();
+
 struct TraceExploration {
   ConformReport conform;        // the derivation and its fault-free run aligned with the recording
   engine::Scenario scenario;    // the derived scenario with the budget; scenario.text is stored with every run

@@ -115,7 +115,8 @@ TEST_CASE("rjsim conform --explain: exit 0 when every difference is explained; t
     const nlohmann::json report = nlohmann::json::parse(json_out.out);
     CHECK(report["explanation"]["found"] == true);
     CHECK(report["explanation"]["stored_run"] == 3);
-    CHECK(report["explanation"]["faults"] == "{staleReads: {maxLag: 1}, squash: true, restarts: {max: 1, midReconcile: true}}");
+    CHECK(report["explanation"]["faults"] ==
+          "{staleReads: {maxLag: 1}, squash: true, restarts: {max: 1, midReconcile: true}, latency: true}");
   }
 }
 
@@ -139,6 +140,23 @@ TEST_CASE("rjsim conform --explain: a recording no schedule makes is not explain
   CHECK_FALSE(database.run(2).has_value());
 }
 
+
+TEST_CASE("conform --explain tries slow reactions first, then stale reads and held deliveries, then crashes") {
+  using Action = explore::TargetedPlan::Action;
+  std::vector<explore::TargetedPlan> plans;
+  for (Action action : {Action::crash_after, Action::stale_read_after, Action::slow_after, Action::hold_after,
+                        Action::outage_after, Action::slow_after}) {
+    explore::TargetedPlan plan;
+    plan.action = action;
+    plan.step_decision = static_cast<std::int64_t>(plans.size());
+    plans.push_back(plan);
+  }
+  std::vector<std::pair<Action, std::int64_t>> order;
+  for (const explore::TargetedPlan& plan : in_explanation_order(plans)) order.emplace_back(plan.action, plan.step_decision);
+  CHECK(order == std::vector<std::pair<Action, std::int64_t>>{{Action::slow_after, 2}, {Action::slow_after, 5},
+                                                              {Action::stale_read_after, 1}, {Action::hold_after, 3},
+                                                              {Action::crash_after, 0}, {Action::outage_after, 4}});
+}
+
 }  // namespace conform_explain_test
 }  // namespace rjsim::trace
-
