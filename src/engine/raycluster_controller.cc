@@ -122,9 +122,10 @@ std::optional<RayClusterStatus> RayClusterController::calculated_status(const Wo
                                                                        const std::vector<const Pod*>& pods) const {
   const Service* head_service = world.api.find<Service>(cluster.metadata.namespace_, head_service_name(cluster));
   if (!head_service) return std::nullopt;   // updateHeadInfo fails without one: no status is written
-  RayClusterStatus status = calculate_raycluster_status(cluster, pods, *head_service, pods_ready(pods, cluster),
-                                                        readiness_, world.now_ms);
-  if (!raycluster_status_changed(cluster.status, status, readiness_)) return std::nullopt;
+  const bool ready = pods_ready(pods, cluster);
+  if (!raycluster_status_would_change(cluster, pods, *head_service, ready, readiness_)) return std::nullopt;
+  RayClusterStatus status = calculate_raycluster_status(cluster, pods, *head_service, ready, readiness_, world.now_ms);
+  assert(raycluster_status_changed(cluster.status, status, readiness_) && "rjsim bug: a status change not made");
   return status;
 }
 

@@ -33,6 +33,11 @@ RayClusterStatus calculate_raycluster_status(const RayCluster& cluster, const st
 bool raycluster_status_changed(const RayClusterStatus& old_status, const RayClusterStatus& new_status,
                                RayClusterReadiness release);
 
+// raycluster_status_changed(cluster.status, calculate_raycluster_status(...), release), without
+// building the status: what a listing asks of every cluster at every step.
+bool raycluster_status_would_change(const RayCluster& cluster, const std::vector<const Pod*>& pods,
+                                    const Service& head_service, bool ready, RayClusterReadiness release);
+
 // meta.SetStatusCondition: adds the condition, or updates the one of its type; the transition time
 // moves only when the status changes.
 void set_status_condition(std::vector<StatusCondition>& conditions, StatusCondition condition, std::int64_t now_ms);

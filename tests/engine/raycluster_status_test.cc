@@ -18,6 +18,7 @@ using rjsim::engine::RayCluster;
 using rjsim::engine::RayClusterReadiness;
 using rjsim::engine::RayClusterStatus;
 using rjsim::engine::raycluster_status_changed;
+using rjsim::engine::raycluster_status_would_change;
 using rjsim::engine::Service;
 using rjsim::engine::ServicePort;
 using rjsim::engine::set_status_condition;
@@ -198,6 +199,58 @@ TEST_CASE("meta.SetStatusCondition: the transition time moves with the status on
   set_status_condition(conditions, {"HeadPodReady", "True", "HeadPodRunningAndReady", "", 0}, 12'400);
   CHECK(conditions.at(0).last_transition_time_ms == 12'000);
   CHECK(conditions.size() == 1);
+}
+
+TEST_CASE("raycluster_status_would_change answers as calculating the status and comparing it does") {
+  // Every combination of head and worker Pod states, suspension, the readiness rule's answer and
+  // a stored status that is blank or the one calculated a moment before.
+  struct PodState {
+    const char* phase;
+    std::optional<bool> ready;
+    bool exited_sidecar;
+  };
+  const std::vector<PodState> states = {{"Pending", std::nullopt, false}, {"Running", false, false},
+                                        {"Running", true, false}, {"Running", false, true}};
+  int checked = 0;
+  for (RayClusterReadiness release : {kV10, kV11, kV17}) {
+    for (const PodState& head_state : states) {
+      for (int workers = 0; workers <= 2; ++workers) {
+        for (bool suspend : {false, true}) {
+          for (bool ready : {false, true}) {
+            for (bool stored : {false, true}) {
+              RayCluster cluster = cluster_with({group(1, 0, 3)});
+              if (suspend) cluster.spec.edit().suspend = true;
+              std::vector<Pod> pods;
+              if (workers < 2) {   // 2: no Pods at all
+                Pod head = pod("demo-head", "head", head_state.phase, head_state.ready, "10.244.0.1");
+                if (head_state.exited_sidecar) {
+                  ContainerStatus sidecar;
+                  sidecar.name = "ray-job-submitter";
+                  sidecar.state = "terminated";
+                  sidecar.reason = "Error";
+                  head.status.container_statuses = {sidecar};
+                }
+                pods.push_back(head);
+                if (workers == 1) pods.push_back(pod("w0", "worker", "Running", true, "10.244.0.2"));
+              }
+              if (stored) {
+                // What was written a moment before, with the head not yet running.
+                const std::vector<Pod> before = {pod("demo-head", "head", "Pending", std::nullopt, "")};
+                cluster.status = calculate_raycluster_status(cluster, pointers(before), head_service(), false, release, 0);
+              }
+              const bool expected = raycluster_status_changed(
+                  cluster.status,
+                  calculate_raycluster_status(cluster, pointers(pods), head_service(), ready, release, 7'000), release);
+              CAPTURE(checked);
+              CHECK(raycluster_status_would_change(cluster, pointers(pods), head_service(), ready, release) == expected);
+              ++checked;
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(checked == 3 * 4 * 3 * 2 * 2 * 2);
 }
 
 }  // namespace raycluster_status_test
