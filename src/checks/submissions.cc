@@ -83,20 +83,39 @@ void single_cluster(const StepView& view, Reporter& reporter) {
   }
 }
 
+// The attempt whose terminal jobStatus forbids a submission in attempt `index`: that attempt or,
+// when it and the ones before it began by resuming out of Suspended, an earlier one back to the
+// last backoffLimit retry (DESIGN §5: only a retry starts clean). Null when none has one before
+// `seq`.
+const Attempt* terminal_before(const RayJobHistory& rayjob, std::size_t index, std::int64_t seq) {
+  for (std::size_t k = index + 1; k-- > 0;) {
+    const Attempt& attempt = rayjob.attempts[k];
+    if (attempt.terminal_job_status && attempt.terminal_job_status->seq < seq) return &attempt;
+    if (attempt.begun_after != "Suspended") return nullptr;   // the first attempt, or a retry's
+  }
+  return nullptr;
+}
+
 void no_rerun_after_terminal(const StepView& view, Reporter& reporter) {
   const History& history = view.history;
   for (const int index : view.facts.submitted) {
     const RaySubmission& submission = history.submissions()[static_cast<std::size_t>(index)];
     if (submission.rayjob < 0) continue;
     const RayJobHistory& rayjob = history.rayjobs()[static_cast<std::size_t>(submission.rayjob)];
-    const Attempt& attempt = rayjob.attempts[static_cast<std::size_t>(submission.attempt)];
-    if (!attempt.terminal_job_status || attempt.terminal_job_status->seq >= submission.submitted.seq) continue;
+    const auto current = static_cast<std::size_t>(submission.attempt);
+    const Attempt* terminal = terminal_before(rayjob, current, submission.submitted.seq);
+    if (!terminal) continue;
+    const auto terminal_index = static_cast<std::size_t>(terminal - rayjob.attempts.data());
+    const std::string where =
+        terminal_index == current
+            ? fmt::format("in the same attempt {} (begun at seq {})", current + 1, terminal->begun.seq)
+            : fmt::format("in attempt {} (begun at seq {}), which attempt {} only resumed out of Suspended",
+                          terminal_index + 1, terminal->begun.seq, current + 1);
     reporter.report("no-rerun-after-terminal", rayjob.ref, submission.submitted.seq,
-                    fmt::format("{}: {} was submitted at seq {} although jobStatus {} was persisted at seq {} "
-                                "in the same attempt {} (begun at seq {}); only a new attempt may run the job again",
+                    fmt::format("{}: {} was submitted at seq {} although jobStatus {} was persisted at seq {} {}; "
+                                "only a backoffLimit retry may run the job again",
                                 rayjob.ref, describe_ray_job(submission), submission.submitted.seq,
-                                attempt.terminal_job_status_value, attempt.terminal_job_status->seq,
-                                submission.attempt + 1, attempt.begun.seq));
+                                terminal->terminal_job_status_value, terminal->terminal_job_status->seq, where));
   }
 }
 

@@ -37,6 +37,24 @@ TEST_CASE("single-submission fires when a second submission id reaches a dashboa
   single_violation(run, "single-submission", seq, {"demo-other", kJobId, "RayCluster/default/demo-raycluster-aaaaa"});
 }
 
+// The user suspends (the jobStatus persisted then is `job_status`) and resumes: Suspending deletes
+// the cluster, Suspended clears the ids, the new attempt names its own and its cluster comes up.
+void suspend_and_resume(CheckRun& run, const char* job_status) {
+  run.persist("demo", "Suspending", job_status);
+  run.remove(Kind::RayCluster, kCluster);
+  run.persist("demo", "Suspended", "", [](RayJobStatus& s) {
+    s.job_id.clear();
+    s.ray_cluster_name.clear();
+  });
+  run.persist("demo", "", "");
+  run.persist("demo", "Initializing", "", [](RayJobStatus& s) {
+    s.job_id = "demo-kkkkk";
+    s.ray_cluster_name = "demo-raycluster-bbbbb";
+  });
+  run.create_cluster("demo", "demo-raycluster-bbbbb");
+  run.head_up("demo-raycluster-bbbbb");
+}
+
 TEST_CASE("single-submission fires when the attempt's id starts again in a new head incarnation") {
   CheckRun run("single-submission");
   start(run);
@@ -55,19 +73,7 @@ TEST_CASE("single-submission is silent on one id started once per attempt, and o
   run.submit(kCluster, kJobId);
   run.ray_status(kCluster, kJobId, "RUNNING");
   run.persist("demo", "Running", "RUNNING");
-  run.persist("demo", "Suspending", "RUNNING");
-  run.remove(Kind::RayCluster, kCluster);
-  run.persist("demo", "Suspended", "", [](RayJobStatus& s) {
-    s.job_id.clear();
-    s.ray_cluster_name.clear();
-  });
-  run.persist("demo", "", "");
-  run.persist("demo", "Initializing", "", [](RayJobStatus& s) {
-    s.job_id = "demo-kkkkk";
-    s.ray_cluster_name = "demo-raycluster-bbbbb";
-  });
-  run.create_cluster("demo", "demo-raycluster-bbbbb");
-  run.head_up("demo-raycluster-bbbbb");
+  suspend_and_resume(run, "RUNNING");
   run.submit("demo-raycluster-bbbbb", "demo-kkkkk");
   run.ray_status("demo-raycluster-bbbbb", "demo-kkkkk", "RUNNING");
   run.finish(RunEnd::quiescent);
@@ -133,6 +139,32 @@ TEST_CASE("no-rerun-after-terminal fires on a submission after a terminal jobSta
   const std::int64_t seq = run.submit(kCluster, kJobId);   // HTTPMode resubmits on 404
   run.finish(RunEnd::quiescent);
   single_violation(run, "no-rerun-after-terminal", seq, {"SUCCEEDED", kJobId, "incarnation 2"});
+}
+
+TEST_CASE("no-rerun-after-terminal fires on a rerun after a resume: only a backoffLimit retry starts clean") {
+  // The Ray job SUCCEEDED and the RayJob persisted it; the user suspended before the controller
+  // saw the submitter finish, and resumed: the new attempt submits the workload again.
+  CheckRun run("no-rerun-after-terminal");
+  start(run);
+  run.submit(kCluster, kJobId);
+  run.ray_status(kCluster, kJobId, "SUCCEEDED");
+  run.persist("demo", "Running", "SUCCEEDED");
+  suspend_and_resume(run, "SUCCEEDED");
+  const std::int64_t seq = run.submit("demo-raycluster-bbbbb", "demo-kkkkk");
+  run.finish(RunEnd::quiescent);
+  single_violation(run, "no-rerun-after-terminal", seq, {"SUCCEEDED", "demo-kkkkk", "only resumed out of Suspended"});
+}
+
+TEST_CASE("no-rerun-after-terminal is silent on a resume when no terminal jobStatus was persisted before it") {
+  CheckRun run("no-rerun-after-terminal");
+  start(run);
+  run.submit(kCluster, kJobId);
+  run.ray_status(kCluster, kJobId, "RUNNING");
+  run.persist("demo", "Running", "RUNNING");
+  suspend_and_resume(run, "RUNNING");
+  run.submit("demo-raycluster-bbbbb", "demo-kkkkk");
+  run.finish(RunEnd::quiescent);
+  CHECK(run.violations().empty());
 }
 
 TEST_CASE("no-rerun-after-terminal is silent when a backoffLimit retry began a new attempt") {
