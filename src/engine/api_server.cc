@@ -190,7 +190,7 @@ WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
   m.uid = fmt::format("uid-{}-{}", to_string(kind), serial);
   if (auto* service = std::get_if<Service>(&object); service && service->spec->cluster_ip.empty()) {
     // The Service IP allocator, deterministic: the Service's serial in the default 10.96.0.0/12.
-    service->spec.edit().cluster_ip = fmt::format("10.96.{}.{}", serial / 256, serial % 256);
+    service->spec.edit().cluster_ip = address_of_serial("10.96", serial);
   }
   m.resource_version = ++resource_version_;
   m.generation = 1;

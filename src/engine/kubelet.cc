@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cassert>
 
-#include <fmt/format.h>
-
 namespace rjsim::engine {
 
 namespace {
@@ -15,17 +13,6 @@ constexpr std::string_view kStartPods = "start-pods";
 bool all_containers_running(const Pod& pod) {
   return std::all_of(pod.status.container_statuses.begin(), pod.status.container_statuses.end(),
                      [](const ContainerStatus& c) { return c.state == "running"; });
-}
-
-// The Pod's IP from the node's Pod CIDR (10.244.0.0/16), deterministic: the serial of its uid.
-std::string pod_ip_of(const ObjectMeta& pod) {
-  const std::string_view uid = pod.uid;
-  const std::size_t dash = uid.rfind('-');
-  int serial = 0;
-  for (char c : uid.substr(dash == std::string_view::npos ? 0 : dash + 1)) {
-    if (c >= '0' && c <= '9') serial = serial * 10 + (c - '0');
-  }
-  return fmt::format("10.244.{}.{}", serial / 256 % 256, serial % 256);
 }
 
 bool may_become_ready(const Pod& pod) {
@@ -99,7 +86,7 @@ void Kubelet::apply(const ActorWork& work, StepContext& context) const {
       Pod& pod = std::get<Pod>(object);
       if (is_pending(pod)) {
         pod.status.phase = "Running";
-        pod.status.pod_ip = pod_ip_of(pod.metadata);
+        pod.status.pod_ip = address_of_serial("10.244", uid_serial(pod.metadata.uid));   // the node's Pod CIDR
         pod.status.container_statuses.clear();
         for (const Container& container : pod.spec->containers) {
           ContainerStatus running;

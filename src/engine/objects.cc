@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include <fmt/format.h>
+
 namespace rjsim::engine {
 
 namespace {
@@ -101,6 +103,19 @@ void truncate_status_times_to_seconds(Object& object) {
 }
 
 std::string key_of(const ObjectMeta& meta) { return key_of(meta.namespace_, meta.name); }
+
+std::string address_of_serial(std::string_view network, std::int64_t serial) {
+  return fmt::format("{}.{}.{}", network, serial / 256 % 256, serial % 256);
+}
+
+std::int64_t uid_serial(std::string_view uid) {
+  const std::size_t dash = uid.rfind('-');
+  std::int64_t serial = 0;
+  for (char c : uid.substr(dash == std::string_view::npos ? 0 : dash + 1)) {
+    if (c >= '0' && c <= '9') serial = serial * 10 + (c - '0');
+  }
+  return serial;
+}
 
 std::string object_ref(Kind kind, const ObjectMeta& meta) { return object_ref(kind, meta.namespace_, meta.name); }
 

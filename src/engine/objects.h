@@ -392,6 +392,12 @@ void truncate_status_times_to_seconds(Object& object);
 
 // "namespace/name": the work-queue key and the cache key.
 std::string key_of(const ObjectMeta& meta);
+
+// An address in the /16 network `network` ("10.244") for the `serial`-th object: how rjsim's
+// allocators hand addresses out deterministically (the API server's Service IPs, the kubelet's
+// Pod IPs). The serial of an object is its uid's ("uid-Pod-7": 7).
+std::string address_of_serial(std::string_view network, std::int64_t serial);
+std::int64_t uid_serial(std::string_view uid);
 std::string key_of(std::string_view namespace_, std::string_view name);
 // "Kind/namespace/name": how events and messages name an object.
 std::string object_ref(Kind kind, const ObjectMeta& meta);

@@ -118,15 +118,12 @@ std::optional<std::pair<int, int>> RayClusterController::missing_worker(const Wo
   return std::nullopt;
 }
 
-std::optional<RayClusterStatus> RayClusterController::calculated_status(const World& world, const RayCluster& cluster,
-                                                                       const std::vector<const Pod*>& pods) const {
+bool RayClusterController::status_due(const World& world, const RayCluster& cluster,
+                                      const std::vector<const Pod*>& pods) const {
   const Service* head_service = world.api.find<Service>(cluster.metadata.namespace_, head_service_name(cluster));
-  if (!head_service) return std::nullopt;   // updateHeadInfo fails without one: no status is written
-  const bool ready = pods_ready(pods, cluster);
-  if (!raycluster_status_would_change(cluster, pods, *head_service, ready, readiness_)) return std::nullopt;
-  RayClusterStatus status = calculate_raycluster_status(cluster, pods, *head_service, ready, readiness_, world.now_ms);
-  assert(raycluster_status_changed(cluster.status, status, readiness_) && "rjsim bug: a status change not made");
-  return status;
+  // updateHeadInfo fails without a head Service: no status is written.
+  return head_service &&
+         raycluster_status_would_change(cluster, pods, *head_service, pods_ready(pods, cluster), readiness_);
 }
 
 // The release's rule over the Pods the API lists (reference §3.5, §2.6, §1.12).
@@ -168,9 +165,7 @@ void RayClusterController::enabled(const World& world, std::vector<ActorWork>& o
     }
     if (!m.deletion_timestamp_ms && !service_missing) {
       if (!pods_by_cluster) pods_by_cluster.emplace(world.api);
-      if (calculated_status(world, cluster, pods_by_cluster->of(m))) {
-        out.push_back({std::string(kStatus), object_ref(object), 0});
-      }
+      if (status_due(world, cluster, pods_by_cluster->of(m))) out.push_back({std::string(kStatus), object_ref(object), 0});
     }
     if (m.deletion_timestamp_ms && has_ours &&
         *m.deletion_timestamp_ms + behaviour_.deletion_takes_ms <= world.now_ms) {
@@ -214,10 +209,14 @@ void RayClusterController::apply(const ActorWork& work, StepContext& context) co
     const World& world = context.world();
     const RayCluster* cluster = world.api.find<RayCluster>(ref.namespace_, ref.name);
     assert(cluster && "rjsim bug: a status for a cluster that is gone");
-    std::optional<RayClusterStatus> status = calculated_status(world, *cluster, PodsByCluster(world.api).of(cluster->metadata));
-    assert(status && "rjsim bug: a status write that is not due");
+    const std::vector<const Pod*> pods = PodsByCluster(world.api).of(cluster->metadata);
+    const Service* head_service = world.api.find<Service>(ref.namespace_, head_service_name(*cluster));
+    assert(head_service && "rjsim bug: a status write without a head Service");
+    RayClusterStatus status = calculate_raycluster_status(*cluster, pods, *head_service, pods_ready(pods, *cluster),
+                                                          readiness_, world.now_ms);
+    assert(raycluster_status_changed(cluster->status, status, readiness_) && "rjsim bug: a status write not due");
     api.patch_status(Kind::RayCluster, ref.namespace_, ref.name,
-                     [&](Object& object) { std::get<RayCluster>(object).status = std::move(*status); });
+                     [&](Object& object) { std::get<RayCluster>(object).status = std::move(status); });
     return;
   }
   if (work.what == kCreateHeadPod || work.what == kCreateWorkerPod) {

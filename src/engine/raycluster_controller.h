@@ -67,10 +67,10 @@ class RayClusterController final : public Actor {
   std::optional<std::pair<int, int>> missing_worker(const World& world, const RayCluster& cluster) const;
   // `pods`: the cluster's Pods as the API lists them.
   bool pods_ready(const std::vector<const Pod*>& pods, const RayCluster& cluster) const;
-  // The status the release's RayCluster controller would write now, when it differs from the
-  // stored one in what that release compares (raycluster_status.h); nullopt otherwise.
-  std::optional<RayClusterStatus> calculated_status(const World& world, const RayCluster& cluster,
-                                                    const std::vector<const Pod*>& pods) const;
+  // Whether the release's RayCluster controller would write the cluster's status now: what its
+  // calculateStatus makes differs from the stored status in what that release compares
+  // (raycluster_status.h). Asked of every cluster at every listing, so nothing is built.
+  bool status_due(const World& world, const RayCluster& cluster, const std::vector<const Pod*>& pods) const;
 
   RayClusterBehaviour behaviour_;
   RayClusterReadiness readiness_;

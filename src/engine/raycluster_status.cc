@@ -14,15 +14,13 @@ namespace {
 
 bool is_v1_7(RayClusterReadiness release) { return release == RayClusterReadiness::desired_pods_ready; }
 
-bool is_worker(const Pod& pod) {
+bool node_type_is(const Pod& pod, std::string_view node_type) {
   const auto type = pod.metadata.labels->find(kRayNodeTypeLabel);
-  return type != pod.metadata.labels->end() && type->second == "worker";
+  return type != pod.metadata.labels->end() && type->second == node_type;
 }
 
-bool is_head(const Pod& pod) {
-  const auto type = pod.metadata.labels->find(kRayNodeTypeLabel);
-  return type != pod.metadata.labels->end() && type->second == "head";
-}
+bool is_worker(const Pod& pod) { return node_type_is(pod, "worker"); }
+bool is_head(const Pod& pod) { return node_type_is(pod, "head"); }
 
 bool suspended(const WorkerGroupSpec& group) { return group.suspend.value_or(false); }
 
@@ -209,11 +207,7 @@ class ConditionWishes {
 ConditionWishes condition_wishes(const RayCluster& cluster, const std::vector<const Pod*>& pods) {
   const std::vector<StatusCondition>& conditions = cluster.status.conditions;
   ConditionWishes wishes;
-  const Pod* head = nullptr;
-  for (const Pod* pod : pods) {
-    if (is_head(*pod)) head = pod;
-  }
-  wishes.push_back(head_pod_ready_condition(head));
+  wishes.push_back(head_pod_ready_condition(only_head(pods)));
   const bool all_running = !pods.empty() && std::all_of(pods.begin(), pods.end(), [](const Pod* pod) {
     return pod->status.phase == "Running" && pod->status.ready.value_or(true);
   });   // CheckAllPodsRunning

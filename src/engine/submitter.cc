@@ -70,15 +70,6 @@ std::string without_scheme(std::string url) {
   return url;
 }
 
-// The Pod's current process: the last one started in it (a restarted container starts another).
-int find_process(const World& world, std::string_view pod_uid) {
-  const auto& processes = world.environment->submitters;
-  for (std::size_t i = processes.size(); i-- > 0;) {
-    if (processes[i].pod_uid == pod_uid) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 // The index of the submitter sidecar in a RayCluster's head Pod, or -1 when the Pod is not one.
 int sidecar_index(const Pod& pod) {
   const OwnerReference* owner = controller_owner(pod.metadata);
@@ -224,6 +215,14 @@ void emit_exit(StepContext& context, const SubmitterProcess& process, int exit_c
 
 }  // namespace
 
+int current_submitter_process(const World& world, std::string_view pod_uid) {
+  const auto& processes = world.environment->submitters;
+  for (std::size_t i = processes.size(); i-- > 0;) {
+    if (processes[i].pod_uid == pod_uid) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 int Submitter::live_head_with_job(StepContext& context, const SubmitCommand& command) const {
   const DashboardResponse response =
       dashboard_->get_job_info(context, DashboardCaller::submitter, command.dashboard_url, command.submission_id);
@@ -338,7 +337,7 @@ void Submitter::enabled(const World& world, std::vector<ActorWork>& out) const {
   for (const Object& object : world.api.objects(Kind::Pod)) {
     const auto& pod = std::get<Pod>(object);
     if (!is_submitter_pod(pod)) continue;
-    const int index = find_process(world, pod.metadata.uid);
+    const int index = current_submitter_process(world, pod.metadata.uid);
     if (index < 0) {
       // A head Pod's sidecar starts in a Pod the kubelet already runs.
       if ((is_pending(pod) || sidecar_index(pod) >= 0) &&
@@ -369,7 +368,7 @@ std::optional<std::int64_t> Submitter::next_timer_ms(const World& world) const {
   for (const Object& object : world.api.objects(Kind::Pod)) {
     const auto& pod = std::get<Pod>(object);
     if (!is_submitter_pod(pod)) continue;
-    const int index = find_process(world, pod.metadata.uid);
+    const int index = current_submitter_process(world, pod.metadata.uid);
     if (index < 0) {
       // As in enabled(): a head Pod's sidecar starts in a Pod the kubelet already runs.
       if (is_pending(pod) || sidecar_index(pod) >= 0) {
@@ -423,22 +422,12 @@ void Submitter::start(const Pod& pod, StepContext& context) const {
   const std::vector<const Pod*> pods = pods_of_job(context.world().api, pod.metadata.namespace_, owner->uid);
   const auto position = std::find_if(pods.begin(), pods.end(),
                                      [&](const Pod* p) { return p->metadata.uid == pod.metadata.uid; });
-  SubmitterProcess process;   // a sidecar's attempt is 0: its Pod is owned by no Job
-  process.pod_namespace = pod.metadata.namespace_;
-  process.pod_name = pod.metadata.name;
-  process.pod_uid = pod.metadata.uid;
-  process.attempt = sidecar_index(pod) >= 0 ? 0 : static_cast<int>(position - pods.begin());
-  process.started_at_ms = context.now_ms();
-  const bool fails_at_start = fails_before_submitting(process.attempt);
-  if (fails_at_start) process.submit_outcome = "not_submitted";
-  context.world().environment.edit().submitters.push_back(process);
+  // A sidecar's attempt is 0: its Pod is owned by no Job.
+  const int attempt = sidecar_index(pod) >= 0 ? 0 : static_cast<int>(position - pods.begin());
+  const SubmitterProcess process = begin_process(pod, attempt, context);
   context.effect("submitter.start", "submitter", object_ref(Kind::Pod, pod.metadata))
       .with("attempt", process.attempt);
-  if (fails_at_start) {
-    write_terminated(context, pod, 1);
-    emit_exit(context, process, 1, "not_submitted");
-    return;
-  }
+  if (exited_at_start(process, pod, context)) return;
   write_pod_status(context, pod, [&](PodStatus& status) {
     status.phase = "Running";
     status.ready = true;
@@ -473,22 +462,30 @@ void Submitter::restart(const Pod& pod, StepContext& context) const {
     status.ready = std::all_of(status.container_statuses.begin(), status.container_statuses.end(),
                                [](const ContainerStatus& c) { return c.ready; });
   });
+  const SubmitterProcess process = begin_process(pod, restart_count, context);
+  context.effect("submitter.restart", "submitter", object_ref(Kind::Pod, pod.metadata))
+      .with("container", name)
+      .with("restart_count", restart_count);
+  exited_at_start(process, pod, context);
+}
+
+SubmitterProcess Submitter::begin_process(const Pod& pod, int attempt, StepContext& context) const {
   SubmitterProcess process;
   process.pod_namespace = pod.metadata.namespace_;
   process.pod_name = pod.metadata.name;
   process.pod_uid = pod.metadata.uid;
-  process.attempt = restart_count;
+  process.attempt = attempt;
   process.started_at_ms = context.now_ms();
-  const bool fails_at_start = fails_before_submitting(process.attempt);
-  if (fails_at_start) process.submit_outcome = "not_submitted";
+  if (fails_before_submitting(attempt)) process.submit_outcome = "not_submitted";
   context.world().environment.edit().submitters.push_back(process);
-  context.effect("submitter.restart", "submitter", object_ref(Kind::Pod, pod.metadata))
-      .with("container", name)
-      .with("restart_count", restart_count);
-  if (fails_at_start) {
-    write_terminated(context, pod, 1);   // the patch edits the stored status; `pod` names it
-    emit_exit(context, process, 1, "not_submitted");
-  }
+  return process;
+}
+
+bool Submitter::exited_at_start(const SubmitterProcess& process, const Pod& pod, StepContext& context) const {
+  if (process.submit_outcome != "not_submitted") return false;
+  write_terminated(context, pod, 1);   // the patch edits the stored status; `pod` names it
+  emit_exit(context, process, 1, "not_submitted");
+  return true;
 }
 
 void Submitter::submit(int index, const Pod& pod, StepContext& context) const {

@@ -53,6 +53,10 @@ struct SubmitCommand {
   bool follows_logs = false;       // `--no-wait`, then `ray job logs --follow`
 };
 
+// The index in World::environment.submitters of the process a Pod runs now: the last one started
+// in it (a restarted container starts another); -1 when none has started.
+int current_submitter_process(const World& world, std::string_view pod_uid);
+
 // Reads the command and args of the container (a `sh -c` or `/bin/bash -ce --` script is split
 // into words with shell quoting, ";" being a word of its own); the flags may be given as `--flag value` or `--flag=value`. False when the address or
 // the submission id is in neither the flags nor the env.
@@ -90,6 +94,11 @@ class Submitter final : public Actor {
   void submit(int process, const Pod& pod, StepContext& context) const;
   // The kubelet restarts the exited sidecar container: a new process in the same Pod.
   void restart(const Pod& pod, StepContext& context) const;
+  // A process starting in `pod` now as `attempt`, kept in the world (not_submitted when the
+  // attempt fails before it submits).
+  SubmitterProcess begin_process(const Pod& pod, int attempt, StepContext& context) const;
+  // A process that fails before it submits exits at once: its exit written and logged. True then.
+  bool exited_at_start(const SubmitterProcess& process, const Pod& pod, StepContext& context) const;
   // `ray job status ID` for the guard of the 1.7 script: the live table that has the job, or -1.
   int live_head_with_job(StepContext& context, const SubmitCommand& command) const;
   void exit_process(const SubmitterProcess& process, const Exit& exit, StepContext& context) const;

@@ -7,6 +7,7 @@
 
 #include "engine/object_json.h"
 #include "engine/raycluster_controller.h"
+#include "engine/submitter.h"
 
 namespace rjsim::engine {
 
@@ -45,18 +46,15 @@ bool runs_submitter_of(const Pod& pod, const RayJob& rayjob) {
                      });
 }
 
-// `crictl stop` on the RayJob's running submitter containers: marks each Pod's current process
-// (the last started in it); the submitter actor, their kubelet, kills it. How many it marked.
+// `crictl stop` on the RayJob's running submitter containers: marks each Pod's current process;
+// the submitter actor, their kubelet, kills it. How many it marked.
 int stop_submitters(World& world, const RayJob& rayjob) {
   int stopped = 0;
-  std::vector<std::string> seen_pods;   // uids: a Pod's current process is the last one in it
-  for (std::size_t i = world.environment->submitters.size(); i-- > 0;) {
-    const SubmitterProcess& process = world.environment->submitters[i];
-    if (std::find(seen_pods.begin(), seen_pods.end(), process.pod_uid) != seen_pods.end()) continue;
-    seen_pods.push_back(process.pod_uid);
-    const Pod* pod = world.api.find<Pod>(process.pod_namespace, process.pod_name);
-    if (!pod || pod->metadata.uid != process.pod_uid || !runs_submitter_of(*pod, rayjob)) continue;
-    world.environment.edit().submitters[i].stop_requested = true;
+  for (const Object& object : world.api.objects(Kind::Pod)) {
+    const auto& pod = std::get<Pod>(object);
+    const int process = runs_submitter_of(pod, rayjob) ? current_submitter_process(world, pod.metadata.uid) : -1;
+    if (process < 0) continue;
+    world.environment.edit().submitters[static_cast<std::size_t>(process)].stop_requested = true;
     ++stopped;
   }
   return stopped;

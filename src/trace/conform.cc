@@ -27,17 +27,6 @@ std::string at_text(std::int64_t ms) {
   return ms % 1000 == 0 ? fmt::format("{}s", ms / 1000) : fmt::format("{}.{:03}s", ms / 1000, ms % 1000);
 }
 
-std::vector<explore::Transition> model_transitions(const ConformScenario& derived, const engine::Scenario& scenario,
-                                                  explore::RunReport* report = nullptr) {
-  explore::RunOptions options;
-  options.keep_events = false;
-  options.hash_log = report != nullptr;
-  explore::RunReport run = explore::run_scenario(scenario, options);
-  std::vector<explore::Transition> model = rayjob_transitions(run, derived.rayjob);
-  if (report != nullptr) *report = std::move(run);
-  return model;
-}
-
 // A watch does not say when the user changed the spec or the head restarted, only between which
 // recorded states: an estimated action is moved to 1ms after the model's transition that matches the last recorded
 // transition before the change (the model run with the actions before it only).
@@ -45,9 +34,7 @@ void anchor_estimated_actions(ConformScenario& derived) {
   for (std::size_t i = 0; i < derived.action_times.size(); ++i) {
     ActionTime& time = derived.action_times[i];
     if ((!time.estimated && !time.not_before_anchor) || time.after_recorded == 0) continue;
-    const Alignment alignment =
-        align_transitions(derived.recorded, model_transitions(derived, scenario_with_actions(derived, i)),
-                          derived.first_deployment, derived.first_job_status);
+    const Alignment alignment = align_fault_free(derived, scenario_with_actions(derived, i));
     const ConformDetail& anchor = alignment.details[static_cast<std::size_t>(time.after_recorded - 1)];
     if (time.not_before_anchor) {
       if (anchor.agreed && anchor.model && anchor.model->at_ms >= time.at_ms) {
@@ -80,6 +67,22 @@ std::vector<explore::Transition> rayjob_transitions(const explore::RunReport& ru
     if (t.rayjob == rayjob) transitions.push_back(t);
   }
   return transitions;
+}
+
+Alignment align_run(const ConformScenario& derived, const explore::RunReport& run) {
+  return align_transitions(derived.recorded, rayjob_transitions(run, derived.rayjob), derived.first_deployment,
+                           derived.first_job_status);
+}
+
+Alignment align_fault_free(const ConformScenario& derived, const engine::Scenario& scenario,
+                           explore::RunReport* report) {
+  explore::RunOptions options;
+  options.keep_events = false;
+  options.hash_log = report != nullptr;
+  explore::RunReport run = explore::run_scenario(scenario, options);
+  Alignment alignment = align_run(derived, run);
+  if (report != nullptr) *report = std::move(run);
+  return alignment;
 }
 
 std::string transition_label(const explore::Transition& t) {
@@ -158,17 +161,12 @@ ConformReport conform_trace(const std::vector<events::Event>& trace_events, cons
   }
   report.derived = derive_conform_scenario(trace_events, report.model.controller, rayjob);
   anchor_estimated_actions(report.derived);
-  const std::vector<explore::Transition> model =
-      model_transitions(report.derived, report.derived.scenario, &report.run);
-  report.alignment = align_transitions(report.derived.recorded, model, report.derived.first_deployment,
-                                       report.derived.first_job_status);
+  report.alignment = align_fault_free(report.derived, report.derived.scenario, &report.run);
   if (report.alignment.differs == 0) return report;
   if (const std::optional<TimingChoice> timing = search_timing(report.derived)) {
     apply_timing(report.derived, *timing);
     report.timing = timing->label();
-    report.alignment = align_transitions(report.derived.recorded,
-                                         model_transitions(report.derived, report.derived.scenario, &report.run),
-                                         report.derived.first_deployment, report.derived.first_job_status);
+    report.alignment = align_fault_free(report.derived, report.derived.scenario, &report.run);
   }
   return report;
 }

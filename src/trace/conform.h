@@ -141,6 +141,14 @@ struct ConformReport {
 ConformReport conform_trace(const std::vector<events::Event>& trace_events, const std::string& controller,
                             const std::string& rayjob = "");
 
+// The recording of `derived` aligned with the transitions its RayJob made in `run`.
+Alignment align_run(const ConformScenario& derived, const explore::RunReport& run);
+
+// The fault-free run of `scenario` (derived's own, or a variant of it) aligned with the recording
+// of `derived`; `report`, when given, receives the run (its log hashed).
+Alignment align_fault_free(const ConformScenario& derived, const engine::Scenario& scenario,
+                           explore::RunReport* report = nullptr);
+
 // The transitions of the RayJob named `rayjob` that `run` persisted, in order.
 std::vector<explore::Transition> rayjob_transitions(const explore::RunReport& run, const std::string& rayjob);
 

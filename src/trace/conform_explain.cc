@@ -9,20 +9,13 @@
 namespace rjsim::trace {
 namespace {
 
-// The recording aligned with the RayJob's transitions in `run`.
-Alignment aligned(const TraceExploration& exploration, const explore::RunReport& run) {
-  const ConformScenario& derived = exploration.conform.derived;
-  return align_transitions(derived.recorded, rayjob_transitions(run, derived.rayjob), derived.first_deployment,
-                           derived.first_job_status);
-}
-
 // Runs one schedule; true (and `explanation` filled in) when every recorded transition agrees.
 bool agrees_under(const TraceExploration& exploration, engine::Chooser& chooser, std::uint64_t seed,
                   Explanation& explanation) {
   explore::RunOptions run = explore::exploration_run(chooser);
   run.seed = seed;
   ++explanation.schedules;
-  Alignment alignment = aligned(exploration, explore::run_scenario(exploration.scenario, run));
+  Alignment alignment = align_run(exploration.conform.derived, explore::run_scenario(exploration.scenario, run));
   if (alignment.differs > 0 || alignment.details.empty()) return false;
   explanation.found = true;
   explanation.alignment = std::move(alignment);

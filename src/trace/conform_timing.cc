@@ -67,12 +67,7 @@ ConformScenario with_changes(const ConformScenario& derived, const TimingChoice&
 }
 
 bool agrees(const ConformScenario& variant) {
-  explore::RunOptions options;
-  options.keep_events = false;
-  options.hash_log = false;
-  const explore::RunReport run = explore::run_scenario(variant.scenario, options);
-  const Alignment alignment = align_transitions(variant.recorded, rayjob_transitions(run, variant.rayjob),
-                                                variant.first_deployment, variant.first_job_status);
+  const Alignment alignment = align_fault_free(variant, variant.scenario);
   return !alignment.details.empty() && alignment.differs == 0;
 }
 
