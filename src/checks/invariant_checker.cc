@@ -8,9 +8,10 @@ namespace rjsim::checks {
 
 InvariantChecker::InvariantChecker(const engine::InvariantSelection& selection,
                                    std::vector<std::pair<std::string, std::string>> transition_table,
-                                   std::int64_t eventually_ms) {
+                                   std::int64_t eventually_ms, std::int64_t cleanup_allowance_ms) {
   settings_.transition_table = std::move(transition_table);
   settings_.eventually_ms = eventually_ms;
+  settings_.cleanup_allowance_ms = cleanup_allowance_ms;
   std::vector<const Invariant*> safety, liveness;
   for (const Invariant& invariant : invariants()) {
     if (!selection.includes(std::string(invariant.name))) continue;

@@ -23,7 +23,7 @@ class InvariantChecker final : public engine::StepObserver {
   // `eventually_ms`: the scenario's limits.eventually.
   InvariantChecker(const engine::InvariantSelection& selection,
                    std::vector<std::pair<std::string, std::string>> transition_table,
-                   std::int64_t eventually_ms);
+                   std::int64_t eventually_ms, std::int64_t cleanup_allowance_ms = kCleanupAllowanceMs);
 
   // The event types every checker reads (the same for all: a driver may ask before it has one).
   static events::EventTypes types_read() { return History::reads(); }

@@ -279,7 +279,10 @@ int explore_and_report(const engine::Scenario& scenario, const ExploreFlags& fla
   if (flags.json) {
     nlohmann::ordered_json summary = summary_json(report, stored);
     const explore::SearchBounds bounds = explore::search_bounds(scenario.faults);
-    summary["bounds"] = {{"explored", bounds.explored}, {"held", bounds.held}, {"not_modelled", bounds.not_modelled}};
+    summary["bounds"] = {{"explored", bounds.explored},
+                         {"within", bounds.within},
+                         {"held", bounds.held},
+                         {"not_modelled", bounds.not_modelled}};
     if (origin != nullptr) {
       const trace::ConformReport& conform = origin->exploration.conform;
       summary["trace_run_id"] = origin->run.run_id;

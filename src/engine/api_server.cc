@@ -147,9 +147,9 @@ const ObjectVersion* ApiServer::find_version(Kind kind, std::string_view namespa
   return place ? &objects[*place] : nullptr;
 }
 
-void ApiServer::append_watch(WatchType type, const ObjectVersion& version) {
+void ApiServer::append_watch(WatchType type, const ObjectVersion& version, std::int64_t now_ms) {
   const int kind = kind_index(kind_of(*version));
-  WatchEvent event{meta(*version).resource_version, type, version};
+  WatchEvent event{meta(*version).resource_version, type, version, now_ms};
   if (takes_digests_) {
     watch_log_digests_[kind] = extend_watch_log_digest(watch_log_digests_[kind], event);
   } else {
@@ -205,11 +205,11 @@ WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
   it = objects.insert(it, ObjectVersion(object, takes_digests_));
   key_indexes_[kind_index(kind)].edit().inserted(static_cast<std::size_t>(it - objects.begin()),
                                                  KeyIndex::hash_key(m.namespace_, m.name));
-  append_watch(WatchType::Added, *it);
+  append_watch(WatchType::Added, *it, now_ms);
   return outcome;
 }
 
-WriteOutcome ApiServer::commit_change(const ObjectVersion& stored, Object next) {
+WriteOutcome ApiServer::commit_change(const ObjectVersion& stored, Object next, std::int64_t now_ms) {
   WriteOutcome outcome;
   outcome.resource_version_before = meta(*stored).resource_version;
   outcome.resource_version_after = outcome.resource_version_before;
@@ -233,7 +233,7 @@ WriteOutcome ApiServer::commit_change(const ObjectVersion& stored, Object next) 
     meta(last).resource_version = next_meta.resource_version;
     outcome.watch_type = WatchType::Deleted;
     erase(kind_of(last), meta(last));
-    append_watch(WatchType::Deleted, ObjectVersion(std::move(last), takes_digests_));
+    append_watch(WatchType::Deleted, ObjectVersion(std::move(last), takes_digests_), now_ms);
     return outcome;
   }
   outcome.watch_type = WatchType::Modified;
@@ -244,11 +244,11 @@ WriteOutcome ApiServer::commit_change(const ObjectVersion& stored, Object next) 
   assert(index < objects_[kind]->size() && "rjsim bug: a change to a version the API server does not hold");
   ObjectVersion& slot = objects_[kind].edit()[index];
   slot = ObjectVersion(std::move(next), takes_digests_);
-  append_watch(WatchType::Modified, slot);
+  append_watch(WatchType::Modified, slot, now_ms);
   return outcome;
 }
 
-WriteOutcome ApiServer::update(Object& object, std::int64_t /*now_ms*/) {
+WriteOutcome ApiServer::update(Object& object, std::int64_t now_ms) {
   const ObjectMeta& request = meta(object);
   const Kind kind = kind_of(object);
   const ObjectVersion* stored = find_version(kind, request.namespace_, request.name);
@@ -262,12 +262,12 @@ WriteOutcome ApiServer::update(Object& object, std::int64_t /*now_ms*/) {
   copy_status(**stored, next);   // the main resource ignores .status (status subresource)
   const Kind stored_kind = kind;
   const std::string namespace_ = request.namespace_, name = request.name;
-  WriteOutcome outcome = commit_change(*stored, std::move(next));
+  WriteOutcome outcome = commit_change(*stored, std::move(next), now_ms);
   if (const Object* now_stored = find(stored_kind, namespace_, name)) object = *now_stored;
   return outcome;
 }
 
-WriteOutcome ApiServer::update_status(Object& object, std::int64_t /*now_ms*/) {
+WriteOutcome ApiServer::update_status(Object& object, std::int64_t now_ms) {
   const ObjectMeta& request = meta(object);
   const Kind kind = kind_of(object);
   const ObjectVersion* stored = find_version(kind, request.namespace_, request.name);
@@ -276,13 +276,13 @@ WriteOutcome ApiServer::update_status(Object& object, std::int64_t /*now_ms*/) {
   copy_status(object, next);   // /status ignores everything but .status
   truncate_status_times_to_seconds(next);
   const std::string namespace_ = request.namespace_, name = request.name;
-  WriteOutcome outcome = commit_change(*stored, std::move(next));
+  WriteOutcome outcome = commit_change(*stored, std::move(next), now_ms);
   if (const Object* now_stored = find(kind, namespace_, name)) object = *now_stored;
   return outcome;
 }
 
 WriteOutcome ApiServer::patch(Kind kind, std::string_view namespace_, std::string_view name,
-                              const std::function<void(Object&)>& mutate, std::int64_t /*now_ms*/) {
+                              const std::function<void(Object&)>& mutate, std::int64_t now_ms) {
   const ObjectVersion* stored = find_version(kind, namespace_, name);
   if (!stored) return failed(not_found(kind, name));
   Object next = **stored;
@@ -294,12 +294,12 @@ WriteOutcome ApiServer::patch(Kind kind, std::string_view namespace_, std::strin
   }
   keep_server_metadata(meta(**stored), meta(next));
   copy_status(**stored, next);
-  return commit_change(*stored, std::move(next));
+  return commit_change(*stored, std::move(next), now_ms);
 }
 
 WriteOutcome ApiServer::patch_status(Kind kind, std::string_view namespace_, std::string_view name,
                                      const std::function<void(Object&)>& mutate,
-                                     std::int64_t /*now_ms*/) {
+                                     std::int64_t now_ms) {
   const ObjectVersion* stored = find_version(kind, namespace_, name);
   if (!stored) return failed(not_found(kind, name));
   Object next = **stored;
@@ -310,7 +310,7 @@ WriteOutcome ApiServer::patch_status(Kind kind, std::string_view namespace_, std
     next = std::move(masked);
   }
   truncate_status_times_to_seconds(next);
-  return commit_change(*stored, std::move(next));
+  return commit_change(*stored, std::move(next), now_ms);
 }
 
 WriteOutcome ApiServer::remove(Kind kind, std::string_view namespace_, std::string_view name,
@@ -329,7 +329,7 @@ WriteOutcome ApiServer::remove(Kind kind, std::string_view namespace_, std::stri
     Object next = **stored;
     *meta(next).deletion_timestamp_ms += (*grace_period_seconds - grace) * 1000;
     meta(next).deletion_grace_period_seconds = *grace_period_seconds;
-    return commit_change(*stored, std::move(next));
+    return commit_change(*stored, std::move(next), now_ms);
   }
 
   if (propagation == Propagation::server_default) {
@@ -349,13 +349,13 @@ WriteOutcome ApiServer::remove(Kind kind, std::string_view namespace_, std::stri
     outcome.watch_type = WatchType::Deleted;
     outcome.resource_version_after = meta(last).resource_version;
     erase(kind, meta(last));
-    append_watch(WatchType::Deleted, ObjectVersion(std::move(last), takes_digests_));
+    append_watch(WatchType::Deleted, ObjectVersion(std::move(last), takes_digests_), now_ms);
     return outcome;
   }
   // A graceful deletion's timestamp is when its grace period ends (rest.BeforeDelete).
   next_meta.deletion_timestamp_ms = now_ms + grace * 1000;
   if (grace > 0) next_meta.deletion_grace_period_seconds = grace;
-  return commit_change(*stored, std::move(next));
+  return commit_change(*stored, std::move(next), now_ms);
 }
 
 std::int64_t ApiServer::graceful_deletion_seconds(const Object& object, std::optional<std::int64_t> requested) const {

@@ -38,6 +38,7 @@ struct WatchEvent {
   std::int64_t resource_version = 0;
   WatchType type = WatchType::Added;
   ObjectVersion object;   // the version this event announced, shared with the store and caches
+  std::int64_t written_at_ms = 0;   // virtual time of the write (world.latency.watch bounds its delivery)
   friend bool operator==(const WatchEvent&, const WatchEvent&) = default;
 };
 
@@ -142,8 +143,8 @@ class ApiServer {
   // finalizers left), with a new rv and one watch event; a no-op when nothing changed. A
   // change gives the server its own copy of the kind's objects: `stored` may then be the
   // version a copy still holds, so read the result with find().
-  WriteOutcome commit_change(const ObjectVersion& stored, Object next);
-  void append_watch(WatchType type, const ObjectVersion& version);
+  WriteOutcome commit_change(const ObjectVersion& stored, Object next, std::int64_t now_ms);
+  void append_watch(WatchType type, const ObjectVersion& version, std::int64_t now_ms);
   // How long a delete of `object` leaves it to its kubelet: 0 but for a Running Pod.
   std::int64_t graceful_deletion_seconds(const Object& object, std::optional<std::int64_t> requested) const;
   void erase(Kind kind, const ObjectMeta& meta);

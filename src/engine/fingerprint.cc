@@ -263,8 +263,11 @@ class Fingerprinter {
 
   // ---- api_server.h ----
   void add(const WatchEvent& value) {
-    const auto& [resource_version, type, object] = value;
+    const auto& [resource_version, type, object, written_at_ms] = value;
     static_cast<void>(resource_version);   // its place in the log is its position
+    // Not when it was written: only an unapplied event's time matters (add_unapplied_write_times),
+    // and leaving it out lets equal logs written at other times share their digest.
+    static_cast<void>(written_at_ms);
     add_all(type, object);
   }
   void add(const ApiServer& value) {
@@ -390,7 +393,21 @@ class Fingerprinter {
     add_length(informers.size());
     memo_->informers_.resize(informers.size());
     for (std::size_t i = 0; i < informers.size(); ++i) add_part(informers[i], memo_->informers_[i]);
+    if (up) {
+      for (const CopyOnWrite<Informer>& informer : informers) add_unapplied_write_times(*informer);
+    }
     add_all(queue, pending_notifications, pass);
+  }
+  // When each event the informer has not applied was written: world.latency.watch decides from
+  // them how long its deliveries may still wait. (A stopped process relists; its times are moot.)
+  void add_unapplied_write_times(const Informer& informer) {
+    assert(api_ && "rjsim bug: a process fingerprinted without its API server");
+    const std::vector<WatchEvent>& log = api_->watch_log(informer.kind());
+    add_length(informer.pending_.size() + (log.size() - informer.received_));
+    for (std::size_t position : informer.pending_) add(log[position].written_at_ms);
+    for (std::size_t position = informer.received_; position < log.size(); ++position) {
+      add(log[position].written_at_ms);
+    }
   }
   void add(const FaultsUsed& value) {
     const auto& [conflicts, write_failures, http_errors, restarts] = value;

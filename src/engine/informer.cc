@@ -40,6 +40,13 @@ std::size_t Informer::pending_pops(const std::vector<WatchEvent>& log) const {
   return keys;
 }
 
+std::optional<std::int64_t> Informer::oldest_unapplied_written_at(const std::vector<WatchEvent>& log) const {
+  // pending_ is in log order: arrival order, and pops only take entries out of it.
+  if (!pending_.empty()) return log[pending_.front()].written_at_ms;
+  if (received_ < log.size()) return log[received_].written_at_ms;
+  return std::nullopt;
+}
+
 std::size_t Informer::pending_catch_up_events(const std::vector<WatchEvent>& log) const {
   if (!catching_up()) return 0;
   return static_cast<std::size_t>(std::count_if(pending_.begin(), pending_.end(), [&](std::size_t position) {

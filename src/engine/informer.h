@@ -57,6 +57,10 @@ class Informer {
   bool has_unreceived(const std::vector<WatchEvent>& log) const { return received_ < log.size(); }
   // Events received and not yet applied.
   std::size_t pending_events() const { return pending_.size(); }
+  // When the oldest event not yet applied (received or not) was written; none when caught up.
+  // Events are applied oldest first (RealFIFO), or with the key of the oldest (DeltaFIFO), so a
+  // bound on this bounds how late every event is applied (world.latency.watch).
+  std::optional<std::int64_t> oldest_unapplied_written_at(const std::vector<WatchEvent>& log) const;
   // How many pops are possible now: events (RealFIFO) or distinct keys (DeltaFIFO).
   std::size_t pending_pops(const std::vector<WatchEvent>& log) const;
   // Applies the next pop to the cache and returns its handler notifications, in order.

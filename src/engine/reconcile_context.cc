@@ -40,6 +40,15 @@ bool labels_include(const StringMap& labels, const StringMap& wanted) {
 }
 }  // namespace
 
+// Whether the informer's oldest unapplied event was written world.latency.watch or longer ago, so
+// that it must be in the cache before a read (a catching-up informer's events predate the relist).
+bool ReconcileContext::overdue(const Informer& informer, const std::vector<WatchEvent>& log,
+                               std::int64_t now_ms) const {
+  if (informer.catching_up()) return false;
+  const std::optional<std::int64_t> written_at = informer.oldest_unapplied_written_at(log);
+  return written_at && now_ms >= *written_at + faults_.watch_latency_max_ms;
+}
+
 void ReconcileContext::advance_before_read(Kind kind) {
   World& world = context_.world();
   receive_watch_events(world, kind);
@@ -47,7 +56,7 @@ void ReconcileContext::advance_before_read(Kind kind) {
   // Lag within faults.staleReads, plus, after a rewound relist, what the dead process had seen.
   const std::size_t bound =
       static_cast<std::size_t>(faults_.max_lag) + informer->pending_catch_up_events(world.api.watch_log(kind));
-  while (informer->pending_events() > bound) {
+  while (informer->pending_events() > bound || overdue(*informer, world.api.watch_log(kind), world.now_ms)) {
     deliver_one(context_, watches_, kind);
     informer = world.informer(kind);   // the delivery may have given the world a copy of its own
   }

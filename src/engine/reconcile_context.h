@@ -70,6 +70,7 @@ class ReconcileContext final : public KubeClient, public Runtime, public Dashboa
 
   // Lets the informer catch up before a read, as far as the bound requires and the chooser wants.
   void advance_before_read(Kind kind);
+  bool overdue(const Informer& informer, const std::vector<WatchEvent>& log, std::int64_t now_ms) const;
   WriteFault choose_write_fault(bool conflict_possible, std::string_view verb, Kind kind,
                                 const ObjectMeta& request);
   // Runs a write with the chosen fault: `write` performs the real write. A failed write leaves

@@ -84,6 +84,10 @@ struct Latency {
 // `world.latency`. The defaults' min is 0: the fault-free run reacts at once, as the first engine
 // did; their max is how late the real component may be (the Job controller batches Pod events
 // for 1 s; the garbage collector and the RayCluster controller run on their own queues).
+// A watch may lag for seconds in a loaded cluster (kubernetes-semantics §1.7 has no upper bound;
+// a disconnect backs off up to 30 s): 5 s covers the controller's 3 s polls with room to spare.
+inline constexpr std::int64_t kDefaultWatchLatencyMaxMs = 5'000;
+
 struct LatencyBehaviour {
   Latency garbage_collector{0, 2'000};
   Latency job_controller{0, 1'000};
@@ -94,6 +98,10 @@ struct LatencyBehaviour {
   // Crash -> the new process lists. Unset: from the release's leader-election delay (15 s) to
   // kDefaultOperatorRestartMaxMs, or that delay when it is longer.
   std::optional<Latency> operator_restart;
+  // Write -> the watch event applied in the controller's cache, when faults.staleReads or
+  // faults.squash let deliveries wait: a held delivery is due kDefaultWatchLatencyMaxMs after its
+  // write at the latest (min is always 0: the fault-free run applies each event at once).
+  Latency watch{0, kDefaultWatchLatencyMaxMs};
 };
 inline constexpr std::int64_t kDefaultOperatorRestartMaxMs = 60'000;
 

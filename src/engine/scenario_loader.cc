@@ -646,6 +646,7 @@ class Loader {
       read_faults(*faults, scenario.faults);
       scenario.has_faults = true;
     }
+    scenario.faults.watch_latency_max_ms = scenario.world.latency.watch.max_ms;   // what holding deliveries may
     if (const Value* limits = top.find("limits")) read_limits(*limits, scenario.limits);
     if (const Value* invariants = top.find("invariants")) read_invariants(*invariants, scenario.invariants);
     if (const Value* expect = top.find("expect")) read_expect(*expect, scenario);
@@ -1028,12 +1029,22 @@ class Loader {
 
   void read_latency(const Value& value, LatencyBehaviour& latency) {
     const MapReader keys(source_, value,
-                         {"garbageCollector", "jobController", "kubelet", "rayClusterController", "operatorRestart"});
+                         {"garbageCollector", "jobController", "kubelet", "rayClusterController", "operatorRestart",
+                          "watch"});
     if (const Value* v = keys.find("garbageCollector")) latency.garbage_collector = read_latency_range(*v);
     if (const Value* v = keys.find("jobController")) latency.job_controller = read_latency_range(*v);
     if (const Value* v = keys.find("kubelet")) latency.kubelet = read_latency_range(*v);
     if (const Value* v = keys.find("rayClusterController")) latency.ray_cluster_controller = read_latency_range(*v);
     if (const Value* v = keys.find("operatorRestart")) latency.operator_restart = read_latency_range(*v);
+    if (const Value* v = keys.find("watch")) {
+      // A delivery is offered from its write on; only how long it may be held is a choice, so
+      // one duration is the max.
+      latency.watch = read_latency_range(*v);
+      if (v->node.IsScalar()) latency.watch.min_ms = 0;
+      if (latency.watch.min_ms != 0) {
+        source_.fail(v->line, v->field, "min must be 0s: a watch event may always arrive at once; give {min: 0s, max: 5s}");
+      }
+    }
   }
 
   // ---- faults, limits, invariants ----

@@ -250,15 +250,29 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
 
   // Deliveries: an informer has events (received or still in flight) it has not applied. They
   // are urgent unless the faults let them wait, or the informer is catching up after a relist
-  // that went back in time.
+  // that went back in time. One that may wait is held no longer than world.latency.watch after
+  // its oldest event's write: then it is overdue, and time may not pass until it has run.
   std::size_t deliveries = 0;
   std::size_t urgent_deliveries = 0;
+  std::size_t overdue_deliveries = 0;
+  std::optional<std::int64_t> deliveries_due_by;
+  const auto earliest = [](std::optional<std::int64_t>& at, std::int64_t candidate) {
+    if (!at || candidate < *at) at = candidate;
+  };
   if (process.up) {
     for (const CopyOnWrite<Informer>& informer : process.informers) {
-      if (!informer->has_pending(world_.api.watch_log(informer->kind()))) continue;
+      const std::vector<WatchEvent>& log = world_.api.watch_log(informer->kind());
+      if (!informer->has_pending(log)) continue;
       add(StepKind::deliver).informer_kind = informer->kind();
       ++deliveries;
-      if (!informer->catching_up()) ++urgent_deliveries;
+      if (informer->catching_up()) continue;
+      ++urgent_deliveries;
+      const std::int64_t due = *informer->oldest_unapplied_written_at(log) + faults_.watch_latency_max_ms;
+      if (world_.now_ms >= due) {
+        ++overdue_deliveries;
+      } else {
+        earliest(deliveries_due_by, due);
+      }
     }
   }
   if (urgent_deliveries > 0 && !faults_.deliveries_may_wait()) return listed;
@@ -271,9 +285,6 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
   std::size_t waiting = 0;
   std::optional<std::int64_t> must_run_by;
   std::optional<std::int64_t> ripens_at;
-  const auto earliest = [](std::optional<std::int64_t>& at, std::int64_t candidate) {
-    if (!at || candidate < *at) at = candidate;
-  };
   ActorAnswers& kept = answers();
   kept.refresh(world_);
   for (std::size_t i = 0; i < actors_.size(); ++i) {
@@ -312,11 +323,14 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
   // The clock: when nothing but held deliveries and reactions that may wait can run, up to the
   // earliest timer, reaction ripening or reaction deadline. An informer catching up after time
   // travel may let a reconcile run first, but not let time pass: that would be a stale read.
-  const std::size_t held_deliveries = faults_.deliveries_may_wait() ? deliveries : 0;
+  // Held deliveries only bound how far: with nothing else to come, holding them while time
+  // passes would change nothing but the clock.
+  const std::size_t held_deliveries = faults_.deliveries_may_wait() ? deliveries - overdue_deliveries : 0;
   if (listed == held_deliveries + waiting) {
     std::optional<std::int64_t> at = next_timer_ms();
     if (ripens_at) earliest(at, *ripens_at);
     if (must_run_by) earliest(at, *must_run_by);
+    if (at && deliveries_due_by) earliest(at, *deliveries_due_by);
     if (at) add(StepKind::clock).clock_to_ms = *at;
   }
   // A crash is offered only beside other work, so that it never keeps a finished run alive and

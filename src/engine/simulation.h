@@ -56,6 +56,9 @@ struct FaultBudget {
   bool latency = false;       // reactions may take any time within their latency (DESIGN §1.1)
   bool interleave_calls = false;   // other steps may run between a reconcile's client calls
   bool mid_reconcile = false;      // restarts.midReconcile: a crash may land after any client call
+  // world.latency.watch's max (the scenario loader copies it here): while deliveries may wait,
+  // each event is applied within this of its write. Not a fault: the bound of one.
+  std::int64_t watch_latency_max_ms = kDefaultWatchLatencyMaxMs;
   bool deliveries_may_wait() const { return squash || max_lag > 0; }
   bool time_travel() const { return max_rewind > 0; }
 };

@@ -35,6 +35,10 @@ SearchBounds search_bounds(const engine::FaultBudget& faults) {
   sort_dimension(bounds, "timeTravel", faults.time_travel(), fmt::format("{{maxRewind: {}}}", faults.max_rewind));
   sort_dimension(bounds, "latency", faults.latency);
   sort_dimension(bounds, "interleaveCalls", faults.interleave_calls);
+  if (faults.deliveries_may_wait()) {
+    bounds.within.push_back(
+        fmt::format("deliveries held up to {} ms after their write (world.latency.watch)", faults.watch_latency_max_ms));
+  }
   // What a real cluster does that the simulated one cannot (docs/design.md, "Contract not yet
   // built"): a search that completes covered none of it.
   bounds.not_modelled = {"Pods that fail or restart on their own (evictions, node loss, restarts of the Ray containers)"};
@@ -42,7 +46,8 @@ SearchBounds search_bounds(const engine::FaultBudget& faults) {
 }
 
 std::string describe_bounds(const SearchBounds& bounds) {
-  return fmt::format("explored: {}; held at defaults: {}; not modelled yet: {}", listed(bounds.explored),
+  const std::string within = bounds.within.empty() ? "" : fmt::format("; within: {}", listed(bounds.within));
+  return fmt::format("explored: {}{}; held at defaults: {}; not modelled yet: {}", listed(bounds.explored), within,
                      listed(bounds.held), listed(bounds.not_modelled));
 }
 

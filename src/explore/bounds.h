@@ -13,6 +13,7 @@ namespace rjsim::explore {
 
 struct SearchBounds {
   std::vector<std::string> explored;      // "restarts: {max: 1}", "latency", ...
+  std::vector<std::string> within;        // how far an explored dimension reaches ("deliveries held up to ...")
   std::vector<std::string> held;          // the `faults:` keys left at their defaults
   std::vector<std::string> not_modelled;  // what a real cluster does that no budget reaches yet
 };

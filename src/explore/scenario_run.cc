@@ -208,6 +208,13 @@ World initial_world(const Scenario& scenario, const Controller& model, const Run
   return world;
 }
 
+// no-leaked-cluster's allowance: a run whose deliveries may wait may also learn of a finished
+// RayJob as late as world.latency.watch allows before it deletes the cluster.
+std::int64_t cleanup_allowance_ms(const Scenario& scenario, const RunOptions& options) {
+  const bool deliveries_may_wait = options.faults && scenario.faults.deliveries_may_wait();
+  return checks::kCleanupAllowanceMs + (deliveries_may_wait ? scenario.faults.watch_latency_max_ms : 0);
+}
+
 std::string outcome_of(RunEnd end, bool violated) {
   if (end == RunEnd::step_limit) return "incomplete";
   return violated ? "violation" : "pass";
@@ -335,7 +342,8 @@ RunReport ScenarioRunner::run(const RunOptions& options) {
   // A continued run goes on with the checks' memory of the steps before it.
   checks::InvariantChecker checker =
       resume ? resume->checker
-             : checks::InvariantChecker(scenario.invariants, model->transition_table(), scenario.limits.eventually_ms);
+             : checks::InvariantChecker(scenario.invariants, model->transition_table(), scenario.limits.eventually_ms,
+                                        cleanup_allowance_ms(scenario, options));
   VerdictRecorder& verdicts = simulated.verdicts;
   verdicts.start(checker, options);
   if (resume) {

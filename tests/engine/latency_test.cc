@@ -16,6 +16,7 @@
 #include "engine/garbage_collector.h"
 #include "engine/simulation.h"
 #include "idle_controller.h"
+#include "lambda_controller.h"
 #include "events/event.h"
 
 namespace latency_test {
@@ -49,6 +50,8 @@ using rjsim::engine::StepKind;
 using rjsim::engine::StepOption;
 using rjsim::engine::Watches;
 using rjsim::testing::IdleController;
+using rjsim::testing::LambdaController;
+using rjsim::testing::modern_environment;
 using rjsim::testing::named;
 
 constexpr std::string_view kNamespace = "default";
@@ -107,6 +110,61 @@ std::optional<std::int64_t> clock_offer(const std::vector<Step>& steps) {
     if (step.kind == StepKind::clock) return step.clock_to_ms;
   }
   return std::nullopt;
+}
+
+
+// Lets time pass whenever it may, else runs anything before a delivery, and reads caches as
+// stale as allowed: the schedule that holds watch deliveries longest.
+class HoldDeliveriesChooser final : public Chooser {
+ public:
+  std::uint64_t choose(ChoicePoint point, std::uint64_t options) override {
+    return point == ChoicePoint::cache_advance ? options - 1 : 0;
+  }
+  std::uint64_t choose_step(std::span<const StepOption> steps) override {
+    for (const StepKind preferred : {StepKind::clock, StepKind::timers, StepKind::notify, StepKind::reconcile}) {
+      const auto found = std::find_if(steps.begin(), steps.end(),
+                                      [&](const StepOption& step) { return step.kind == preferred; });
+      if (found != steps.end()) return static_cast<std::uint64_t>(found - steps.begin());
+    }
+    return 0;
+  }
+};
+
+// A controller that reads its RayJob's "version" label each reconcile and polls every `poll_ms`.
+LambdaController label_reader(std::vector<std::string>& seen, std::int64_t poll_ms) {
+  return LambdaController(
+      [&seen, poll_ms](const Request& request, Clients& clients) {
+        rjsim::engine::Error error;
+        const Object* rayjob = clients.kube.read(Kind::RayJob, request.namespace_, request.name, error);
+        seen.push_back(rayjob ? meta(*rayjob).labels->at("version") : "gone");
+        return ReconcileResult::requeue_after(poll_ms);
+      },
+      modern_environment(), {});
+}
+
+// Writes the RayJob "job" with label version=`version` at the current virtual time.
+void write_rayjob(Simulation& simulation, const std::string& version) {
+  simulation.run_as_step([&](StepContext& context) {
+    ApiServer& api = context.world().api;
+    const std::int64_t now = context.world().now_ms;
+    if (api.find(Kind::RayJob, kNamespace, "job") == nullptr) {
+      Object rayjob = named<RayJob>("job");
+      meta(rayjob).labels.edit()["version"] = version;
+      REQUIRE(!api.create(rayjob, now).error);
+      return;
+    }
+    REQUIRE(!api.patch(Kind::RayJob, kNamespace, "job", [&](Object& o) { meta(o).labels.edit()["version"] = version; }, now)
+                 .error);
+  });
+}
+
+// Runs steps until nothing but the clock (or nothing) is offered.
+void settle(Simulation& simulation) {
+  while (true) {
+    const std::vector<Step> steps = simulation.enabled_steps();
+    if (steps.empty() || clock_offer(steps)) return;
+    REQUIRE(simulation.step());
+  }
 }
 
 }  // namespace
@@ -199,6 +257,56 @@ TEST_CASE("a crashed controller restarts within the operator-restart latency: at
     REQUIRE(restart != sink.events.end());
     CHECK(restart->at_ms == (latency ? 60'000 : 15'000));
   }
+}
+
+
+TEST_CASE("a held watch delivery waits no longer than world.latency.watch after its write: time may not pass it") {
+  std::vector<std::string> seen;
+  LambdaController controller = label_reader(seen, 10'000);
+  HoldDeliveriesChooser chooser;
+  rjsim::events::MemorySink sink;
+  FaultBudget faults;
+  faults.squash = true;
+  faults.watch_latency_max_ms = 2'000;
+  Simulation simulation(Simulation::initial_world(controller), controller, {}, chooser, sink, faults);
+  write_rayjob(simulation, "1");
+  settle(simulation);   // delivered (nothing else could run), reconciled, polling at 10 s
+  REQUIRE(seen == std::vector<std::string>{"1"});
+
+  write_rayjob(simulation, "2");   // at 0 s
+  std::vector<Step> steps = simulation.enabled_steps();
+  CHECK(clock_offer(steps) == 2'000);   // the poll at 10 s is further than the delivery may wait
+  REQUIRE(simulation.step());
+  CHECK(simulation.world().now_ms == 2'000);
+  steps = simulation.enabled_steps();
+  REQUIRE(steps.size() == 1);   // overdue: the delivery, and time stands still until it ran
+  CHECK(steps.front().kind == StepKind::deliver);
+}
+
+TEST_CASE("a cache read may lag only events younger than world.latency.watch") {
+  std::vector<std::string> seen;
+  LambdaController controller = label_reader(seen, 2'000);
+  HoldDeliveriesChooser chooser;   // reads as stale as allowed
+  rjsim::events::MemorySink sink;
+  FaultBudget faults;
+  faults.max_lag = 1;
+  faults.watch_latency_max_ms = 2'000;
+  Simulation simulation(Simulation::initial_world(controller), controller, {}, chooser, sink, faults);
+  write_rayjob(simulation, "1");
+  settle(simulation);
+  write_rayjob(simulation, "2");   // at 0 s; the poll comes at 2 s, when the event is overdue
+  while (seen.size() < 2) REQUIRE(simulation.step());
+  CHECK(simulation.world().now_ms == 2'000);
+  CHECK(seen == std::vector<std::string>{"1", "2"});   // 2 s old at the read: overdue, so applied
+  settle(simulation);   // the re-add its delivery queued; next poll at 4 s
+
+  // An event 1 s old at the read may still be left out: the stale read the fault allows.
+  simulation.run_as_step([](StepContext& context) { context.world().now_ms = 3'000; });
+  write_rayjob(simulation, "3");
+  const std::size_t before = seen.size();
+  while (seen.size() == before) REQUIRE(simulation.step());
+  CHECK(simulation.world().now_ms == 4'000);
+  CHECK(seen.back() == "2");   // 1 s old at the read: the stale read the fault allows
 }
 
 }  // TEST_SUITE

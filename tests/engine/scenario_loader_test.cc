@@ -449,6 +449,17 @@ TEST_CASE("world.latency: a {min, max} range or one duration per reaction; defau
             .find("world.latency.garbageCollector: ") != std::string::npos);
 }
 
+TEST_CASE("world.latency.watch: how long a held delivery may wait, 5 s by default, min always 0") {
+  const Scenario defaults = parse_with_rayjob("faults: {squash: true}\n");
+  CHECK(defaults.world.latency.watch == rjsim::engine::Latency{0, 5'000});
+  CHECK(defaults.faults.watch_latency_max_ms == 5'000);   // what the simulation bounds holding with
+  const Scenario s = parse_with_rayjob("world: {latency: {watch: {min: 0s, max: 30s}}}\nfaults: {squash: true}\n");
+  CHECK(s.faults.watch_latency_max_ms == 30'000);
+  CHECK(parse_with_rayjob("world: {latency: {watch: 1s}}\n").faults.watch_latency_max_ms == 1'000);
+  CHECK(error_with_rayjob("world: {latency: {watch: {min: 1s, max: 5s}}}\n")
+            .find("world.latency.watch: min must be 0s") != std::string::npos);
+}
+
 TEST_CASE("world.pods.terminationGracePeriod: Kubernetes' 30 s by default, whole seconds") {
   CHECK(parse_with_rayjob("").world.pods.termination_grace_period_ms == 30'000);
   CHECK(parse_with_rayjob("world: {pods: {terminationGracePeriod: 5s}}\n").world.pods.termination_grace_period_ms ==
