@@ -23,6 +23,22 @@ bool body_bool(const Event& event, std::string_view key) {
 
 bool is_rayjob_ref(std::string_view ref) { return ref.starts_with("RayJob/"); }
 
+// spec.suspend of the RayJob `ref` as of resourceVersion `rv` (its watch event), or of the stored
+// RayJob when `rv` is 0 or not in the log.
+bool suspend_as_read(const World& world, std::string_view ref, std::int64_t rv) {
+  const std::vector<engine::WatchEvent>& log = world.api.watch_log(Kind::RayJob);
+  const auto at = std::lower_bound(log.begin(), log.end(), rv, [](const engine::WatchEvent& event, std::int64_t wanted) {
+    return event.resource_version < wanted;
+  });
+  if (rv != 0 && at != log.end() && at->resource_version == rv) {
+    return std::get<engine::RayJob>(*at->object).spec->suspend;
+  }
+  for (const engine::Object& object : world.api.objects(Kind::RayJob)) {
+    if (engine::object_ref(object) == ref) return std::get<engine::RayJob>(object).spec->suspend;
+  }
+  return false;
+}
+
 // The RayJob uid an object's controller ownerReference points at, or "".
 std::string_view rayjob_owner_uid(const engine::ObjectMeta& meta) {
   const engine::OwnerReference* owner = engine::controller_owner(meta);
@@ -153,6 +169,7 @@ void History::apply_step(const World& world, const engine::StepLog& step, StepFa
   const std::span<const Event> step_events = step.events;
   facts.clear();
   reconciling_.clear();
+  rayjob_write_rv_sent_ = 0;
   spec_snapshot_due_.clear();
   validation_entered_.clear();
   if (step.end_seq > step.first_seq) {
@@ -191,6 +208,10 @@ void History::apply_step(const World& world, const engine::StepLog& step, StepFa
         on_cluster_create(world, event, facts);
       }
     } else if (type.starts_with("api.")) {
+      if (is_rayjob_ref(event.object)) {
+        const events::Value* sent = event.find("rv_sent");
+        rayjob_write_rv_sent_ = sent ? event.integer("rv_sent") : 0;
+      }
       if (is_rayjob_ref(event.object) && event.text("outcome") == "ok" &&
           body_bool(event, "changed")) {
         const int index = find_index(event.object);
@@ -260,7 +281,10 @@ void History::on_transition(const World& world, const Event& event, StepFacts& f
     attempt.terminal_job_status_value = transition.to_job_status;
   }
   if (to != from && (to == "Complete" || to == "Failed") && !attempt.finished) attempt.finished = at;
-  if (to != from && to == "Suspended" && !attempt.suspended) attempt.suspended = at;
+  if (to != from && to == "Suspended") {
+    if (!attempt.suspended) attempt.suspended = at;
+    transition.suspend_read = suspend_as_read(world, event.object, rayjob_write_rv_sent_);
+  }
   if (to != from) rayjob.deployment_since = at;
   rayjob.deployment_status = to;
   rayjob.job_status = transition.to_job_status;

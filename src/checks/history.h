@@ -122,6 +122,9 @@ struct PersistedTransition {
   std::string from_job_status, to_job_status;
   std::string reason;
   bool begins_attempt = false;
+  // Into Suspended: spec.suspend of the RayJob as the write's sender had read it (the version
+  // its rv_sent names; the stored one after a write that sent none).
+  bool suspend_read = false;
 };
 
 struct ClusterCreated {
@@ -211,6 +214,7 @@ class History {
   std::int64_t last_seq_ = -1;
   // Within the step being applied.
   std::string reconciling_;                       // the object of the step's reconcile.begin or .resume
+  std::int64_t rayjob_write_rv_sent_ = 0;         // rv_sent of the step's latest RayJob write (0: none sent)
   std::vector<int> spec_snapshot_due_;            // RayJobs that persisted a non-ValidationFailed status
   std::vector<int> validation_entered_;           // RayJobs that persisted ValidationFailed
 };

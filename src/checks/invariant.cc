@@ -12,7 +12,7 @@ namespace {
 namespace j = judgements;
 
 // DESIGN §5, in its order.
-constexpr std::array<Invariant, 15> kInvariants = {{
+constexpr std::array<Invariant, 19> kInvariants = {{
     {"single-submission", j::single_submission, nullptr},
     {"single-cluster", j::single_cluster, nullptr},
     {"no-leaked-cluster", nullptr, j::no_leaked_cluster},
@@ -28,6 +28,11 @@ constexpr std::array<Invariant, 15> kInvariants = {{
     {"retry-is-clean", j::retry_is_clean, nullptr},
     {"validation-recoverable", j::validation_recoverable_step, j::validation_recoverable_end},
     {"no-model-panic", j::no_model_panic, nullptr},
+    // Added 2026-12-03 (issue 31).
+    {"outcome-follows-ray", j::outcome_follows_ray, nullptr},
+    {"terminal-only-when-job-done", j::terminal_only_when_job_done, nullptr},
+    {"suspended-only-when-requested", j::suspended_only_when_requested, nullptr},
+    {"one-execution-at-a-time", j::one_execution_at_a_time, nullptr},
 }};
 
 }  // namespace

@@ -22,10 +22,16 @@ void no_leaked_cluster(const EndView& view, Reporter& reporter);
 void single_submission(const StepView& view, Reporter& reporter);
 void single_cluster(const StepView& view, Reporter& reporter);
 void no_rerun_after_terminal(const StepView& view, Reporter& reporter);
+void one_execution_at_a_time(const StepView& view, Reporter& reporter);
 
 // ray_status.cc
 void status_mirrors_ray(const StepView& view, Reporter& reporter);
+void outcome_follows_ray(const StepView& view, Reporter& reporter);
+void terminal_only_when_job_done(const StepView& view, Reporter& reporter);
 void eventually_terminal(const EndView& view, Reporter& reporter);
+
+// suspension.cc
+void suspended_only_when_requested(const StepView& view, Reporter& reporter);
 
 // progress.cc
 void no_stuck_state(const EndView& view, Reporter& reporter);

@@ -1,5 +1,6 @@
-// Invariants that hold the RayJob to what its Ray job did: status-mirrors-ray, judged at the
-// step that persists Complete or Failed, and eventually-terminal, judged at the end of the run.
+// Invariants that hold the RayJob to what its Ray job did: status-mirrors-ray, outcome-follows-ray
+// and terminal-only-when-job-done, judged at the step that persists Complete or Failed, and
+// eventually-terminal, judged at the end of the run.
 // The attempt's Ray job is History::ray_job_of: the latest submission of the attempt with the
 // attempt's persisted status.jobId, in any head incarnation (World::ray keeps lost tables).
 #include <fmt/format.h>
@@ -14,31 +15,75 @@ bool is_deadline(std::string_view reason) {
   return reason == "DeadlineExceeded" || reason == "PreRunningDeadlineExceeded";
 }
 
+// A change into Complete or Failed that is not decided by a deadline.
+bool finishes_on_ray(const PersistedTransition& t) {
+  const bool finished = t.to_deployment == "Complete" || t.to_deployment == "Failed";
+  return finished && t.from_deployment != t.to_deployment && !is_deadline(t.reason);
+}
+
+// Complete goes with SUCCEEDED or STOPPED, Failed with FAILED.
+bool deployment_agrees(std::string_view deployment, std::string_view ray_status) {
+  return deployment == "Complete" ? (ray_status == "SUCCEEDED" || ray_status == "STOPPED") : ray_status == "FAILED";
+}
+
+std::string_view goes_with(std::string_view deployment) {
+  return deployment == "Complete" ? "SUCCEEDED or STOPPED" : "FAILED";
+}
+
 }  // namespace
 
 void status_mirrors_ray(const StepView& view, Reporter& reporter) {
   for (const PersistedTransition& t : view.facts.transitions) {
-    const bool finished = t.to_deployment == "Complete" || t.to_deployment == "Failed";
-    if (!finished || t.from_deployment == t.to_deployment || is_deadline(t.reason)) continue;
+    if (!finishes_on_ray(t)) continue;
     const RayJobHistory& rayjob = view.history.rayjobs()[static_cast<std::size_t>(t.rayjob)];
     const Attempt& attempt = rayjob.attempts[static_cast<std::size_t>(t.attempt)];
     const RaySubmission* ray_job = view.history.ray_job_of(attempt);
     if (!ray_job || !ray_job->final) continue;
     const std::string& ray_status = ray_job->final_status;
-    const bool deployment_agrees = t.to_deployment == "Complete"
-                                       ? (ray_status == "SUCCEEDED" || ray_status == "STOPPED")
-                                       : ray_status == "FAILED";
-    if (t.to_job_status == ray_status && deployment_agrees) continue;
+    const bool agrees = deployment_agrees(t.to_deployment, ray_status);
+    if (t.to_job_status == ray_status && agrees) continue;
     reporter.report("status-mirrors-ray", rayjob.ref, t.at.seq,
                     fmt::format("{}: {} was persisted at seq {} with jobStatus {} (reason \"{}\"), but its {} "
                                 "ended {} at seq {}{}",
                                 rayjob.ref, t.to_deployment, t.at.seq,
                                 t.to_job_status.empty() ? std::string("\"\"") : t.to_job_status, t.reason,
                                 describe_ray_job(*ray_job), ray_status, ray_job->final->seq,
-                                deployment_agrees ? ""
-                                                  : fmt::format("; {} goes with {}", t.to_deployment,
-                                                                t.to_deployment == "Complete" ? "SUCCEEDED or STOPPED"
-                                                                                              : "FAILED")));
+                                agrees ? "" : fmt::format("; {} goes with {}", t.to_deployment, goes_with(t.to_deployment))));
+  }
+}
+
+void outcome_follows_ray(const StepView& view, Reporter& reporter) {
+  for (const PersistedTransition& t : view.facts.transitions) {
+    if (!finishes_on_ray(t)) continue;
+    const RayJobHistory& rayjob = view.history.rayjobs()[static_cast<std::size_t>(t.rayjob)];
+    const RaySubmission* ray_job = view.history.ray_job_of(rayjob.attempts[static_cast<std::size_t>(t.attempt)]);
+    if (!ray_job || !ray_job->final || deployment_agrees(t.to_deployment, ray_job->final_status)) continue;
+    reporter.report("outcome-follows-ray", rayjob.ref, t.at.seq,
+                    fmt::format("{}: {} was persisted at seq {} (reason \"{}\"), but its {} ended {} at seq {}; {} "
+                                "goes with {}",
+                                rayjob.ref, t.to_deployment, t.at.seq, t.reason, describe_ray_job(*ray_job),
+                                ray_job->final_status, ray_job->final->seq, t.to_deployment,
+                                goes_with(t.to_deployment)));
+  }
+}
+
+void terminal_only_when_job_done(const StepView& view, Reporter& reporter) {
+  for (const PersistedTransition& t : view.facts.transitions) {
+    // A validation failure ends the attempt on the spec alone (kuberay-1.7 RJC validateRayJob).
+    if (!finishes_on_ray(t) || t.reason == "ValidationFailed") continue;
+    const RayJobHistory& rayjob = view.history.rayjobs()[static_cast<std::size_t>(t.rayjob)];
+    const RaySubmission* ray_job = view.history.ray_job_of(rayjob.attempts[static_cast<std::size_t>(t.attempt)]);
+    // Never submitted, ended, or unknown to every dashboard now (its head's table is gone).
+    if (!ray_job || ray_job->final) continue;
+    const engine::RayHead& head = view.world.ray->heads[static_cast<std::size_t>(ray_job->head)];
+    if (head.table_lost) continue;
+    const std::string& status = head.jobs[static_cast<std::size_t>(ray_job->job)].status;
+    reporter.report("terminal-only-when-job-done", rayjob.ref, t.at.seq,
+                    fmt::format("{}: {} was persisted at seq {} (reason \"{}\", jobStatus {}) while its {} was still "
+                                "{} on a live head",
+                                rayjob.ref, t.to_deployment, t.at.seq, t.reason,
+                                t.to_job_status.empty() ? std::string("\"\"") : t.to_job_status,
+                                describe_ray_job(*ray_job), status));
   }
 }
 

@@ -1,7 +1,7 @@
-// Invariants over what an attempt starts: single-submission and no-rerun-after-terminal (the Ray
-// jobs of World::ray, attributed to a RayJob and attempt when they were submitted) and
-// single-cluster (the controller's RayCluster creates). Judged at the step that submits,
-// starts or creates.
+// Invariants over what an attempt starts: single-submission, no-rerun-after-terminal and
+// one-execution-at-a-time (the Ray jobs of World::ray, attributed to a RayJob and attempt when
+// they were submitted) and single-cluster (the controller's RayCluster creates). Judged at the
+// step that submits, starts or creates.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -116,6 +116,32 @@ void no_rerun_after_terminal(const StepView& view, Reporter& reporter) {
                                 "only a backoffLimit retry may run the job again",
                                 rayjob.ref, describe_ray_job(submission), submission.submitted.seq,
                                 terminal->terminal_job_status_value, terminal->terminal_job_status->seq, where));
+  }
+}
+
+// True when the submission's Ray job runs now: RUNNING in a table its head still serves.
+bool runs_now(const engine::World& world, const RaySubmission& submission) {
+  const engine::RayHead& head = world.ray->heads[static_cast<std::size_t>(submission.head)];
+  return !head.table_lost && head.jobs[static_cast<std::size_t>(submission.job)].status == "RUNNING";
+}
+
+void one_execution_at_a_time(const StepView& view, Reporter& reporter) {
+  const History& history = view.history;
+  const auto& submissions = history.submissions();
+  for (const int index : view.facts.started) {
+    const RaySubmission& started = submissions[static_cast<std::size_t>(index)];
+    if (started.rayjob < 0 || !runs_now(view.world, started)) continue;
+    const auto other = std::find_if(submissions.begin(), submissions.end(), [&](const RaySubmission& s) {
+      return &s != &started && s.rayjob == started.rayjob && runs_now(view.world, s);
+    });
+    if (other == submissions.end()) continue;
+    const std::string& ref = history.rayjobs()[static_cast<std::size_t>(started.rayjob)]->ref;
+    reporter.report("one-execution-at-a-time", ref, started.started->seq,
+                    fmt::format("{}: {} (attempt {}) reached RUNNING at seq {} ({} ms) while {} (attempt {}, RUNNING "
+                                "since seq {}) still ran: two executions of one RayJob at once",
+                                ref, describe_ray_job(started), started.attempt + 1, started.started->seq,
+                                started.started->at_ms, describe_ray_job(*other), other->attempt + 1,
+                                other->started ? other->started->seq : std::int64_t{0}));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "checks/invariant.h"
 #include "cli/timeline.h"
 
 namespace rjsim::cli {
@@ -142,6 +143,51 @@ ScenarioComparison compare_behaviours(std::string scenario, std::string file,
   return comparison;
 }
 
+std::vector<PromiseRecord> promises_kept(const std::vector<std::string>& models,
+                                         const std::vector<ScenarioComparison>& comparisons) {
+  std::vector<PromiseRecord> records;
+  for (const checks::Invariant& invariant : checks::invariants()) {
+    PromiseRecord record{std::string(invariant.name), std::vector<std::vector<std::string>>(models.size())};
+    for (const ScenarioComparison& comparison : comparisons) {
+      for (std::size_t i = 0; i < comparison.behaviours.size() && i < models.size(); ++i) {
+        const std::vector<std::string>& fired = comparison.behaviours[i].violations;
+        if (std::find(fired.begin(), fired.end(), record.invariant) != fired.end()) {
+          record.broken_in[i].push_back(comparison.scenario);
+        }
+      }
+    }
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+namespace {
+
+std::string promise_cell(const std::vector<std::string>& broken_in) {
+  if (broken_in.empty()) return "kept";
+  return fmt::format("broken in {}: {}", broken_in.size(), fmt::join(broken_in, ", "));
+}
+
+// "Promises each release keeps": one row per invariant, one column per model.
+std::string promises_markdown(const std::vector<std::string>& models,
+                              const std::vector<ScenarioComparison>& comparisons) {
+  std::string text = fmt::format(
+      "\n## Promises each release keeps\n\nPer invariant, the scenarios whose fault-free run breaks it under "
+      "each model (a scenario that expects a violation records a behaviour of the release).\n\n| invariant | {} "
+      "|\n|---|",
+      fmt::join(models, " | "));
+  for (std::size_t i = 0; i < models.size(); ++i) text += "---|";
+  text += "\n";
+  for (const PromiseRecord& record : promises_kept(models, comparisons)) {
+    std::vector<std::string> cells;
+    for (const std::vector<std::string>& broken_in : record.broken_in) cells.push_back(promise_cell(broken_in));
+    text += fmt::format("| `{}` | {} |\n", record.invariant, fmt::join(cells, " | "));
+  }
+  return text;
+}
+
+}  // namespace
+
 std::string changelog_text(const std::vector<std::string>& models,
                            const std::vector<ScenarioComparison>& comparisons) {
   const std::size_t width =
@@ -161,6 +207,13 @@ std::string changelog_text(const std::vector<std::string>& models,
   }
   const std::vector<std::string> same = same_scenarios(comparisons);
   if (!same.empty()) text += fmt::format("\nSame under every model ({}): {}\n", same.size(), fmt::join(same, ", "));
+  text += "\nPromises each release keeps (invariants broken by a fault-free run):\n";
+  for (const PromiseRecord& record : promises_kept(models, comparisons)) {
+    for (std::size_t i = 0; i < models.size(); ++i) {
+      if (record.broken_in[i].empty()) continue;
+      text += fmt::format("  {:<30} {:<{}}  {}\n", record.invariant, models[i], width, promise_cell(record.broken_in[i]));
+    }
+  }
   text += fmt::format("\n{} scenario{}: {} differ, {} same\n", comparisons.size(), comparisons.size() == 1 ? "" : "s",
                       comparisons.size() - same.size(), same.size());
   return text;
@@ -186,6 +239,7 @@ std::string changelog_markdown(const std::vector<std::string>& models,
   }
   const std::vector<std::string> same = same_scenarios(comparisons);
   if (!same.empty()) text += fmt::format("\n## Same under every model\n\n{}\n", fmt::join(same, ", "));
+  text += promises_markdown(models, comparisons);
   return text;
 }
 
@@ -217,7 +271,17 @@ Json changelog_json(const std::vector<std::string>& models, const std::vector<Sc
                          {"differences", differences},
                          {"runs", runs}});
   }
-  return {{"models", models}, {"scenarios", scenarios}, {"total", comparisons.size()}, {"differ", differ}};
+  Json promises = Json::object();
+  for (const PromiseRecord& record : promises_kept(models, comparisons)) {
+    Json per_model = Json::object();
+    for (std::size_t i = 0; i < models.size(); ++i) per_model[models[i]] = record.broken_in[i];
+    promises[record.invariant] = per_model;
+  }
+  return {{"models", models},
+          {"scenarios", scenarios},
+          {"promises", promises},
+          {"total", comparisons.size()},
+          {"differ", differ}};
 }
 
 }  // namespace rjsim::cli

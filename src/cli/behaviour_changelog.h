@@ -44,6 +44,15 @@ struct ScenarioComparison {
 
 ModelBehaviour behaviour_of(const std::string& model, const explore::RunReport& report);
 
+// Which promises each release keeps: per invariant (DESIGN §5 order), per model (in model
+// order), the scenarios whose fault-free run broke it; empty lists: kept on every scenario.
+struct PromiseRecord {
+  std::string invariant;
+  std::vector<std::vector<std::string>> broken_in;
+};
+std::vector<PromiseRecord> promises_kept(const std::vector<std::string>& models,
+                                         const std::vector<ScenarioComparison>& comparisons);
+
 // `behaviours` in model order, one per model.
 ScenarioComparison compare_behaviours(std::string scenario, std::string file,
                                       std::vector<ModelBehaviour> behaviours);
@@ -57,7 +66,7 @@ std::string changelog_markdown(const std::vector<std::string>& models,
                                const std::vector<ScenarioComparison>& comparisons);
 // {"models", "scenarios": [{"scenario", "file", "same", "differences": [{"rayjob", "aspect",
 //  "values": {MODEL: VALUE}}], "runs": {MODEL: {"outcome", "violations", "rayjobs": {NAME:
-//  {"transitions", "final"}}}}}], "total", "differ"}
+//  {"transitions", "final"}}}}}], "promises": {INVARIANT: {MODEL: [SCENARIO]}}, "total", "differ"}
 nlohmann::ordered_json changelog_json(const std::vector<std::string>& models,
                                       const std::vector<ScenarioComparison>& comparisons);
 

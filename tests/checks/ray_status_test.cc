@@ -1,5 +1,6 @@
-// status-mirrors-ray (judged at the step that persists Complete or Failed) and
-// eventually-terminal (judged at the end of the run) (DESIGN §5; docs/invariants.md).
+// status-mirrors-ray, outcome-follows-ray and terminal-only-when-job-done (judged at the step
+// that persists Complete or Failed) and eventually-terminal (judged at the end of the run)
+// (DESIGN §5; docs/invariants.md).
 #include <doctest/doctest.h>
 
 #include "check_harness.h"
@@ -82,6 +83,80 @@ TEST_CASE("status-mirrors-ray is silent when the status mirrors Ray, on deadline
     run.submit(kCluster, kJobId);
     run.ray_status(kCluster, kJobId, "RUNNING");
     run.persist("demo", "Failed", "RUNNING", [](RayJobStatus& s) { s.reason = "SubmissionFailed"; });
+    run.finish(RunEnd::quiescent);
+    CHECK(run.violations().empty());
+  }
+}
+
+TEST_CASE("outcome-follows-ray fires when Complete is persisted for a Ray job that FAILED, whatever jobStatus says") {
+  CheckRun run("outcome-follows-ray");
+  run_to(run, "FAILED");
+  const std::int64_t seq = run.persist("demo", "Complete", "FAILED");
+  run.finish(RunEnd::quiescent);
+  single_violation(run, "outcome-follows-ray", seq, {"Complete", "FAILED", kJobId, "SUCCEEDED or STOPPED"});
+}
+
+TEST_CASE("outcome-follows-ray is silent when the outcome follows Ray, on deadlines and before Ray is final") {
+  SUBCASE("Failed for a FAILED Ray job, with a stale jobStatus (status-mirrors-ray's business)") {
+    CheckRun run("outcome-follows-ray");
+    run_to(run, "FAILED");
+    run.persist("demo", "Failed", "RUNNING", [](RayJobStatus& s) { s.reason = "AppFailed"; });
+    run.finish(RunEnd::quiescent);
+    CHECK(run.violations().empty());
+  }
+  SUBCASE("Complete for a STOPPED Ray job") {
+    CheckRun run("outcome-follows-ray");
+    run_to(run, "STOPPED");
+    run.persist("demo", "Complete", "STOPPED");
+    run.finish(RunEnd::quiescent);
+    CHECK(run.violations().empty());
+  }
+  SUBCASE("Failed by PreRunningDeadlineExceeded after Ray SUCCEEDED") {
+    CheckRun run("outcome-follows-ray");
+    run_to(run, "SUCCEEDED");
+    run.persist("demo", "Failed", "RUNNING", [](RayJobStatus& s) { s.reason = "PreRunningDeadlineExceeded"; });
+    run.finish(RunEnd::quiescent);
+    CHECK(run.violations().empty());
+  }
+}
+
+TEST_CASE("terminal-only-when-job-done fires when Failed is persisted while the Ray job runs on a live head") {
+  CheckRun run("terminal-only-when-job-done");
+  run_to(run, "RUNNING");
+  const std::int64_t seq = run.persist("demo", "Failed", "RUNNING", [](RayJobStatus& s) { s.reason = "SubmissionFailed"; });
+  run.finish(RunEnd::quiescent);
+  single_violation(run, "terminal-only-when-job-done", seq, {"Failed", "SubmissionFailed", kJobId, "still RUNNING"});
+}
+
+TEST_CASE("terminal-only-when-job-done is silent when the job is done or unknown, on deadlines and validation") {
+  SUBCASE("the Ray job ended") {
+    CheckRun run("terminal-only-when-job-done");
+    run_to(run, "FAILED");
+    run.persist("demo", "Failed", "FAILED", [](RayJobStatus& s) { s.reason = "AppFailed"; });
+    run.finish(RunEnd::quiescent);
+    CHECK(run.violations().empty());
+  }
+  SUBCASE("never submitted") {
+    CheckRun run("terminal-only-when-job-done");
+    run.create_rayjob("demo");
+    run.persist("demo", "Initializing", "");
+    run.persist("demo", "Failed", "", [](RayJobStatus& s) { s.reason = "SubmissionFailed"; });
+    run.finish(RunEnd::quiescent);
+    CHECK(run.violations().empty());
+  }
+  SUBCASE("its head restarted and lost the table: no dashboard knows it") {
+    CheckRun run("terminal-only-when-job-done");
+    run_to(run, "RUNNING");
+    run.head_up(kCluster);
+    run.persist("demo", "Failed", "RUNNING", [](RayJobStatus& s) { s.reason = "AppFailed"; });
+    run.finish(RunEnd::quiescent);
+    CHECK(run.violations().empty());
+  }
+  for (const char* reason : {"DeadlineExceeded", "PreRunningDeadlineExceeded", "ValidationFailed"}) {
+    CAPTURE(reason);
+    CheckRun run("terminal-only-when-job-done");
+    run_to(run, "RUNNING");
+    run.persist("demo", "Failed", "RUNNING", [&](RayJobStatus& s) { s.reason = reason; });
     run.finish(RunEnd::quiescent);
     CHECK(run.violations().empty());
   }

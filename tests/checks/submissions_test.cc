@@ -1,5 +1,5 @@
-// single-submission, single-cluster and no-rerun-after-terminal (DESIGN §5;
-// docs/invariants.md): per attempt, judged at the step that submits, starts or creates.
+// single-submission, single-cluster, no-rerun-after-terminal and one-execution-at-a-time
+// (DESIGN §5; docs/invariants.md): judged at the step that submits, starts or creates.
 #include <doctest/doctest.h>
 
 #include "check_harness.h"
@@ -190,6 +190,50 @@ TEST_CASE("no-rerun-after-terminal is silent when a backoffLimit retry began a n
   CHECK(run.violations().empty());
 }
 
-}  // namespace
 
+// A second cluster of the RayJob ("demo-raycluster-bbbbb") with its own head, running `id`.
+constexpr const char* kSecondCluster = "demo-raycluster-bbbbb";
+void run_second(CheckRun& run, const std::string& id) {
+  run.create_cluster("demo", kSecondCluster);
+  run.head_up(kSecondCluster);
+  run.submit(kSecondCluster, id);
+}
+
+TEST_CASE("one-execution-at-a-time fires when a second Ray job of the RayJob runs while the first still does") {
+  CheckRun run("one-execution-at-a-time");
+  start(run);
+  run.submit(kCluster, kJobId);
+  run.ray_status(kCluster, kJobId, "RUNNING");
+  run_second(run, "demo-kkkkk");
+  const std::int64_t seq = run.ray_status(kSecondCluster, "demo-kkkkk", "RUNNING");
+  run.finish(RunEnd::quiescent);
+  single_violation(run, "one-execution-at-a-time", seq, {"demo-kkkkk", kJobId, "two executions"});
+}
+
+TEST_CASE("one-execution-at-a-time is silent when the first ended or its head is gone before the second runs") {
+  SUBCASE("the first ended") {
+    CheckRun run("one-execution-at-a-time");
+    start(run);
+    run.submit(kCluster, kJobId);
+    run.ray_status(kCluster, kJobId, "RUNNING");
+    run.ray_status(kCluster, kJobId, "STOPPED");
+    run_second(run, "demo-kkkkk");
+    run.ray_status(kSecondCluster, "demo-kkkkk", "RUNNING");
+    run.finish(RunEnd::quiescent);
+    CHECK(run.violations().empty());
+  }
+  SUBCASE("the first one's head restarted (its table, and the job, gone)") {
+    CheckRun run("one-execution-at-a-time");
+    start(run);
+    run.submit(kCluster, kJobId);
+    run.ray_status(kCluster, kJobId, "RUNNING");
+    run.head_up(kCluster);
+    run_second(run, "demo-kkkkk");
+    run.ray_status(kSecondCluster, "demo-kkkkk", "RUNNING");
+    run.finish(RunEnd::quiescent);
+    CHECK(run.violations().empty());
+  }
+}
+
+}  // namespace
 }  // namespace submissions_test

@@ -2,6 +2,8 @@
 // (cli/behaviour_changelog.h) is tested on hand-made run reports; the command on bundled scenarios.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "cli/behaviour_changelog.h"
@@ -80,6 +82,27 @@ TEST_CASE("compare reports differing outcomes and invariants as aspects of the r
   CHECK(violations->rayjob.empty());
   CHECK(violations->values == std::vector<std::string>{"suspend-atomic", "none"});
   CHECK(find(comparison, "outcome") != nullptr);
+}
+
+TEST_CASE("compare lists per invariant the scenarios that break it under each model: the promises each release keeps") {
+  explore::RunReport broken = report({"Initializing"}, "", "violation");
+  broken.violations.push_back({7, "terminal-only-when-job-done", "m"});
+  const ScenarioComparison first =
+      compare_behaviours("s1", "s1.yaml", {behaviour_of("a", broken), behaviour_of("b", report({"Initializing"}, ""))});
+  const ScenarioComparison second =
+      compare_behaviours("s2", "s2.yaml", {behaviour_of("a", broken), behaviour_of("b", broken)});
+  const std::vector<PromiseRecord> promises = promises_kept({"a", "b"}, {first, second});
+  const auto row = std::find_if(promises.begin(), promises.end(),
+                                [](const PromiseRecord& r) { return r.invariant == "terminal-only-when-job-done"; });
+  REQUIRE(row != promises.end());
+  CHECK(row->broken_in == std::vector<std::vector<std::string>>{{"s1", "s2"}, {"s2"}});
+  CHECK(promises.front().invariant == "single-submission");   // every invariant, DESIGN §5 order
+  CHECK(promises.front().broken_in == std::vector<std::vector<std::string>>{{}, {}});
+  const std::string markdown = changelog_markdown({"a", "b"}, {first, second});
+  CHECK(contains(markdown, "| `terminal-only-when-job-done` | broken in 2: s1, s2 | broken in 1: s2 |\n"));
+  CHECK(contains(markdown, "| `single-submission` | kept | kept |\n"));
+  CHECK(changelog_json({"a", "b"}, {first, second})["promises"]["terminal-only-when-job-done"]["b"] ==
+        nlohmann::ordered_json::array({"s2"}));
 }
 
 TEST_CASE("the text changelog says 'same as' for a model that agrees with the one before") {
