@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/raycluster_controller.h"   // kSubmitterSidecarName
+
 namespace rjsim::checks {
 
 using engine::Kind;
@@ -232,6 +234,9 @@ void History::apply_step(const World& world, const engine::StepLog& step, StepFa
     follow_submissions(world, step_events, &facts);
     followed_ray_ = world.ray;
   }
+  if (world.api.watch_log(Kind::Job).size() != job_log_size_ || world.api.watch_log(Kind::Pod).size() != pod_log_size_) {
+    follow_submitters(world, {last_seq_, world.now_ms});
+  }
   if (!rayjobs_scanned_ || world.api.watch_log(Kind::RayJob).size() != rayjob_log_size_ ||
       !spec_snapshot_due_.empty() || !validation_entered_.empty()) {
     refresh_rayjobs(world, step_events, &facts);
@@ -281,6 +286,7 @@ void History::on_transition(const World& world, const Event& event, StepFacts& f
     attempt.terminal_job_status_value = transition.to_job_status;
   }
   if (to != from && (to == "Complete" || to == "Failed") && !attempt.finished) attempt.finished = at;
+  if (to != from && to == "Retrying" && !attempt.retrying) attempt.retrying = at;
   if (to != from && to == "Suspended") {
     if (!attempt.suspended) attempt.suspended = at;
     transition.suspend_read = suspend_as_read(world, event.object, rayjob_write_rv_sent_);
@@ -479,6 +485,75 @@ void History::follow_submissions(const World& world, std::span<const Event> step
     } else {
       ++it;
     }
+  }
+}
+
+namespace {
+
+// How the K8sJobMode submitter Job of `rayjob` finished ("" while it has not): a Complete or
+// Failed condition that is True (the conditions KubeRay reads).
+std::string submitter_job_finished(const World& world, const RayJobHistory& rayjob) {
+  const auto* job = world.api.find<engine::Job>(rayjob.namespace_, rayjob.name);
+  if (!job || rayjob_owner_uid(job->metadata) != rayjob.uid) return "";
+  for (const engine::JobCondition& condition : job->status.conditions) {
+    if ((condition.type == "Complete" || condition.type == "Failed") && condition.status == "True") {
+      return fmt::format("its submitter Job/{}/{} has {}=True", rayjob.namespace_, rayjob.name, condition.type);
+    }
+  }
+  return "";
+}
+
+// How the SidecarMode submitter of the cluster `cluster_name` finished for good ("" while it has
+// not): the head Pod's submitter container terminated, with exit 0 or a restart policy that does
+// not restart it (only OnFailure restarts a failed sidecar).
+std::string sidecar_finished(const World& world, const std::string& namespace_, const std::string& cluster_name) {
+  for (const engine::Object& object : world.api.objects(Kind::Pod)) {
+    const auto& pod = std::get<engine::Pod>(object);
+    const engine::StringMap& labels = *pod.metadata.labels;
+    const auto cluster = labels.find(engine::kRayClusterLabel);
+    const auto node_type = labels.find(engine::kRayNodeTypeLabel);
+    if (pod.metadata.namespace_ != namespace_ || cluster == labels.end() || cluster->second != cluster_name ||
+        node_type == labels.end() || node_type->second != "head") {
+      continue;
+    }
+    for (const engine::ContainerStatus& status : pod.status.container_statuses) {
+      if (status.name != engine::kSubmitterSidecarName || status.state != "terminated") continue;
+      const auto container = std::find_if(pod.spec->containers.begin(), pod.spec->containers.end(),
+                                          [&](const engine::Container& c) { return c.name == status.name; });
+      const bool restarts = container != pod.spec->containers.end() && container->restart_policy == "OnFailure";
+      if (status.exit_code.value_or(0) == 0 || !restarts) {
+        return fmt::format("its submitter container in Pod/{}/{} exited {} for good", namespace_, pod.metadata.name,
+                           status.exit_code.value_or(0));
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+bool uses_submitter_job(const engine::RayJobSpec& spec) {
+  return spec.submission_mode.empty() || spec.submission_mode == "K8sJobMode";
+}
+
+void History::follow_submitters(const World& world, Moment now) {
+  job_log_size_ = world.api.watch_log(Kind::Job).size();
+  pod_log_size_ = world.api.watch_log(Kind::Pod).size();
+  for (engine::CopyOnWrite<RayJobHistory>& tracked : rayjobs_) {
+    const RayJobHistory& seen = *tracked;
+    if (seen.gone || seen.attempt().submitter_finished) continue;
+    const auto* stored = world.api.find<engine::RayJob>(seen.namespace_, seen.name);
+    if (!stored || stored->metadata.uid != seen.uid) continue;
+    std::string how;
+    if (uses_submitter_job(*stored->spec)) {
+      how = submitter_job_finished(world, seen);
+    } else if (stored->spec->submission_mode == "SidecarMode" && !seen.attempt().ray_cluster_name.empty()) {
+      how = sidecar_finished(world, seen.namespace_, seen.attempt().ray_cluster_name);
+    }
+    if (how.empty()) continue;
+    Attempt& attempt = tracked.edit().attempts.back();
+    attempt.submitter_finished = now;
+    attempt.submitter_finished_how = std::move(how);
   }
 }
 

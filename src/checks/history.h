@@ -50,6 +50,12 @@ struct Attempt {
   std::string terminal_job_status_value;
   std::optional<Moment> finished;               // the first persisted Complete or Failed
   std::optional<Moment> suspended;              // the first persisted Suspended
+  std::optional<Moment> retrying;               // the first persisted Retrying
+  // The attempt's submitter finished for good (K8sJobMode: its Job's Complete or Failed condition
+  // is True; SidecarMode: the head Pod's submitter container terminated and will not restart),
+  // first seen after the step at this moment; `submitter_finished_how` says which, for messages.
+  std::optional<Moment> submitter_finished;
+  std::string submitter_finished_how;
   friend bool operator==(const Attempt&, const Attempt&) = default;
 };
 
@@ -161,6 +167,8 @@ struct StepFacts {
 
 // jobStatus values (kuberay-rayjob §2.1).
 bool is_terminal_job_status(std::string_view status);
+// The RayJob's submission mode as the models read it: "" is K8sJobMode (kuberay-1.0 has no field).
+bool uses_submitter_job(const engine::RayJobSpec& spec);
 
 class History {
  public:
@@ -199,6 +207,8 @@ class History {
   void refresh_rayjobs(const engine::World& world, std::span<const events::Event> step_events,
                        StepFacts* facts);
   void discover_submissions(const engine::World& world, StepFacts* facts);
+  // Sets Attempt::submitter_finished of the current attempts whose submitter finished by now.
+  void follow_submitters(const engine::World& world, Moment now);
   void follow_submissions(const engine::World& world, std::span<const events::Event> step_events,
                           StepFacts* facts);
 
@@ -210,6 +220,8 @@ class History {
   std::vector<int> open_submissions_;             // not final yet
   engine::CopyOnWrite<engine::RayState> followed_ray_;   // the Ray state the submissions were last followed in
   std::size_t rayjob_log_size_ = 0;
+  std::size_t job_log_size_ = 0;                   // follow_submitters ran when the Job and Pod
+  std::size_t pod_log_size_ = 0;                   // logs had these sizes
   bool rayjobs_scanned_ = false;
   std::int64_t last_seq_ = -1;
   // Within the step being applied.

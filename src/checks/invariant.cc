@@ -12,7 +12,7 @@ namespace {
 namespace j = judgements;
 
 // DESIGN §5, in its order.
-constexpr std::array<Invariant, 19> kInvariants = {{
+constexpr std::array<Invariant, 22> kInvariants = {{
     {"single-submission", j::single_submission, nullptr},
     {"single-cluster", j::single_cluster, nullptr},
     {"no-leaked-cluster", nullptr, j::no_leaked_cluster},
@@ -31,7 +31,10 @@ constexpr std::array<Invariant, 19> kInvariants = {{
     // Added 2026-12-03 (issue 31).
     {"outcome-follows-ray", j::outcome_follows_ray, nullptr},
     {"terminal-only-when-job-done", j::terminal_only_when_job_done, nullptr},
+    {"submitter-finished-implies-terminal", nullptr, j::submitter_finished_implies_terminal},
+    {"terminal-after-submitter", j::terminal_after_submitter, nullptr},
     {"suspended-only-when-requested", j::suspended_only_when_requested, nullptr},
+    {"suspended-means-released", j::suspended_means_released, nullptr},
     {"one-execution-at-a-time", j::one_execution_at_a_time, nullptr},
 }};
 

@@ -86,9 +86,7 @@ struct Invariant {
   EndJudgement at_end = nullptr;        // liveness part, judged at the end of the run
 };
 
-// The invariants of DESIGN §5 built so far, in its order (the four added 2026-12-03 after the
-// fifteen; submitter-finished-implies-terminal, terminal-after-submitter and
-// suspended-means-released are not built yet).
+// The twenty-two invariants of DESIGN §5, in its order.
 std::span<const Invariant> invariants();
 // Null when `name` is not one of them.
 const Invariant* find_invariant(std::string_view name);

@@ -28,10 +28,13 @@ void one_execution_at_a_time(const StepView& view, Reporter& reporter);
 void status_mirrors_ray(const StepView& view, Reporter& reporter);
 void outcome_follows_ray(const StepView& view, Reporter& reporter);
 void terminal_only_when_job_done(const StepView& view, Reporter& reporter);
+void submitter_finished_implies_terminal(const EndView& view, Reporter& reporter);
+void terminal_after_submitter(const StepView& view, Reporter& reporter);
 void eventually_terminal(const EndView& view, Reporter& reporter);
 
 // suspension.cc
 void suspended_only_when_requested(const StepView& view, Reporter& reporter);
+void suspended_means_released(const StepView& view, Reporter& reporter);
 
 // progress.cc
 void no_stuck_state(const EndView& view, Reporter& reporter);

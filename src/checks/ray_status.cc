@@ -117,4 +117,48 @@ void eventually_terminal(const EndView& view, Reporter& reporter) {
   }
 }
 
+void submitter_finished_implies_terminal(const EndView& view, Reporter& reporter) {
+  const std::int64_t eventually_ms = view.settings.eventually_ms;
+  for (const RayJobHistory& rayjob : view.history.rayjobs()) {
+    for (std::size_t k = 0; k < rayjob.attempts.size(); ++k) {
+      const Attempt& attempt = rayjob.attempts[k];
+      if (!attempt.submitter_finished) continue;
+      const std::int64_t deadline_ms = attempt.submitter_finished->at_ms + eventually_ms;
+      const auto by_deadline = [&](const std::optional<Moment>& at) { return at && at->at_ms <= deadline_ms; };
+      if (by_deadline(attempt.finished) || by_deadline(attempt.retrying)) continue;
+      if (view.world.now_ms < deadline_ms) continue;   // the run ended before the deadline
+      if (rayjob.interfered(attempt.submitter_finished->at_ms, deadline_ms)) continue;
+      if (rayjob.gone && rayjob.gone->at_ms <= deadline_ms) continue;
+      reporter.report("submitter-finished-implies-terminal", rayjob.ref, view.last_seq,
+                      fmt::format("{}: {} at seq {} ({} ms), but neither Complete, Failed nor Retrying was persisted "
+                                  "within {} ms (deadline {} ms), in attempt {} (begun at seq {}) and without "
+                                  "interference; it rests in {}; judged at the end of the run (seq {}, {} ms)",
+                                  rayjob.ref, attempt.submitter_finished_how, attempt.submitter_finished->seq,
+                                  attempt.submitter_finished->at_ms, eventually_ms, deadline_ms, k + 1,
+                                  attempt.begun.seq, show_status(rayjob.deployment_status), view.last_seq,
+                                  view.world.now_ms));
+    }
+  }
+}
+
+void terminal_after_submitter(const StepView& view, Reporter& reporter) {
+  for (const PersistedTransition& t : view.facts.transitions) {
+    // Decided from the Ray job's status: Complete, or Failed as AppFailed (the Job's own failure
+    // is SubmissionFailed, the grace-period fallback and the timeouts have reasons of their own).
+    const bool from_ray = t.reason.empty() || t.reason == "AppFailed";
+    if (!finishes_on_ray(t) || !from_ray) continue;
+    const RayJobHistory& rayjob = view.history.rayjobs()[static_cast<std::size_t>(t.rayjob)];
+    const auto* stored = view.world.api.find<engine::RayJob>(rayjob.namespace_, rayjob.name);
+    if (!stored || !uses_submitter_job(*stored->spec)) continue;
+    const Attempt& attempt = rayjob.attempts[static_cast<std::size_t>(t.attempt)];
+    if (attempt.submitter_finished && attempt.submitter_finished->seq < t.at.seq) continue;
+    reporter.report("terminal-after-submitter", rayjob.ref, t.at.seq,
+                    fmt::format("{}: {} (reason \"{}\", jobStatus {}) was persisted at seq {} before its submitter "
+                                "Job/{}/{} finished (no Complete or Failed condition yet)",
+                                rayjob.ref, t.to_deployment, t.reason,
+                                t.to_job_status.empty() ? std::string("\"\"") : t.to_job_status, t.at.seq,
+                                rayjob.namespace_, rayjob.name));
+  }
+}
+
 }  // namespace rjsim::checks::judgements

@@ -1,7 +1,10 @@
-// Invariants over what Suspended promises the user: suspended-only-when-requested, judged at the
-// step that persists Suspended, from spec.suspend as the write's sender had read the RayJob
+// Invariants over what Suspended promises the user, judged at the step that persists Suspended:
+// suspended-only-when-requested, from spec.suspend as the write's sender had read the RayJob
 // (PersistedTransition::suspend_read): a controller that acts on what it read is judged by it,
-// not by a user edit it could not have seen yet.
+// not by a user edit it could not have seen yet; and suspended-means-released, from the Pods in
+// the API server (a deleted Pod runs on until its grace period is over, objects.h).
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "checks/judgements.h"
@@ -16,6 +19,46 @@ void suspended_only_when_requested(const StepView& view, Reporter& reporter) {
                     fmt::format("{}: Suspended was persisted at seq {} (from {}) by a write based on a read of the "
                                 "RayJob whose spec.suspend was false",
                                 rayjob.ref, t.at.seq, show_status(t.from_deployment)));
+  }
+}
+
+namespace {
+
+// Whether `pod` belongs to a RayCluster the RayJob created (its ray.io/cluster label names one of
+// them) or to its submitter Job (controlled by a Job named like the RayJob).
+bool pod_of(const engine::Pod& pod, const RayJobHistory& rayjob) {
+  if (pod.metadata.namespace_ != rayjob.namespace_) return false;
+  const engine::OwnerReference* owner = engine::controller_owner(pod.metadata);
+  if (owner && owner->kind == engine::Kind::Job && owner->name == rayjob.name) return true;
+  const auto cluster = pod.metadata.labels->find(engine::kRayClusterLabel);
+  if (cluster == pod.metadata.labels->end()) return false;
+  return std::any_of(rayjob.attempts.begin(), rayjob.attempts.end(), [&](const Attempt& attempt) {
+    return std::any_of(attempt.clusters.begin(), attempt.clusters.end(),
+                       [&](const ClusterCreation& created) { return created.name == cluster->second; });
+  });
+}
+
+bool still_running(const engine::Pod& pod) { return pod.status.phase == "Running" && !engine::containers_stopped(pod); }
+
+}  // namespace
+
+void suspended_means_released(const StepView& view, Reporter& reporter) {
+  for (const PersistedTransition& t : view.facts.transitions) {
+    if (t.to_deployment != "Suspended" || t.from_deployment == t.to_deployment) continue;
+    const RayJobHistory& rayjob = view.history.rayjobs()[static_cast<std::size_t>(t.rayjob)];
+    for (const engine::Object& object : view.world.api.objects(engine::Kind::Pod)) {
+      const auto& pod = std::get<engine::Pod>(object);
+      if (!pod_of(pod, rayjob) || !still_running(pod)) continue;
+      reporter.report("suspended-means-released", rayjob.ref, t.at.seq,
+                      fmt::format("{}: Suspended was persisted at seq {} while Pod/{}/{} of {} still runs{}", rayjob.ref,
+                                  t.at.seq, pod.metadata.namespace_, pod.metadata.name,
+                                  engine::controller_owner(pod.metadata) &&
+                                          engine::controller_owner(pod.metadata)->kind == engine::Kind::Job
+                                      ? "its submitter Job"
+                                      : "its RayCluster",
+                                  pod.metadata.deletion_timestamp_ms ? " (deleted, in its grace period)" : ""));
+      break;
+    }
   }
 }
 

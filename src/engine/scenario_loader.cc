@@ -28,12 +28,13 @@ namespace {
 using nlohmann::json;
 
 // DESIGN §5.
-constexpr std::array<std::string_view, 19> kInvariantNames = {
+constexpr std::array<std::string_view, 22> kInvariantNames = {
     "single-submission",     "single-cluster",     "no-leaked-cluster",       "terminal-is-terminal",
     "legal-transition",      "suspend-atomic",     "suspended-is-clean",      "status-mirrors-ray",
     "eventually-terminal",   "no-stuck-state",     "no-rerun-after-terminal", "jobstatus-monotone",
     "retry-is-clean",        "validation-recoverable", "no-model-panic",
-    "outcome-follows-ray",   "terminal-only-when-job-done", "suspended-only-when-requested",
+    "outcome-follows-ray",   "terminal-only-when-job-done", "submitter-finished-implies-terminal",
+    "terminal-after-submitter", "suspended-only-when-requested", "suspended-means-released",
     "one-execution-at-a-time"};
 
 constexpr std::array<std::string_view, 4> kControllerNames = {"kuberay-1.0", "kuberay-1.1", "kuberay-1.7",

@@ -162,6 +162,155 @@ TEST_CASE("terminal-only-when-job-done is silent when the job is done or unknown
   }
 }
 
+// The submitter Job of "demo" gets a condition `type`=True (the Job controller's status write).
+std::int64_t finish_submitter_job(CheckRun& run, const std::string& type) {
+  return run.step([&](rjsim::engine::StepContext& c) {
+    rjsim::engine::LoggedApi(c, "job-controller")
+        .patch_status(rjsim::engine::Kind::Job, "default", "demo", [&](rjsim::engine::Object& object) {
+          std::get<rjsim::engine::Job>(object).status.conditions.push_back({type, "True", "", "", 0});
+        });
+  });
+}
+
+// A K8sJobMode RayJob (or `mode`) whose submitter Job exists and whose Ray job ended `result`.
+void run_with_submitter(CheckRun& run, const std::string& result, const std::string& mode = "") {
+  run.create_rayjob("demo", [&](RayJobSpec& spec) { spec.submission_mode = mode; });
+  run.persist("demo", "Initializing", "", [](RayJobStatus& s) {
+    s.job_id = kJobId;
+    s.ray_cluster_name = kCluster;
+  });
+  run.create_cluster("demo", kCluster);
+  run.head_up(kCluster);
+  run.create_submitter_job("demo");
+  run.submit(kCluster, kJobId, "submitter/demo-pod");
+  run.ray_status(kCluster, kJobId, "RUNNING");
+  run.persist("demo", "Running", "RUNNING");
+  run.ray_status(kCluster, kJobId, result);
+}
+
+TEST_CASE("terminal-after-submitter fires when Complete from Ray is persisted before the submitter Job finished") {
+  CheckRun run("terminal-after-submitter");
+  run_with_submitter(run, "SUCCEEDED");
+  const std::int64_t seq = run.persist("demo", "Complete", "SUCCEEDED");
+  run.finish(RunEnd::quiescent);
+  single_violation(run, "terminal-after-submitter", seq, {"Complete", "Job/default/demo", "before its submitter"});
+}
+
+TEST_CASE("terminal-after-submitter is silent after the Job finished, outside K8sJobMode and for other reasons") {
+  SUBCASE("the Job completed first") {
+    CheckRun run("terminal-after-submitter");
+    run_with_submitter(run, "SUCCEEDED");
+    finish_submitter_job(run, "Complete");
+    run.persist("demo", "Complete", "SUCCEEDED");
+    run.finish(RunEnd::quiescent);
+    CHECK(run.violations().empty());
+  }
+  SUBCASE("HTTPMode has no submitter Job") {
+    CheckRun run("terminal-after-submitter");
+    run_with_submitter(run, "SUCCEEDED", "HTTPMode");
+    run.persist("demo", "Complete", "SUCCEEDED");
+    run.finish(RunEnd::quiescent);
+    CHECK(run.violations().empty());
+  }
+  SUBCASE("the grace-period fallback") {
+    CheckRun run("terminal-after-submitter");
+    run_with_submitter(run, "SUCCEEDED");
+    run.persist("demo", "Complete", "SUCCEEDED",
+                [](RayJobStatus& s) { s.reason = "JobDeploymentStatusTransitionGracePeriodExceeded"; });
+    run.finish(RunEnd::quiescent);
+    CHECK(run.violations().empty());
+  }
+}
+
+TEST_CASE("submitter-finished-implies-terminal fires when nothing terminal follows the submitter's end in time") {
+  CheckRun run("submitter-finished-implies-terminal", {}, 60'000);
+  run_with_submitter(run, "RUNNING");
+  run.advance_to(5'000);
+  finish_submitter_job(run, "Failed");
+  run.advance_to(5'000 + 60'000);
+  run.finish(RunEnd::time_limit);
+  single_violation(run, "submitter-finished-implies-terminal", run.last_seq(),
+                   {"Job/default/demo has Failed=True", "60000 ms", "rests in Running"});
+}
+
+TEST_CASE("submitter-finished-implies-terminal is silent on time, with interference, and before the deadline") {
+  SUBCASE("Failed within the limit") {
+    CheckRun run("submitter-finished-implies-terminal", {}, 60'000);
+    run_with_submitter(run, "RUNNING");
+    finish_submitter_job(run, "Failed");
+    run.advance_to(30'000);
+    run.persist("demo", "Failed", "RUNNING", [](RayJobStatus& s) { s.reason = "SubmissionFailed"; });
+    run.advance_to(600'000);
+    run.finish(RunEnd::time_limit);
+    CHECK(run.violations().empty());
+  }
+  SUBCASE("a user patch in between") {
+    CheckRun run("submitter-finished-implies-terminal", {}, 60'000);
+    run_with_submitter(run, "RUNNING");
+    finish_submitter_job(run, "Complete");
+    run.user_patch("demo", [](RayJobSpec& spec) { spec.suspend = true; });
+    run.advance_to(600'000);
+    run.finish(RunEnd::time_limit);
+    CHECK(run.violations().empty());
+  }
+  SUBCASE("the run ended first") {
+    CheckRun run("submitter-finished-implies-terminal", {}, 60'000);
+    run_with_submitter(run, "RUNNING");
+    finish_submitter_job(run, "Complete");
+    run.advance_to(59'000);
+    run.finish(RunEnd::step_limit);
+    CHECK(run.violations().empty());
+  }
+}
+
+// The SidecarMode head Pod of kCluster, whose submitter container (restart policy `policy`)
+// terminated with `exit_code`.
+std::int64_t sidecar_exits(CheckRun& run, int exit_code, const std::string& policy) {
+  return run.step([&](rjsim::engine::StepContext& c) {
+    rjsim::engine::Pod pod;
+    pod.metadata.name = "demo-head";
+    pod.metadata.namespace_ = "default";
+    pod.metadata.labels.edit() = {{std::string(rjsim::engine::kRayClusterLabel), kCluster},
+                                  {std::string(rjsim::engine::kRayNodeTypeLabel), "head"}};
+    rjsim::engine::Container sidecar;
+    sidecar.name = "ray-job-submitter";
+    sidecar.restart_policy = policy;
+    pod.spec.edit().containers.push_back(sidecar);
+    rjsim::engine::Object object = pod;
+    REQUIRE(!rjsim::engine::LoggedApi(c, "raycluster-controller").create(object).error);
+    rjsim::engine::LoggedApi(c, "kubelet").patch_status(
+        rjsim::engine::Kind::Pod, "default", "demo-head", [&](rjsim::engine::Object& o) {
+          rjsim::engine::ContainerStatus status;
+          status.name = "ray-job-submitter";
+          status.state = "terminated";
+          status.exit_code = exit_code;
+          std::get<rjsim::engine::Pod>(o).status.container_statuses.push_back(status);
+        });
+  });
+}
+
+TEST_CASE("submitter-finished-implies-terminal reads SidecarMode's end from the submitter container, if it will not restart") {
+  struct Case {
+    int exit_code;
+    const char* policy;
+    bool fires;
+  };
+  for (const Case& c : {Case{0, "OnFailure", true}, Case{1, "", true}, Case{1, "OnFailure", false}}) {
+    const int exit_code = c.exit_code;
+    const std::string policy = c.policy;
+    const bool fires = c.fires;
+    CAPTURE(exit_code);
+    CAPTURE(policy);
+    CheckRun run("submitter-finished-implies-terminal", {}, 60'000);
+    run_with_submitter(run, "RUNNING", "SidecarMode");
+    sidecar_exits(run, exit_code, policy);
+    run.advance_to(60'000);
+    run.finish(RunEnd::time_limit);
+    CHECK(run.violations().size() == (fires ? 1U : 0U));
+    if (fires) CHECK(run.violations().front().message.find("submitter container in Pod/default/demo-head exited") != std::string::npos);
+  }
+}
+
 TEST_CASE("eventually-terminal fires when Complete is not persisted within limits.eventually of Ray's end") {
   CheckRun run("eventually-terminal", {}, 60'000);
   run_to(run, "SUCCEEDED", 5'000);

@@ -2,6 +2,8 @@
 // (DESIGN §5; docs/invariants.md): judged at the step that submits, starts or creates.
 #include <doctest/doctest.h>
 
+#include <functional>
+
 #include "check_harness.h"
 
 namespace submissions_test {
@@ -210,29 +212,24 @@ TEST_CASE("one-execution-at-a-time fires when a second Ray job of the RayJob run
   single_violation(run, "one-execution-at-a-time", seq, {"demo-kkkkk", kJobId, "two executions"});
 }
 
+// The first Ray job runs; `between` happens; then the second one starts on its own cluster.
+void first_then_second(CheckRun& run, const std::function<void()>& between) {
+  start(run);
+  run.submit(kCluster, kJobId);
+  run.ray_status(kCluster, kJobId, "RUNNING");
+  between();
+  run_second(run, "demo-kkkkk");
+  run.ray_status(kSecondCluster, "demo-kkkkk", "RUNNING");
+  run.finish(RunEnd::quiescent);
+}
+
 TEST_CASE("one-execution-at-a-time is silent when the first ended or its head is gone before the second runs") {
-  SUBCASE("the first ended") {
-    CheckRun run("one-execution-at-a-time");
-    start(run);
-    run.submit(kCluster, kJobId);
-    run.ray_status(kCluster, kJobId, "RUNNING");
-    run.ray_status(kCluster, kJobId, "STOPPED");
-    run_second(run, "demo-kkkkk");
-    run.ray_status(kSecondCluster, "demo-kkkkk", "RUNNING");
-    run.finish(RunEnd::quiescent);
-    CHECK(run.violations().empty());
-  }
-  SUBCASE("the first one's head restarted (its table, and the job, gone)") {
-    CheckRun run("one-execution-at-a-time");
-    start(run);
-    run.submit(kCluster, kJobId);
-    run.ray_status(kCluster, kJobId, "RUNNING");
-    run.head_up(kCluster);
-    run_second(run, "demo-kkkkk");
-    run.ray_status(kSecondCluster, "demo-kkkkk", "RUNNING");
-    run.finish(RunEnd::quiescent);
-    CHECK(run.violations().empty());
-  }
+  CheckRun ended("one-execution-at-a-time");
+  first_then_second(ended, [&] { ended.ray_status(kCluster, kJobId, "STOPPED"); });
+  CHECK(ended.violations().empty());
+  CheckRun head_restarted("one-execution-at-a-time");   // its table, and the job, gone
+  first_then_second(head_restarted, [&] { head_restarted.head_up(kCluster); });
+  CHECK(head_restarted.violations().empty());
 }
 
 }  // namespace
