@@ -33,6 +33,10 @@ class ObjectVersion {
     return shared_->digest;
   }
 
+  // The same stored version (not merely equal contents): what a memo that holds the version,
+  // so that its address cannot be reused, compares.
+  bool same_version(const ObjectVersion& other) const { return shared_ == other.shared_; }
+
   friend bool operator==(const ObjectVersion& a, const ObjectVersion& b) {
     if (a.shared_ == b.shared_) return true;
     if (a.has_digest() && b.has_digest() && a.digest() != b.digest()) return false;

@@ -31,19 +31,27 @@ std::string worker_pod_name(const ObjectMeta& cluster, const WorkerGroupSpec& gr
 class PodsByCluster {
  public:
   explicit PodsByCluster(const ApiServer& api) {
-    for (const Object& object : api.objects(Kind::Pod)) {
-      const auto& pod = std::get<Pod>(object);
+    for (const ObjectVersion& version : api.objects(Kind::Pod)) {
+      const auto& pod = std::get<Pod>(*version);
       const auto label = pod.metadata.labels->find(kRayClusterLabel);
-      if (label != pod.metadata.labels->end()) pods_.push_back({pod.metadata.namespace_, label->second, &pod});
+      if (label != pod.metadata.labels->end()) pods_.push_back({pod.metadata.namespace_, label->second, &version});
     }
     // Stable: a cluster's Pods stay in the API server's order.
     std::stable_sort(pods_.begin(), pods_.end(), key_less);
   }
-  std::vector<const Pod*> of(const ObjectMeta& cluster) const {
+  // The versions, as the API server holds them (valid while it is unchanged).
+  std::vector<const ObjectVersion*> versions_of(const ObjectMeta& cluster) const {
     const Labelled key{cluster.namespace_, cluster.name, nullptr};
     const auto [first, last] = std::equal_range(pods_.begin(), pods_.end(), key, key_less);
-    std::vector<const Pod*> pods;
+    std::vector<const ObjectVersion*> pods;
     for (auto it = first; it != last; ++it) pods.push_back(it->pod);
+    return pods;
+  }
+  std::vector<const Pod*> of(const ObjectMeta& cluster) const { return pods_of(versions_of(cluster)); }
+  static std::vector<const Pod*> pods_of(const std::vector<const ObjectVersion*>& versions) {
+    std::vector<const Pod*> pods;
+    pods.reserve(versions.size());
+    for (const ObjectVersion* version : versions) pods.push_back(&std::get<Pod>(**version));
     return pods;
   }
 
@@ -51,7 +59,7 @@ class PodsByCluster {
   struct Labelled {
     std::string_view namespace_;
     std::string_view cluster;
-    const Pod* pod;
+    const ObjectVersion* pod;
   };
   static bool key_less(const Labelled& a, const Labelled& b) {
     if (a.namespace_ != b.namespace_) return a.namespace_ < b.namespace_;
@@ -141,10 +149,51 @@ bool RayClusterController::pods_ready(const std::vector<const Pod*>& pods, const
   return false;
 }
 
+// More clusters than a scenario has (twenty-rayjobs has 20), few enough to search linearly.
+constexpr std::size_t kStatusMemoClusters = 64;
+
+bool RayClusterController::status_due_memoized(const World& world, const ObjectVersion& cluster_version,
+                                               const std::vector<const ObjectVersion*>& pods) const {
+  const auto& cluster = std::get<RayCluster>(*cluster_version);
+  const ObjectVersion* head_service =
+      world.api.find_version(Kind::Service, cluster.metadata.namespace_, head_service_name(cluster));
+  const auto same = [&](const StatusMemo& memo) {
+    if (!memo.cluster.same_version(cluster_version) || memo.pods.size() != pods.size()) return false;
+    if (memo.head_service.has_value() != (head_service != nullptr)) return false;
+    if (head_service && !memo.head_service->same_version(*head_service)) return false;
+    for (std::size_t i = 0; i < pods.size(); ++i) {
+      if (!memo.pods[i].same_version(*pods[i])) return false;
+    }
+    return true;
+  };
+  const auto kept = std::find_if(status_memo_.begin(), status_memo_.end(), same);
+  if (kept != status_memo_.end()) return kept->due;
+
+  StatusMemo memo{cluster_version, head_service ? std::optional<ObjectVersion>(*head_service) : std::nullopt, {},
+                  status_due(world, cluster, PodsByCluster::pods_of(pods))};
+  for (const ObjectVersion* pod : pods) memo.pods.push_back(*pod);
+  // One entry per cluster name: its newer versions replace the older, so the memo stays as
+  // large as the clusters a run has.
+  const auto older = std::find_if(status_memo_.begin(), status_memo_.end(), [&](const StatusMemo& m) {
+    const ObjectMeta& other = std::get<RayCluster>(*m.cluster).metadata;
+    return other.name == cluster.metadata.name && other.namespace_ == cluster.metadata.namespace_;
+  });
+  const bool due = memo.due;
+  if (older != status_memo_.end()) {
+    *older = std::move(memo);
+    return due;
+  }
+  // Runs that name their clusters differently would grow it without end: forget the oldest.
+  if (status_memo_.size() == kStatusMemoClusters) status_memo_.erase(status_memo_.begin());
+  status_memo_.push_back(std::move(memo));
+  return due;
+}
+
 void RayClusterController::enabled(const World& world, std::vector<ActorWork>& out) const {
   const bool lingering = behaviour_.deletion_takes_ms > 0;
   std::optional<PodsByCluster> pods_by_cluster;   // made when a cluster first asks
-  for (const Object& object : world.api.objects(Kind::RayCluster)) {
+  for (const ObjectVersion& version : world.api.objects(Kind::RayCluster)) {
+    const Object& object = *version;
     const auto& cluster = std::get<RayCluster>(object);
     const ObjectMeta& m = cluster.metadata;
     const bool has_ours = has_finalizer(m, kLingeringDeletionFinalizer);
@@ -165,7 +214,9 @@ void RayClusterController::enabled(const World& world, std::vector<ActorWork>& o
     }
     if (!m.deletion_timestamp_ms && !service_missing) {
       if (!pods_by_cluster) pods_by_cluster.emplace(world.api);
-      if (status_due(world, cluster, pods_by_cluster->of(m))) out.push_back({std::string(kStatus), object_ref(object), 0});
+      if (status_due_memoized(world, version, pods_by_cluster->versions_of(m))) {
+        out.push_back({std::string(kStatus), object_ref(object), 0});
+      }
     }
     if (m.deletion_timestamp_ms && has_ours &&
         *m.deletion_timestamp_ms + behaviour_.deletion_takes_ms <= world.now_ms) {

@@ -32,8 +32,10 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "engine/actor.h"
+#include "engine/object_version.h"
 #include "engine/scenario_behaviour.h"
 
 namespace rjsim::engine {
@@ -72,9 +74,25 @@ class RayClusterController final : public Actor {
   // (raycluster_status.h). Asked of every cluster at every listing, so nothing is built.
   bool status_due(const World& world, const RayCluster& cluster, const std::vector<const Pod*>& pods) const;
 
+  // status_due with a memo: the answer for these versions of the cluster, its head Service and
+  // its Pods when the memo has them, else computed and remembered.
+  bool status_due_memoized(const World& world, const ObjectVersion& cluster,
+                           const std::vector<const ObjectVersion*>& pods) const;
+
   RayClusterBehaviour behaviour_;
   RayClusterReadiness readiness_;
   Latency latency_;
+  // What status_due answered, per cluster, for the versions it was asked about. A pure function's
+  // cache, not state: the versions are immutable and held here, so the same versions always give
+  // the same answer, and a listing of 20 clusters asks again only of those a step changed. An
+  // actor belongs to one runner, which one thread uses (explore::ScenarioRunner).
+  struct StatusMemo {
+    ObjectVersion cluster;
+    std::optional<ObjectVersion> head_service;
+    std::vector<ObjectVersion> pods;
+    bool due = false;
+  };
+  mutable std::vector<StatusMemo> status_memo_;
 };
 
 }  // namespace rjsim::engine
