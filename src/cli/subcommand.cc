@@ -45,8 +45,8 @@ int not_implemented(Io& io, std::string_view command, int issue) {
 }
 
 const std::vector<std::string>& model_names() {
-  static const std::vector<std::string> names = {"kuberay-1.0", "kuberay-1.1", "kuberay-1.7",
-                                                 "kuberay-latest"};
+  static const std::vector<std::string> names = {"kuberay-1.0", "kuberay-1.1", "kuberay-1.7", "kuberay-latest",
+                                                 "kuberay-1.7+ray-before-submitter-timeout"};
   return names;
 }
 

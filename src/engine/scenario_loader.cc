@@ -37,8 +37,9 @@ constexpr std::array<std::string_view, 22> kInvariantNames = {
     "terminal-after-submitter", "suspended-only-when-requested", "suspended-means-released",
     "one-execution-at-a-time"};
 
-constexpr std::array<std::string_view, 4> kControllerNames = {"kuberay-1.0", "kuberay-1.1", "kuberay-1.7",
-                                                              "kuberay-latest"};
+constexpr std::array<std::string_view, 5> kControllerNames = {"kuberay-1.0", "kuberay-1.1", "kuberay-1.7",
+                                                              "kuberay-latest",
+                                                              "kuberay-1.7+ray-before-submitter-timeout"};
 
 // Every persisted jobDeploymentStatus of the three models (kuberay-rayjob.md §1.1, §2.1, §3.1).
 constexpr std::array<std::string_view, 16> kDeploymentStatuses = {
@@ -1303,6 +1304,7 @@ bool parse_duration(std::string_view text, std::int64_t& ms) {
 std::string canonical_controller(std::string_view name) {
   if (name == "kuberay-latest") return "kuberay-1.7";
   if (name == "kuberay-1.0" || name == "kuberay-1.1" || name == "kuberay-1.7") return std::string(name);
+  if (name == "kuberay-1.7+ray-before-submitter-timeout") return std::string(name);   // docs/findings/001
   return {};
 }
 

@@ -10,6 +10,7 @@ std::string canonical_model_name(std::string_view name) {
   if (name == "kuberay-1.0") return std::string(name);
   if (name == "kuberay-1.1") return std::string(name);
   if (name == "kuberay-1.7" || name == "kuberay-latest") return "kuberay-1.7";
+  if (name == kuberay_1_7::kRayBeforeSubmitterTimeoutName) return std::string(name);
   return {};
 }
 
@@ -18,9 +19,14 @@ std::unique_ptr<engine::Controller> make_model(std::string_view name) {
   if (canonical == "kuberay-1.0") return std::make_unique<kuberay_1_0::RayJobReconciler>();
   if (canonical == "kuberay-1.1") return std::make_unique<kuberay_1_1::RayJobReconciler>();
   if (canonical == "kuberay-1.7") return std::make_unique<kuberay_1_7::RayJobReconciler>();
+  if (canonical == kuberay_1_7::kRayBeforeSubmitterTimeoutName) {
+    return std::make_unique<kuberay_1_7::RayJobReconciler>(kuberay_1_7::Fixes{.ray_before_submitter_timeout = true});
+  }
   return nullptr;
 }
 
-std::vector<std::string> model_names() { return {"kuberay-1.0", "kuberay-1.1", "kuberay-1.7"}; }
+std::vector<std::string> model_names() {
+  return {"kuberay-1.0", "kuberay-1.1", "kuberay-1.7", std::string(kuberay_1_7::kRayBeforeSubmitterTimeoutName)};
+}
 
 }  // namespace rjsim::models

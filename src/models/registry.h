@@ -1,5 +1,6 @@
 // The models by name (DESIGN §2): kuberay-1.1 (the default) and, as they land, kuberay-1.0 and
-// kuberay-1.7 (alias kuberay-latest).
+// kuberay-1.7 (alias kuberay-latest), and the variants of a release that carry one proposed fix
+// for a finding (docs/findings/): "kuberay-1.7+ray-before-submitter-timeout".
 #pragma once
 
 #include <memory>

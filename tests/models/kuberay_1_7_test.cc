@@ -791,6 +791,32 @@ TEST_CASE("kuberay-1.7: Running 30 s after the submitter finished without a term
   CHECK(harness.events_of("dashboard.get_job_info").empty());   // decided before asking Ray
 }
 
+// Finding 001's fix (docs/findings/001-submitter-timeout-after-outage.md): the variant asks Ray
+// first and applies the timeout only to an answer that is not terminal.
+TEST_CASE("kuberay-1.7+ray-before-submitter-timeout: Ray's SUCCEEDED wins over the elapsed timeout; RUNNING does not") {
+  for (const char* ray_status : {"SUCCEEDED", "RUNNING"}) {
+    CAPTURE(ray_status);
+    RayJobReconciler model(Fixes{.ray_before_submitter_timeout = true});
+    CHECK(model.name() == "kuberay-1.7+ray-before-submitter-timeout");
+    ModelHarness harness(model);
+    const RayJob& rayjob = harness.put(running_rayjob());
+    harness.put(submitter_job("Complete", 10'000));
+    put_live_ray_head(harness, rayjob, ray_status);
+    harness.world.now_ms = 40'000;
+    harness.reconcile("demo");
+    const RayJobStatus& status = harness.truth<RayJob>("demo")->status;
+    CHECK_FALSE(harness.events_of("dashboard.get_job_info").empty());   // asked Ray first
+    if (std::string(ray_status) == "SUCCEEDED") {
+      CHECK(status.job_deployment_status == "Complete");
+      CHECK(status.job_status == "SUCCEEDED");
+    } else {
+      CHECK(status.job_deployment_status == "Failed");
+      CHECK(status.reason == "JobDeploymentStatusTransitionGracePeriodExceeded");
+    }
+  }
+  CHECK(make_model("kuberay-1.7+ray-before-submitter-timeout")->name() == "kuberay-1.7+ray-before-submitter-timeout");
+}
+
 TEST_CASE("kuberay-1.7: Running with a Failed submitter Job persists Failed/SubmissionFailed") {
   RayJobReconciler model;
   ModelHarness harness(model);

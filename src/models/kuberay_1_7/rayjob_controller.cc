@@ -753,7 +753,9 @@ StateResult reconcile_waiting(Clients& clients, RayJob& rayjob) {
 }
 
 // Running (RJC:L249-365).
-StateResult reconcile_running(Clients& clients, RayJob& rayjob) {
+StateResult reconcile_running(Clients& clients, RayJob& rayjob, const Fixes& fixes) {
+  // Finding 001's fix: the timeout waits for Ray's answer (below) instead of coming before it.
+  const bool timeout_first = !fixes.ray_before_submitter_timeout;
   if (update_status_to_suspending_if_needed(rayjob)) return std::nullopt;                             // :250
   if (check_active_deadline_and_update_status_if_needed(clients, rayjob)) return std::nullopt;        // :254
   if (check_transition_grace_period_and_update_status_if_needed(clients, rayjob)) return std::nullopt;  // :258
@@ -767,7 +769,7 @@ StateResult reconcile_running(Clients& clients, RayJob& rayjob) {
     if (Error err = check_submitter_and_update_status_if_needed(clients, rayjob, should_update, finished_at_ms)) {
       return requeue_with(err);
     }
-    if (check_submitter_finished_timeout_and_update_status_if_needed(clients, rayjob, finished_at_ms)) {
+    if (timeout_first && check_submitter_finished_timeout_and_update_status_if_needed(clients, rayjob, finished_at_ms)) {
       return std::nullopt;
     }
     if (should_update) return std::nullopt;
@@ -789,8 +791,15 @@ StateResult reconcile_running(Clients& clients, RayJob& rayjob) {
       }
       return requeue();
     }
+    if (!timeout_first && check_submitter_finished_timeout_and_update_status_if_needed(clients, rayjob, finished_at_ms)) {
+      return std::nullopt;   // fix 001: Ray cannot be reached
+    }
     if (record_job_status_check_failure(clients, rayjob)) return std::nullopt;        // :322-326
     return requeue();
+  }
+  if (!timeout_first && !is_job_terminal(job_info.job_status) &&
+      check_submitter_finished_timeout_and_update_status_if_needed(clients, rayjob, finished_at_ms)) {
+    return std::nullopt;     // fix 001: Ray answered, and not with an end
   }
   rayjob.status.job_status_check_failure_start_time_ms.reset();                       // :329
   std::string job_deployment_status = kRunning;                                       // :334-349
@@ -934,7 +943,7 @@ ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& cli
   } else if (state == kWaiting) {
     result = reconcile_waiting(clients, rayjob);
   } else if (state == kRunning) {
-    result = reconcile_running(clients, rayjob);
+    result = reconcile_running(clients, rayjob, fixes_);
   } else if (state == kSuspending || state == kRetrying) {
     result = reconcile_suspending_or_retrying(clients, rayjob);
   } else if (state == kSuspended) {

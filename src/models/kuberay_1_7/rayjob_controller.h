@@ -17,10 +17,23 @@
 namespace rjsim::models::kuberay_1_7 {
 
 inline constexpr std::string_view kModelName = "kuberay-1.7";
+// Finding 001 (docs/findings/001-submitter-timeout-after-outage.md): v1.7.0 with one change, the
+// submitter-finished timeout applied only after GetJobInfo, and only when Ray's answer is not
+// terminal or Ray cannot be reached.
+inline constexpr std::string_view kRayBeforeSubmitterTimeoutName = "kuberay-1.7+ray-before-submitter-timeout";
+
+// The proposed fixes a variant of the model carries (none: v1.7.0 as released).
+struct Fixes {
+  bool ray_before_submitter_timeout = false;
+};
 
 class RayJobReconciler final : public engine::Controller {
  public:
-  std::string_view name() const override { return kModelName; }
+  RayJobReconciler() = default;
+  explicit RayJobReconciler(Fixes fixes) : fixes_(fixes) {}
+  std::string_view name() const override {
+    return fixes_.ray_before_submitter_timeout ? kRayBeforeSubmitterTimeoutName : kModelName;
+  }
   engine::ReleaseEnvironment environment() const override;
   const engine::Watches& watches() const override;
   engine::ReconcileResult reconcile(const engine::Request& request, engine::Clients& clients) override;
@@ -32,6 +45,7 @@ class RayJobReconciler final : public engine::Controller {
   // its strings keep their storage from one pass to the next: each pass overwrites all of it
   // before it reads it, and returns at once when there is none to read.
   engine::RayJob rayjob_;
+  Fixes fixes_;
 };
 
 }  // namespace rjsim::models::kuberay_1_7
