@@ -25,9 +25,9 @@ bool body_bool(const Event& event, std::string_view key) {
 
 bool is_rayjob_ref(std::string_view ref) { return ref.starts_with("RayJob/"); }
 
-// spec.suspend of the RayJob `ref` as of resourceVersion `rv` (its watch event), or of the stored
+// spec.suspend of the RayJob as of resourceVersion `rv` (its watch event), or of the stored
 // RayJob when `rv` is 0 or not in the log.
-bool suspend_as_read(const World& world, std::string_view ref, std::int64_t rv) {
+bool suspend_as_read(const World& world, const RayJobHistory& rayjob, std::int64_t rv) {
   const std::vector<engine::WatchEvent>& log = world.api.watch_log(Kind::RayJob);
   const auto at = std::lower_bound(log.begin(), log.end(), rv, [](const engine::WatchEvent& event, std::int64_t wanted) {
     return event.resource_version < wanted;
@@ -35,10 +35,8 @@ bool suspend_as_read(const World& world, std::string_view ref, std::int64_t rv) 
   if (rv != 0 && at != log.end() && at->resource_version == rv) {
     return std::get<engine::RayJob>(*at->object).spec->suspend;
   }
-  for (const engine::Object& object : world.api.objects(Kind::RayJob)) {
-    if (engine::object_ref(object) == ref) return std::get<engine::RayJob>(object).spec->suspend;
-  }
-  return false;
+  const auto* stored = world.api.find<engine::RayJob>(rayjob.namespace_, rayjob.name);
+  return stored && stored->spec->suspend;
 }
 
 // The RayJob uid an object's controller ownerReference points at, or "".
@@ -210,12 +208,10 @@ void History::apply_step(const World& world, const engine::StepLog& step, StepFa
         on_cluster_create(world, event, facts);
       }
     } else if (type.starts_with("api.")) {
-      if (is_rayjob_ref(event.object)) {
-        const events::Value* sent = event.find("rv_sent");
-        rayjob_write_rv_sent_ = sent ? event.integer("rv_sent") : 0;
-      }
-      if (is_rayjob_ref(event.object) && event.text("outcome") == "ok" &&
-          body_bool(event, "changed")) {
+      if (!is_rayjob_ref(event.object)) continue;
+      const events::Value* sent = event.find("rv_sent");
+      rayjob_write_rv_sent_ = sent ? event.integer("rv_sent") : 0;
+      if (event.text("outcome") == "ok" && body_bool(event, "changed")) {
         const int index = find_index(event.object);
         if (index >= 0) rayjobs_[static_cast<std::size_t>(index)].edit().last_write_seq = event.seq;
       }
@@ -289,7 +285,7 @@ void History::on_transition(const World& world, const Event& event, StepFacts& f
   if (to != from && to == "Retrying" && !attempt.retrying) attempt.retrying = at;
   if (to != from && to == "Suspended") {
     if (!attempt.suspended) attempt.suspended = at;
-    transition.suspend_read = suspend_as_read(world, event.object, rayjob_write_rv_sent_);
+    transition.suspend_read = suspend_as_read(world, rayjob, rayjob_write_rv_sent_);
   }
   if (to != from) rayjob.deployment_since = at;
   rayjob.deployment_status = to;
@@ -511,9 +507,8 @@ std::string sidecar_finished(const World& world, const std::string& namespace_, 
     const auto& pod = std::get<engine::Pod>(object);
     const engine::StringMap& labels = *pod.metadata.labels;
     const auto cluster = labels.find(engine::kRayClusterLabel);
-    const auto node_type = labels.find(engine::kRayNodeTypeLabel);
     if (pod.metadata.namespace_ != namespace_ || cluster == labels.end() || cluster->second != cluster_name ||
-        node_type == labels.end() || node_type->second != "head") {
+        !engine::node_type_is(pod, "head")) {
       continue;
     }
     for (const engine::ContainerStatus& status : pod.status.container_statuses) {

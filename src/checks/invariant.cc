@@ -64,4 +64,8 @@ std::string show_status(std::string_view deployment_status) {
   return deployment_status.empty() ? std::string("New (\"\")") : std::string(deployment_status);
 }
 
+std::string show_job_status(std::string_view job_status) {
+  return job_status.empty() ? std::string("\"\"") : std::string(job_status);
+}
+
 }  // namespace rjsim::checks

@@ -93,5 +93,7 @@ const Invariant* find_invariant(std::string_view name);
 
 // The names as messages print them: "" is New.
 std::string show_status(std::string_view deployment_status);
+// A jobStatus as messages print it: "" is shown as such.
+std::string show_job_status(std::string_view job_status);
 
 }  // namespace rjsim::checks

@@ -6,6 +6,14 @@
 
 namespace rjsim::checks::judgements {
 
+// The RayJob a persisted transition belongs to, and the attempt it belongs to.
+inline const RayJobHistory& rayjob_of(const StepView& view, const PersistedTransition& transition) {
+  return view.history.rayjobs()[static_cast<std::size_t>(transition.rayjob)];
+}
+inline const Attempt& attempt_of(const StepView& view, const PersistedTransition& transition) {
+  return rayjob_of(view, transition).attempts[static_cast<std::size_t>(transition.attempt)];
+}
+
 // transitions.cc
 void legal_transition(const StepView& view, Reporter& reporter);
 void terminal_is_terminal(const StepView& view, Reporter& reporter);

@@ -35,9 +35,8 @@ std::string_view goes_with(std::string_view deployment) {
 void status_mirrors_ray(const StepView& view, Reporter& reporter) {
   for (const PersistedTransition& t : view.facts.transitions) {
     if (!finishes_on_ray(t)) continue;
-    const RayJobHistory& rayjob = view.history.rayjobs()[static_cast<std::size_t>(t.rayjob)];
-    const Attempt& attempt = rayjob.attempts[static_cast<std::size_t>(t.attempt)];
-    const RaySubmission* ray_job = view.history.ray_job_of(attempt);
+    const RayJobHistory& rayjob = rayjob_of(view, t);
+    const RaySubmission* ray_job = view.history.ray_job_of(attempt_of(view, t));
     if (!ray_job || !ray_job->final) continue;
     const std::string& ray_status = ray_job->final_status;
     const bool agrees = deployment_agrees(t.to_deployment, ray_status);
@@ -46,7 +45,7 @@ void status_mirrors_ray(const StepView& view, Reporter& reporter) {
                     fmt::format("{}: {} was persisted at seq {} with jobStatus {} (reason \"{}\"), but its {} "
                                 "ended {} at seq {}{}",
                                 rayjob.ref, t.to_deployment, t.at.seq,
-                                t.to_job_status.empty() ? std::string("\"\"") : t.to_job_status, t.reason,
+                                show_job_status(t.to_job_status), t.reason,
                                 describe_ray_job(*ray_job), ray_status, ray_job->final->seq,
                                 agrees ? "" : fmt::format("; {} goes with {}", t.to_deployment, goes_with(t.to_deployment))));
   }
@@ -55,8 +54,8 @@ void status_mirrors_ray(const StepView& view, Reporter& reporter) {
 void outcome_follows_ray(const StepView& view, Reporter& reporter) {
   for (const PersistedTransition& t : view.facts.transitions) {
     if (!finishes_on_ray(t)) continue;
-    const RayJobHistory& rayjob = view.history.rayjobs()[static_cast<std::size_t>(t.rayjob)];
-    const RaySubmission* ray_job = view.history.ray_job_of(rayjob.attempts[static_cast<std::size_t>(t.attempt)]);
+    const RayJobHistory& rayjob = rayjob_of(view, t);
+    const RaySubmission* ray_job = view.history.ray_job_of(attempt_of(view, t));
     if (!ray_job || !ray_job->final || deployment_agrees(t.to_deployment, ray_job->final_status)) continue;
     reporter.report("outcome-follows-ray", rayjob.ref, t.at.seq,
                     fmt::format("{}: {} was persisted at seq {} (reason \"{}\"), but its {} ended {} at seq {}; {} "
@@ -71,8 +70,8 @@ void terminal_only_when_job_done(const StepView& view, Reporter& reporter) {
   for (const PersistedTransition& t : view.facts.transitions) {
     // A validation failure ends the attempt on the spec alone (kuberay-1.7 RJC validateRayJob).
     if (!finishes_on_ray(t) || t.reason == "ValidationFailed") continue;
-    const RayJobHistory& rayjob = view.history.rayjobs()[static_cast<std::size_t>(t.rayjob)];
-    const RaySubmission* ray_job = view.history.ray_job_of(rayjob.attempts[static_cast<std::size_t>(t.attempt)]);
+    const RayJobHistory& rayjob = rayjob_of(view, t);
+    const RaySubmission* ray_job = view.history.ray_job_of(attempt_of(view, t));
     // Never submitted, ended, or unknown to every dashboard now (its head's table is gone).
     if (!ray_job || ray_job->final) continue;
     const engine::RayHead& head = view.world.ray->heads[static_cast<std::size_t>(ray_job->head)];
@@ -82,7 +81,7 @@ void terminal_only_when_job_done(const StepView& view, Reporter& reporter) {
                     fmt::format("{}: {} was persisted at seq {} (reason \"{}\", jobStatus {}) while its {} was still "
                                 "{} on a live head",
                                 rayjob.ref, t.to_deployment, t.at.seq, t.reason,
-                                t.to_job_status.empty() ? std::string("\"\"") : t.to_job_status,
+                                show_job_status(t.to_job_status),
                                 describe_ray_job(*ray_job), status));
   }
 }
@@ -147,16 +146,16 @@ void terminal_after_submitter(const StepView& view, Reporter& reporter) {
     // is SubmissionFailed, the grace-period fallback and the timeouts have reasons of their own).
     const bool from_ray = t.reason.empty() || t.reason == "AppFailed";
     if (!finishes_on_ray(t) || !from_ray) continue;
-    const RayJobHistory& rayjob = view.history.rayjobs()[static_cast<std::size_t>(t.rayjob)];
+    const RayJobHistory& rayjob = rayjob_of(view, t);
     const auto* stored = view.world.api.find<engine::RayJob>(rayjob.namespace_, rayjob.name);
     if (!stored || !uses_submitter_job(*stored->spec)) continue;
-    const Attempt& attempt = rayjob.attempts[static_cast<std::size_t>(t.attempt)];
+    const Attempt& attempt = attempt_of(view, t);
     if (attempt.submitter_finished && attempt.submitter_finished->seq < t.at.seq) continue;
     reporter.report("terminal-after-submitter", rayjob.ref, t.at.seq,
                     fmt::format("{}: {} (reason \"{}\", jobStatus {}) was persisted at seq {} before its submitter "
                                 "Job/{}/{} finished (no Complete or Failed condition yet)",
                                 rayjob.ref, t.to_deployment, t.reason,
-                                t.to_job_status.empty() ? std::string("\"\"") : t.to_job_status, t.at.seq,
+                                show_job_status(t.to_job_status), t.at.seq,
                                 rayjob.namespace_, rayjob.name));
   }
 }

@@ -14,7 +14,7 @@ namespace rjsim::checks::judgements {
 void suspended_only_when_requested(const StepView& view, Reporter& reporter) {
   for (const PersistedTransition& t : view.facts.transitions) {
     if (t.to_deployment != "Suspended" || t.from_deployment == t.to_deployment || t.suspend_read) continue;
-    const RayJobHistory& rayjob = view.history.rayjobs()[static_cast<std::size_t>(t.rayjob)];
+    const RayJobHistory& rayjob = rayjob_of(view, t);
     reporter.report("suspended-only-when-requested", rayjob.ref, t.at.seq,
                     fmt::format("{}: Suspended was persisted at seq {} (from {}) by a write based on a read of the "
                                 "RayJob whose spec.suspend was false",
@@ -24,18 +24,20 @@ void suspended_only_when_requested(const StepView& view, Reporter& reporter) {
 
 namespace {
 
-// Whether `pod` belongs to a RayCluster the RayJob created (its ray.io/cluster label names one of
-// them) or to its submitter Job (controlled by a Job named like the RayJob).
-bool pod_of(const engine::Pod& pod, const RayJobHistory& rayjob) {
-  if (pod.metadata.namespace_ != rayjob.namespace_) return false;
+// What of the RayJob `pod` belongs to, as a message names it: its submitter Job (the Pod's
+// controller is a Job named like the RayJob) or a RayCluster it created (the Pod's
+// ray.io/cluster label names one of them); null when neither.
+const char* pod_of(const engine::Pod& pod, const RayJobHistory& rayjob) {
+  if (pod.metadata.namespace_ != rayjob.namespace_) return nullptr;
   const engine::OwnerReference* owner = engine::controller_owner(pod.metadata);
-  if (owner && owner->kind == engine::Kind::Job && owner->name == rayjob.name) return true;
+  if (owner && owner->kind == engine::Kind::Job && owner->name == rayjob.name) return "its submitter Job";
   const auto cluster = pod.metadata.labels->find(engine::kRayClusterLabel);
-  if (cluster == pod.metadata.labels->end()) return false;
-  return std::any_of(rayjob.attempts.begin(), rayjob.attempts.end(), [&](const Attempt& attempt) {
+  if (cluster == pod.metadata.labels->end()) return nullptr;
+  const bool created = std::any_of(rayjob.attempts.begin(), rayjob.attempts.end(), [&](const Attempt& attempt) {
     return std::any_of(attempt.clusters.begin(), attempt.clusters.end(),
-                       [&](const ClusterCreation& created) { return created.name == cluster->second; });
+                       [&](const ClusterCreation& creation) { return creation.name == cluster->second; });
   });
+  return created ? "its RayCluster" : nullptr;
 }
 
 bool still_running(const engine::Pod& pod) { return pod.status.phase == "Running" && !engine::containers_stopped(pod); }
@@ -45,17 +47,14 @@ bool still_running(const engine::Pod& pod) { return pod.status.phase == "Running
 void suspended_means_released(const StepView& view, Reporter& reporter) {
   for (const PersistedTransition& t : view.facts.transitions) {
     if (t.to_deployment != "Suspended" || t.from_deployment == t.to_deployment) continue;
-    const RayJobHistory& rayjob = view.history.rayjobs()[static_cast<std::size_t>(t.rayjob)];
+    const RayJobHistory& rayjob = rayjob_of(view, t);
     for (const engine::Object& object : view.world.api.objects(engine::Kind::Pod)) {
       const auto& pod = std::get<engine::Pod>(object);
-      if (!pod_of(pod, rayjob) || !still_running(pod)) continue;
+      const char* belongs_to = pod_of(pod, rayjob);
+      if (!belongs_to || !still_running(pod)) continue;
       reporter.report("suspended-means-released", rayjob.ref, t.at.seq,
                       fmt::format("{}: Suspended was persisted at seq {} while Pod/{}/{} of {} still runs{}", rayjob.ref,
-                                  t.at.seq, pod.metadata.namespace_, pod.metadata.name,
-                                  engine::controller_owner(pod.metadata) &&
-                                          engine::controller_owner(pod.metadata)->kind == engine::Kind::Job
-                                      ? "its submitter Job"
-                                      : "its RayCluster",
+                                  t.at.seq, pod.metadata.namespace_, pod.metadata.name, belongs_to,
                                   pod.metadata.deletion_timestamp_ms ? " (deleted, in its grace period)" : ""));
       break;
     }

@@ -11,14 +11,6 @@ namespace rjsim::checks::judgements {
 
 namespace {
 
-const RayJobHistory& rayjob_of(const StepView& view, const PersistedTransition& transition) {
-  return view.history.rayjobs()[static_cast<std::size_t>(transition.rayjob)];
-}
-
-std::string show_job_status(std::string_view job_status) {
-  return job_status.empty() ? std::string("\"\"") : std::string(job_status);
-}
-
 // How far a jobStatus has got: "" < PENDING < RUNNING < SUCCEEDED | FAILED | STOPPED; -1 unknown.
 int job_status_rank(std::string_view job_status) {
   if (job_status.empty()) return 0;

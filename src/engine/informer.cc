@@ -47,6 +47,14 @@ std::optional<std::int64_t> Informer::oldest_unapplied_written_at(const std::vec
   return std::nullopt;
 }
 
+std::optional<std::int64_t> Informer::deliveries_due_by(const std::vector<WatchEvent>& log,
+                                                        std::int64_t watch_latency_max_ms) const {
+  if (catching_up()) return std::nullopt;
+  const std::optional<std::int64_t> written_at = oldest_unapplied_written_at(log);
+  if (!written_at) return std::nullopt;
+  return *written_at + watch_latency_max_ms;
+}
+
 std::size_t Informer::pending_catch_up_events(const std::vector<WatchEvent>& log) const {
   if (!catching_up()) return 0;
   return static_cast<std::size_t>(std::count_if(pending_.begin(), pending_.end(), [&](std::size_t position) {

@@ -61,6 +61,11 @@ class Informer {
   // Events are applied oldest first (RealFIFO), or with the key of the oldest (DeltaFIFO), so a
   // bound on this bounds how late every event is applied (world.latency.watch).
   std::optional<std::int64_t> oldest_unapplied_written_at(const std::vector<WatchEvent>& log) const;
+  // When its deliveries must have run: `watch_latency_max_ms` (world.latency.watch) after that
+  // write. None when it is caught up, or catching up after a rewound relist (those events predate
+  // the relist and are bounded by the catch-up, not by their writes).
+  std::optional<std::int64_t> deliveries_due_by(const std::vector<WatchEvent>& log,
+                                                std::int64_t watch_latency_max_ms) const;
   // How many pops are possible now: events (RealFIFO) or distinct keys (DeltaFIFO).
   std::size_t pending_pops(const std::vector<WatchEvent>& log) const;
   // Applies the next pop to the cache and returns its handler notifications, in order.

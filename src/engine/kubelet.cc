@@ -29,8 +29,7 @@ std::optional<Kubelet::Timeline> Kubelet::timeline_of(const World& world, const 
   const RayCluster* cluster = world.api.find<RayCluster>(m.namespace_, owner->name);
   if (!cluster || cluster->metadata.uid != owner->uid) return std::nullopt;
   const std::int64_t created = cluster->metadata.creation_timestamp_ms;
-  const auto type = m.labels->find(kRayNodeTypeLabel);
-  if (type != m.labels->end() && type->second == "head") {
+  if (node_type_is(pod, "head")) {
     return Timeline{created + behaviour_.head_ready_ms() - behaviour_.running_before_ready_ms,
                     created + behaviour_.head_ready_ms()};
   }

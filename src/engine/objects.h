@@ -141,6 +141,12 @@ struct Pod {
 inline constexpr std::string_view kRayClusterLabel = "ray.io/cluster";
 inline constexpr std::string_view kRayNodeTypeLabel = "ray.io/node-type";
 
+// A Pod KubeRay made for a RayCluster's `node_type` group ("head" or "worker": ray.io/node-type).
+inline bool node_type_is(const Pod& pod, std::string_view node_type) {
+  const auto type = pod.metadata.labels->find(kRayNodeTypeLabel);
+  return type != pod.metadata.labels->end() && type->second == node_type;
+}
+
 // A Pod no kubelet has started yet.
 inline bool is_pending(const Pod& pod) { return pod.status.phase.empty() || pod.status.phase == "Pending"; }
 

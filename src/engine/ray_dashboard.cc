@@ -59,8 +59,7 @@ bool head_pod_runs(const World& world, const RayHead& head) {
     const auto& pod = std::get<Pod>(object);
     const OwnerReference* owner = controller_owner(pod.metadata);
     if (!owner || owner->uid != head.cluster_uid || pod.status.phase != "Running") continue;
-    const auto type = pod.metadata.labels->find(kRayNodeTypeLabel);
-    if (type != pod.metadata.labels->end() && type->second == "head") return true;
+    if (node_type_is(pod, "head")) return true;
   }
   return false;
 }

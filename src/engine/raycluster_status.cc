@@ -14,11 +14,6 @@ namespace {
 
 bool is_v1_7(RayClusterReadiness release) { return release == RayClusterReadiness::desired_pods_ready; }
 
-bool node_type_is(const Pod& pod, std::string_view node_type) {
-  const auto type = pod.metadata.labels->find(kRayNodeTypeLabel);
-  return type != pod.metadata.labels->end() && type->second == node_type;
-}
-
 bool is_worker(const Pod& pod) { return node_type_is(pod, "worker"); }
 bool is_head(const Pod& pod) { return node_type_is(pod, "head"); }
 

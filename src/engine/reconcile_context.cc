@@ -44,9 +44,8 @@ bool labels_include(const StringMap& labels, const StringMap& wanted) {
 // that it must be in the cache before a read (a catching-up informer's events predate the relist).
 bool ReconcileContext::overdue(const Informer& informer, const std::vector<WatchEvent>& log,
                                std::int64_t now_ms) const {
-  if (informer.catching_up()) return false;
-  const std::optional<std::int64_t> written_at = informer.oldest_unapplied_written_at(log);
-  return written_at && now_ms >= *written_at + faults_.watch_latency_max_ms;
+  const std::optional<std::int64_t> due = informer.deliveries_due_by(log, faults_.watch_latency_max_ms);
+  return due && now_ms >= *due;
 }
 
 void ReconcileContext::advance_before_read(Kind kind) {

@@ -267,7 +267,7 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
       ++deliveries;
       if (informer->catching_up()) continue;
       ++urgent_deliveries;
-      const std::int64_t due = *informer->oldest_unapplied_written_at(log) + faults_.watch_latency_max_ms;
+      const std::int64_t due = *informer->deliveries_due_by(log, faults_.watch_latency_max_ms);
       if (world_.now_ms >= due) {
         ++overdue_deliveries;
       } else {
