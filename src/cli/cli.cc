@@ -83,6 +83,7 @@ void add_commands(CLI::App& rjsim, CommandTable& commands) {
   add_diff_command(rjsim, commands);
   add_compare_command(rjsim, commands);
   add_merge_command(rjsim, commands);
+  add_hunt_command(rjsim, commands);
 }
 
 }  // namespace

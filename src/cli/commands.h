@@ -16,5 +16,6 @@ void add_show_command(CLI::App& rjsim, CommandTable& commands);
 void add_diff_command(CLI::App& rjsim, CommandTable& commands);
 void add_compare_command(CLI::App& rjsim, CommandTable& commands);
 void add_merge_command(CLI::App& rjsim, CommandTable& commands);
+void add_hunt_command(CLI::App& rjsim, CommandTable& commands);
 
 }  // namespace rjsim::cli

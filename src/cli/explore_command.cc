@@ -86,21 +86,6 @@ std::function<void(const explore::ExploreProgress&)> progress_line(Io& io) {
   };
 }
 
-// Runs `schedule` again exactly (it is deterministic) with a writer attached.
-std::int64_t store_schedule(store::Database& database, const engine::Scenario& scenario, const std::string& kind,
-                            std::optional<std::int64_t> parent, std::uint64_t seed, const explore::Schedule& schedule,
-                            bool faults, bool stop_at_violation) {
-  engine::DefaultChooser fallback(seed);
-  engine::ReplayChooser chooser(schedule, &fallback);
-  explore::RunOptions options;
-  options.seed = seed;
-  options.faults = faults;
-  options.chooser = &chooser;
-  options.keep_events = false;
-  options.stop_at_violation = stop_at_violation;
-  return run_and_store(database, scenario, options, kind, parent).run_id;
-}
-
 // "stale reads after api.delete RayCluster/default/x": the targeted plan whose schedule found
 // `finding`; empty when no plan did (a pct schedule after the plans, another strategy).
 std::string plan_label(const explore::ExploreReport& report, const explore::Finding& finding) {

@@ -26,6 +26,20 @@ StoredRun run_and_store(store::Database& database, const engine::Scenario& scena
   return stored;
 }
 
+std::int64_t store_schedule(store::Database& database, const engine::Scenario& scenario, std::string_view kind,
+                            std::optional<std::int64_t> parent, std::uint64_t seed, const explore::Schedule& schedule,
+                            bool faults, bool stop_at_violation) {
+  engine::DefaultChooser fallback(seed);
+  engine::ReplayChooser chooser(schedule, &fallback);
+  explore::RunOptions options;
+  options.seed = seed;
+  options.faults = faults;
+  options.chooser = &chooser;
+  options.keep_events = false;
+  options.stop_at_violation = stop_at_violation;
+  return run_and_store(database, scenario, options, kind, parent).run_id;
+}
+
 std::int64_t commit_run(store::RunWriter& writer, const explore::RunReport& report, std::string_view outcome) {
   for (const explore::ViolationReport& v : report.violations) {
     writer.add_violation(store::Violation{v.seq, v.invariant, v.message});

@@ -17,6 +17,7 @@
 #include "events/event.h"
 #include "explore/replay.h"
 #include "explore/scenario_run.h"
+#include "explore/schedule.h"
 #include "store/database.h"
 
 namespace rjsim::cli {
@@ -30,6 +31,13 @@ struct StoredRun {
 StoredRun run_and_store(store::Database& database, const engine::Scenario& scenario,
                         explore::RunOptions options, std::string_view kind = "run",
                         std::optional<std::int64_t> parent_run = std::nullopt);
+
+// Runs `schedule` again exactly (a run is a function of its decisions; past them, the default
+// chooser seeded `seed` answers) with a writer attached: how explore and hunt store a
+// counterexample they found without events.
+std::int64_t store_schedule(store::Database& database, const engine::Scenario& scenario, std::string_view kind,
+                            std::optional<std::int64_t> parent, std::uint64_t seed, const explore::Schedule& schedule,
+                            bool faults, bool stop_at_violation);
 
 // Adds the report's violations to the run being written and commits it, with `outcome` when
 // given (a replay that diverged), else the report's own; returns the run_id.
