@@ -44,6 +44,7 @@ struct HuntFlags {
   std::int64_t explorations = 0;   // stop after this many explorations too (0: only the time)
   std::uint64_t seed = 1;
   int jobs = 0;
+  std::string controller;   // every scenario under this model instead of its own (a fix variant)
   std::string db_path = "hunt.db";
   bool json = false;
 };
@@ -208,7 +209,6 @@ void run_campaign(Hunt& hunt, const HuntFlags& flags, store::Database* database,
   const std::int64_t budget_ms = *parse_duration_ms(flags.time);
   const Clock::time_point start = Clock::now();
   for (std::int64_t round = 0;; ++round) {
-    hunt.totals.rounds = round + 1;
     for (std::size_t i = 0; i < hunt.scenarios.size(); ++i) {
       const std::int64_t remaining_ms = budget_ms - static_cast<std::int64_t>(seconds_since(start) * 1000);
       const bool enough = flags.explorations > 0 && hunt.totals.explorations >= flags.explorations;
@@ -216,6 +216,7 @@ void run_campaign(Hunt& hunt, const HuntFlags& flags, store::Database* database,
         hunt.totals.elapsed_s = seconds_since(start);
         return;
       }
+      hunt.totals.rounds = round + 1;   // begun
       const Slice slice = slice_for(round, i, flags.seed);
       const double slice_start_s = seconds_since(start);
       const explore::ExploreReport report =
@@ -241,12 +242,14 @@ std::vector<std::pair<double, std::size_t>> levelling(const Hunt& hunt) {
   return points;
 }
 
-std::string find_again_command(const HuntFinding& f) {
+std::string find_again_command(const HuntFinding& f, const HuntFlags& flags) {
   std::string command = fmt::format("rjsim explore {} --strategy {} --seed {}", f.scenario_file,
                                     explore::to_string(f.slice.strategy), f.slice.seed);
   if (f.slice.strategy == explore::Strategy::pct) command += fmt::format(" --depth {}", f.slice.pct_depth);
   if (f.slice.strategy != explore::Strategy::exhaustive) command += fmt::format(" --runs {}", f.slice_runs);
-  return command + " --all";
+  command += " --all";
+  if (!flags.controller.empty()) command += fmt::format("   # with controller: {} in the scenario", flags.controller);
+  return command;
 }
 
 // Findings in the order they were first found.
@@ -262,7 +265,8 @@ std::vector<const HuntFinding*> by_discovery(const Hunt& hunt) {
 void print_text(std::ostream& out, const Hunt& hunt, const HuntFlags& flags) {
   const HuntTotals& t = hunt.totals;
   const double elapsed = std::max(t.elapsed_s, 1e-9);
-  out << fmt::format("hunt: {} scenarios, {:.0f}s, seed {}, {} threads\n", hunt.scenarios.size(), t.elapsed_s,
+  out << fmt::format("hunt: {} scenarios under {}, {:.0f}s, seed {}, {} threads\n", hunt.scenarios.size(),
+                     flags.controller.empty() ? std::string("their own models") : flags.controller, t.elapsed_s,
                      flags.seed, worker_threads(flags.jobs));
   out << fmt::format("rounds {} (each explores every scenario once), explorations {}, schedules {} ({:.0f}/s), "
                      "steps {} ({:.0f}/s)\n",
@@ -286,7 +290,7 @@ void print_text(std::ostream& out, const Hunt& hunt, const HuntFlags& flags) {
                 ? fmt::format("  shrunk:  {} steps (not stored: --db \"\")\n", f->shrunk_steps)
                 : fmt::format("  shrunk:  {} steps; rjsim show {} --run {}   (replay: rjsim replay {} --run {})\n",
                               f->shrunk_steps, flags.db_path, f->shrunk_run_id, flags.db_path, f->shrunk_run_id));
-    out << fmt::format("  again:   {}\n", find_again_command(*f));
+    out << fmt::format("  again:   {}\n", find_again_command(*f, flags));
   }
 }
 
@@ -305,11 +309,12 @@ nlohmann::ordered_json hunt_json(const Hunt& hunt, const HuntFlags& flags) {
                         {"run_id", f->run_id},
                         {"shrunk_run_id", f->shrunk_run_id},
                         {"shrunk_steps", f->shrunk_steps},
-                        {"find_again", find_again_command(*f)}});
+                        {"find_again", find_again_command(*f, flags)}});
   }
   nlohmann::ordered_json curve = nlohmann::ordered_json::array();
   for (const auto& [at, known] : levelling(hunt)) curve.push_back({{"after_s", at}, {"distinct_findings", known}});
   return {{"scenarios", hunt.files},
+          {"controller", flags.controller.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(flags.controller)},
           {"seed", flags.seed},
           {"elapsed_s", t.elapsed_s},
           {"rounds", t.rounds},
@@ -326,7 +331,10 @@ nlohmann::ordered_json hunt_json(const Hunt& hunt, const HuntFlags& flags) {
 int run_hunt(const HuntFlags& flags, Io& io) {
   Hunt hunt;
   hunt.files = scenario_files(flags.paths);
-  for (const std::string& file : hunt.files) hunt.scenarios.push_back(engine::load_scenario(file));
+  for (const std::string& file : hunt.files) {
+    hunt.scenarios.push_back(engine::load_scenario(file));
+    if (!flags.controller.empty()) hunt.scenarios.back().controller = flags.controller;
+  }
   for (std::size_t i = 0; i < hunt.scenarios.size(); ++i) {
     if (!hunt.scenarios[i].has_faults) {
       throw UsageError(fmt::format("{}: the scenario has no faults: block; a hunt explores within one", hunt.files[i]));
@@ -352,6 +360,7 @@ void add_hunt_command(CLI::App& rjsim, CommandTable& commands) {
       rjsim, "hunt",
       "explore a corpus of scenarios for a time budget and group what is found into distinct findings",
       {"rjsim hunt tools/hunt/corpus --time 30m --db hunt.db",
+       "rjsim hunt tools/hunt/corpus --explorations 300 --controller kuberay-1.7+api-reader-confirms-deletion",
        "rjsim hunt tools/hunt/corpus/suspend-resume.yaml --time 2m --json"});
   hunt->add_option("PATH", flags->paths, "scenario files, or directories searched for *.yaml (each with faults:)")
       ->required()
@@ -378,6 +387,9 @@ void add_hunt_command(CLI::App& rjsim, CommandTable& commands) {
       ->check(at_least_one())
       ->capture_default_str();
   add_seed_option(*hunt, flags->seed, "the campaign's seed (round r explores with seed + r)")->capture_default_str();
+  add_controller_option(*hunt, flags->controller,
+                        "run every scenario under this model instead of its own (say, a fix variant, to see that "
+                        "the findings it fixes are gone)");
   add_jobs_option(*hunt, flags->jobs);
   add_db_option(*hunt, flags->db_path, "where each distinct finding's counterexample and shrunk run are stored (\"\" stores nothing)")
       ->capture_default_str();

@@ -8,6 +8,8 @@
 #include <ostream>
 #include <thread>
 
+#include "models/registry.h"
+
 namespace rjsim::cli {
 
 CLI::App* CommandTable::add(CLI::App& rjsim, std::string name, std::string description,
@@ -45,8 +47,11 @@ int not_implemented(Io& io, std::string_view command, int issue) {
 }
 
 const std::vector<std::string>& model_names() {
-  static const std::vector<std::string> names = {"kuberay-1.0", "kuberay-1.1", "kuberay-1.7", "kuberay-latest",
-                                                 "kuberay-1.7+ray-before-submitter-timeout"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all = models::model_names();
+    all.insert(all.begin() + 3, "kuberay-latest");   // the alias, after the release it names
+    return all;
+  }();
   return names;
 }
 

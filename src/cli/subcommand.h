@@ -52,8 +52,8 @@ class CommandTable {
 // Prints "rjsim COMMAND: not implemented yet (see issue N)" on err; returns 3.
 int not_implemented(Io& io, std::string_view command, int issue);
 
-// The model names DESIGN.md §2 defines.
-// TODO(issue 3): take these from the models registry once src/models exists.
+// The model names DESIGN.md §2 defines, with the fix variants of docs/findings/:
+// The registry's models (models/registry.h) and the alias kuberay-latest.
 const std::vector<std::string>& model_names();
 
 // Flags several subcommands share, so that they read and check the same everywhere.

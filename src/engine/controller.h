@@ -63,6 +63,11 @@ class KubeClient {
   // `error`. The pointer is good until the next read; models use the typed get below, which
   // copies it, as controller-runtime's client hands out deep copies.
   virtual const Object* read(Kind kind, std::string_view namespace_, std::string_view name, Error& error) = 0;
+  // An uncached read from the API server (controller-runtime's manager.GetAPIReader()): the
+  // stored object, or nullptr and NotFound in `error`. No KubeRay release reads this way; a fix
+  // variant does (docs/findings/002). The pointer is good until the next call, as read()'s.
+  virtual const Object* read_from_api(Kind kind, std::string_view namespace_, std::string_view name,
+                                      Error& error) = 0;
   // Cached objects of a kind in a namespace whose labels include every pair of `labels`.
   virtual Error list(Kind kind, std::string_view namespace_, const StringMap& labels,
                      std::vector<Object>& out) = 0;
@@ -79,6 +84,12 @@ class KubeClient {
   Error get(std::string_view namespace_, std::string_view name, T& out) {
     Error err;
     if (const Object* cached = read(T::kind, namespace_, name, err)) out = std::get<T>(*cached);
+    return err;
+  }
+  template <class T>
+  Error get_from_api(std::string_view namespace_, std::string_view name, T& out) {
+    Error err;
+    if (const Object* stored = read_from_api(T::kind, namespace_, name, err)) out = std::get<T>(*stored);
     return err;
   }
   template <class T>

@@ -17,6 +17,7 @@ std::string_view to_string(ClientCall call) {
     case ClientCall::update_status: return "update_status";
     case ClientCall::remove: return "delete";
     case ClientCall::dashboard: return "dashboard";
+    case ClientCall::read_from_api: return "read_from_api";
     case ClientCall::now: return "now";
     case ClientCall::random_string: return "random_string";
     case ClientCall::operator_env: return "operator_env";
@@ -72,20 +73,30 @@ void PassClients::stop_if_due(const CallReply& reply) {
 }
 
 const Object* PassClients::read(Kind kind, std::string_view namespace_, std::string_view name, Error& error) {
+  return read_one(ClientCall::read, &ReconcileContext::read_version, kind, namespace_, name, error);
+}
+
+const Object* PassClients::read_from_api(Kind kind, std::string_view namespace_, std::string_view name,
+                                         Error& error) {
+  return read_one(ClientCall::read_from_api, &ReconcileContext::read_version_from_api, kind, namespace_, name, error);
+}
+
+const Object* PassClients::read_one(ClientCall call, LiveRead live_read, Kind kind, std::string_view namespace_,
+                                    std::string_view name, Error& error) {
   if (stopped_) {
     error = stopped_error();
     return nullptr;
   }
-  if (const CallReply* reply = replayed(ClientCall::read)) {
+  if (const CallReply* reply = replayed(call)) {
     error = reply->error;
     return reply->objects.empty() ? nullptr : &*reply->objects.front();
   }
-  const ObjectVersion* cached = live_.read_version(kind, namespace_, name, error);
-  CallReply reply = reply_to(ClientCall::read);
+  const ObjectVersion* found = (live_.*live_read)(kind, namespace_, name, error);
+  CallReply reply = reply_to(call);
   reply.error = error;
-  if (cached) reply.objects.push_back(*cached);
+  if (found) reply.objects.push_back(*found);
   stop_if_due(keep(std::move(reply)));
-  return cached ? &**cached : nullptr;
+  return found ? &**found : nullptr;
 }
 
 Error PassClients::list(Kind kind, std::string_view namespace_, const StringMap& labels, std::vector<Object>& out) {

@@ -38,10 +38,12 @@ class PassClients final : public KubeClient, public Runtime, public DashboardApi
 
   using KubeClient::create;
   using KubeClient::get;
+  using KubeClient::get_from_api;
   using KubeClient::update;
   using KubeClient::update_status;
 
   const Object* read(Kind kind, std::string_view namespace_, std::string_view name, Error& error) override;
+  const Object* read_from_api(Kind kind, std::string_view namespace_, std::string_view name, Error& error) override;
   Error list(Kind kind, std::string_view namespace_, const StringMap& labels,
              std::vector<Object>& out) override;
   Error create(Object& object) override;
@@ -69,6 +71,10 @@ class PassClients final : public KubeClient, public Runtime, public DashboardApi
   // Keeps the reply of a live call, and stops the pass after it when this step's call is made.
   const CallReply& keep(CallReply reply);
   void stop_if_due(const CallReply& reply);
+  using LiveRead = const ObjectVersion* (ReconcileContext::*)(Kind, std::string_view, std::string_view, Error&);
+  // A read from the cache or the API server: replayed, or made live and kept.
+  const Object* read_one(ClientCall call, LiveRead live_read, Kind kind, std::string_view namespace_,
+                         std::string_view name, Error& error);
   Error write(ClientCall call, Object& object, Error (ReconcileContext::*live_write)(Object&));
   DashboardResponse dashboard(const std::function<DashboardResponse()>& live_call);
 

@@ -85,6 +85,17 @@ const ObjectVersion* ReconcileContext::read_version(Kind kind, std::string_view 
   return cached;
 }
 
+const ObjectVersion* ReconcileContext::read_version_from_api(Kind kind, std::string_view namespace_,
+                                                            std::string_view name, Error& error) {
+  const ObjectVersion* stored = context_.world().api.find_version(kind, namespace_, name);
+  context_.effect("api.get", "controller")
+      .object(object_ref(kind, namespace_, name))
+      .with("found", stored != nullptr)
+      .with("rv", stored ? meta(**stored).resource_version : std::int64_t{0});
+  if (!stored) error = Error(ErrorCode::not_found, fmt::format("{}s \"{}\" not found", to_string(kind), name));
+  return stored;
+}
+
 ObjectVersion ReconcileContext::version_of(const Object& object) const {
   const ApiServer& api = context_.world().api;
   const ObjectMeta& m = meta(object);

@@ -33,6 +33,7 @@ class ReconcileContext final : public KubeClient, public Runtime, public Dashboa
 
   using KubeClient::create;
   using KubeClient::get;
+  using KubeClient::get_from_api;
   using KubeClient::update;
   using KubeClient::update_status;
 
@@ -42,6 +43,13 @@ class ReconcileContext final : public KubeClient, public Runtime, public Dashboa
   }
   // read(), giving the cached version itself (PassClients keeps it in the pass's replies).
   const ObjectVersion* read_version(Kind kind, std::string_view namespace_, std::string_view name, Error& error);
+  const Object* read_from_api(Kind kind, std::string_view namespace_, std::string_view name, Error& error) override {
+    const ObjectVersion* version = read_version_from_api(kind, namespace_, name, error);
+    return version ? &**version : nullptr;
+  }
+  // read_from_api(), giving the API server's stored version itself.
+  const ObjectVersion* read_version_from_api(Kind kind, std::string_view namespace_, std::string_view name,
+                                             Error& error);
   // A write's reply as a version to keep: the API server's stored one when `object` is it, else a
   // new version of it (the write deleted the object).
   ObjectVersion version_of(const Object& object) const;

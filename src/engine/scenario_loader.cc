@@ -37,9 +37,11 @@ constexpr std::array<std::string_view, 22> kInvariantNames = {
     "terminal-after-submitter", "suspended-only-when-requested", "suspended-means-released",
     "one-execution-at-a-time"};
 
-constexpr std::array<std::string_view, 5> kControllerNames = {"kuberay-1.0", "kuberay-1.1", "kuberay-1.7",
+// The models' names (models/registry.h, which the engine may not include) and the alias.
+constexpr std::array<std::string_view, 6> kControllerNames = {"kuberay-1.0", "kuberay-1.1", "kuberay-1.7",
                                                               "kuberay-latest",
-                                                              "kuberay-1.7+ray-before-submitter-timeout"};
+                                                              "kuberay-1.7+ray-before-submitter-timeout",
+                                                              "kuberay-1.7+api-reader-confirms-deletion"};
 
 // Every persisted jobDeploymentStatus of the three models (kuberay-rayjob.md §1.1, §2.1, §3.1).
 constexpr std::array<std::string_view, 16> kDeploymentStatuses = {
@@ -1305,6 +1307,7 @@ std::string canonical_controller(std::string_view name) {
   if (name == "kuberay-latest") return "kuberay-1.7";
   if (name == "kuberay-1.0" || name == "kuberay-1.1" || name == "kuberay-1.7") return std::string(name);
   if (name == "kuberay-1.7+ray-before-submitter-timeout") return std::string(name);   // docs/findings/001
+  if (name == "kuberay-1.7+api-reader-confirms-deletion") return std::string(name);   // docs/findings/002
   return {};
 }
 

@@ -11,6 +11,7 @@ std::string canonical_model_name(std::string_view name) {
   if (name == "kuberay-1.1") return std::string(name);
   if (name == "kuberay-1.7" || name == "kuberay-latest") return "kuberay-1.7";
   if (name == kuberay_1_7::kRayBeforeSubmitterTimeoutName) return std::string(name);
+  if (name == kuberay_1_7::kApiReaderConfirmsDeletionName) return std::string(name);
   return {};
 }
 
@@ -22,11 +23,15 @@ std::unique_ptr<engine::Controller> make_model(std::string_view name) {
   if (canonical == kuberay_1_7::kRayBeforeSubmitterTimeoutName) {
     return std::make_unique<kuberay_1_7::RayJobReconciler>(kuberay_1_7::Fixes{.ray_before_submitter_timeout = true});
   }
+  if (canonical == kuberay_1_7::kApiReaderConfirmsDeletionName) {
+    return std::make_unique<kuberay_1_7::RayJobReconciler>(kuberay_1_7::Fixes{.api_reader_confirms_deletion = true});
+  }
   return nullptr;
 }
 
 std::vector<std::string> model_names() {
-  return {"kuberay-1.0", "kuberay-1.1", "kuberay-1.7", std::string(kuberay_1_7::kRayBeforeSubmitterTimeoutName)};
+  return {"kuberay-1.0", "kuberay-1.1", "kuberay-1.7", std::string(kuberay_1_7::kRayBeforeSubmitterTimeoutName),
+          std::string(kuberay_1_7::kApiReaderConfirmsDeletionName)};
 }
 
 }  // namespace rjsim::models

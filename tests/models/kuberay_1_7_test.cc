@@ -1083,6 +1083,47 @@ TEST_CASE("kuberay-1.7: Suspending deletes the cluster and the Job and waits for
   CHECK(harness.events_of("api.delete").size() == 2);
 }
 
+// Finding 002 (docs/findings/002-suspended-before-cluster-cached.md): the RayCluster was created
+// (it is in the API server) but its ADDED event is not in the cache yet when Suspending reads it.
+void create_uncached_cluster(ModelHarness& harness, const RayJob& rayjob) {
+  engine::Object cluster = cluster_for(rayjob, "");
+  harness.world.api.create(cluster, harness.world.now_ms);   // no sync: the event stays pending
+  harness.faults.max_lag = 1;                                 // and the read may leave it so
+}
+
+TEST_CASE("kuberay-1.7: Suspending takes a cache NotFound for a deleted cluster and persists Suspended") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  RayJob rayjob = running_rayjob();
+  rayjob.status.job_deployment_status = "Suspending";
+  create_uncached_cluster(harness, harness.put(rayjob));
+  harness.reconcile("demo");
+  const RayJobStatus& status = harness.truth<RayJob>("demo")->status;
+  CHECK(status.job_deployment_status == "Suspended");
+  CHECK(status.ray_cluster_name.empty());
+  CHECK(harness.world.api.find<RayCluster>("default", rayjob.status.ray_cluster_name) != nullptr);   // left running
+  CHECK(harness.events_of("api.get").empty());   // v1.7.0 never reads past its cache
+}
+
+TEST_CASE("kuberay-1.7+api-reader-confirms-deletion: the API reader finds the cluster; it is deleted, not forgotten") {
+  RayJobReconciler model(Fixes{.api_reader_confirms_deletion = true});
+  CHECK(model.name() == "kuberay-1.7+api-reader-confirms-deletion");
+  ModelHarness harness(model);
+  RayJob rayjob = running_rayjob();
+  rayjob.status.job_deployment_status = "Suspending";
+  create_uncached_cluster(harness, harness.put(rayjob));
+  CHECK(is_requeue_without_error(harness.reconcile("demo")));
+  CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Suspending");
+  CHECK(harness.events_of("api.get").size() == 2);      // the cluster, then the Job (found: none)
+  CHECK(harness.events_of("api.delete").size() == 1);   // the cluster the cache had not seen
+  CHECK(harness.world.api.find<RayCluster>("default", rayjob.status.ray_cluster_name) == nullptr);   // no finalizer
+
+  harness.sync();   // the cluster is gone from the server and the cache: now Suspended
+  harness.reconcile("demo");
+  CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Suspended");
+  CHECK(make_model("kuberay-1.7+api-reader-confirms-deletion")->name() == "kuberay-1.7+api-reader-confirms-deletion");
+}
+
 TEST_CASE("kuberay-1.7: Retrying with both gone persists New and resets the attempt's fields, keeps counters") {
   RayJobReconciler model;
   ModelHarness harness(model);

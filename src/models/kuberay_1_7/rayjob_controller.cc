@@ -319,8 +319,22 @@ Error reconcile_services(Clients& clients, const RayJob& rayjob, const RayCluste
   return clients.kube.create(new_service);                                            // RJC:L705
 }
 
+// Whether a cache NotFound stands: always in v1.7.0; with the finding-002 fix only when the API
+// server agrees (a cache that has not yet seen a just-created object answers NotFound too). On
+// an error of the uncached read, or when the object is there, `out` holds it or `err` the error.
+template <class T>
+Error confirm_not_found(Clients& clients, const Fixes& fixes, std::string_view namespace_, std::string_view name,
+                        T& out, bool& not_found) {
+  not_found = true;
+  if (!fixes.api_reader_confirms_deletion) return {};
+  Error err = clients.kube.get_from_api(namespace_, name, out);
+  if (is_not_found(err)) return {};
+  not_found = false;
+  return err;
+}
+
 // deleteSubmitterJob (RJC:L759-795): true only once the cache no longer has the Job.
-Error delete_submitter_job(Clients& clients, const RayJob& rayjob, bool& is_job_deleted) {
+Error delete_submitter_job(Clients& clients, const RayJob& rayjob, bool& is_job_deleted, const Fixes& fixes = {}) {
   is_job_deleted = false;
   if (rayjob.spec->submission_mode == "HTTPMode" || rayjob.spec->submission_mode == "SidecarMode") {
     is_job_deleted = true;
@@ -329,25 +343,33 @@ Error delete_submitter_job(Clients& clients, const RayJob& rayjob, bool& is_job_
   Job job;
   if (Error err = clients.kube.get(rayjob.metadata.namespace_, rayjob.metadata.name, job)) {
     if (!is_not_found(err)) return err;
-    is_job_deleted = true;
-    return {};
+    if (Error api_err = confirm_not_found(clients, fixes, rayjob.metadata.namespace_, rayjob.metadata.name, job,
+                                          is_job_deleted)) {
+      return api_err;
+    }
+    if (is_job_deleted) return {};
   }
   if (job.metadata.deletion_timestamp_ms) return {};   // the deletion is ongoing
   return clients.kube.remove(Kind::Job, job.metadata.namespace_, job.metadata.name, Propagation::background);
 }
 
 // deleteClusterResources (RJC:L798-834): true only once the cache no longer has the cluster.
-Error delete_cluster_resources(Clients& clients, const RayJob& rayjob, bool& is_cluster_deleted) {
+Error delete_cluster_resources(Clients& clients, const RayJob& rayjob, bool& is_cluster_deleted,
+                               const Fixes& fixes = {}) {
   is_cluster_deleted = false;
   if (!rayjob.spec->cluster_selector.empty()) {
     is_cluster_deleted = true;
     return {};
   }
   RayCluster cluster;
-  if (Error err = clients.kube.get(rayjob.metadata.namespace_, rayjob.status.ray_cluster_name, cluster)) {
+  const std::string& name = rayjob.status.ray_cluster_name;
+  if (Error err = clients.kube.get(rayjob.metadata.namespace_, name, cluster)) {
     if (!is_not_found(err)) return err;
-    is_cluster_deleted = true;
-    return {};
+    if (Error api_err = confirm_not_found(clients, fixes, rayjob.metadata.namespace_, name, cluster,
+                                          is_cluster_deleted)) {
+      return api_err;
+    }
+    if (is_cluster_deleted) return {};
   }
   if (cluster.metadata.deletion_timestamp_ms) return {};   // the deletion is ongoing
   return clients.kube.remove(Kind::RayCluster, cluster.metadata.namespace_, cluster.metadata.name);
@@ -825,10 +847,12 @@ StateResult reconcile_running(Clients& clients, RayJob& rayjob, const Fixes& fix
 }
 
 // Suspending and Retrying (RJC:L366-410): atomic; no StopJob.
-StateResult reconcile_suspending_or_retrying(Clients& clients, RayJob& rayjob) {
+StateResult reconcile_suspending_or_retrying(Clients& clients, RayJob& rayjob, const Fixes& fixes) {
   bool is_cluster_deleted = false, is_job_deleted = false;
-  if (Error err = delete_cluster_resources(clients, rayjob, is_cluster_deleted)) return requeue_with(err);  // :375
-  if (Error err = delete_submitter_job(clients, rayjob, is_job_deleted)) return requeue_with(err);          // :379
+  if (Error err = delete_cluster_resources(clients, rayjob, is_cluster_deleted, fixes)) {          // :375
+    return requeue_with(err);
+  }
+  if (Error err = delete_submitter_job(clients, rayjob, is_job_deleted, fixes)) return requeue_with(err);   // :379
   if (!is_cluster_deleted || !is_job_deleted) return requeue();                       // :383-387
   // :389-391 cleanupBatchSchedulerResources: no batch scheduler is modelled.
   RayJobStatus& status = rayjob.status;                                               // :394-409
@@ -945,7 +969,7 @@ ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& cli
   } else if (state == kRunning) {
     result = reconcile_running(clients, rayjob, fixes_);
   } else if (state == kSuspending || state == kRetrying) {
-    result = reconcile_suspending_or_retrying(clients, rayjob);
+    result = reconcile_suspending_or_retrying(clients, rayjob, fixes_);
   } else if (state == kSuspended) {
     result = reconcile_suspended(rayjob);
   } else if (state == kComplete || state == kFailed) {

@@ -22,9 +22,15 @@ inline constexpr std::string_view kModelName = "kuberay-1.7";
 // terminal or Ray cannot be reached.
 inline constexpr std::string_view kRayBeforeSubmitterTimeoutName = "kuberay-1.7+ray-before-submitter-timeout";
 
+// Finding 002 (docs/findings/002-suspended-before-cluster-cached.md): v1.7.0 with one change,
+// deleteClusterResources and deleteSubmitterJob confirm a cache NotFound with an uncached read
+// (the manager's API reader) before they report the object deleted.
+inline constexpr std::string_view kApiReaderConfirmsDeletionName = "kuberay-1.7+api-reader-confirms-deletion";
+
 // The proposed fixes a variant of the model carries (none: v1.7.0 as released).
 struct Fixes {
   bool ray_before_submitter_timeout = false;
+  bool api_reader_confirms_deletion = false;
 };
 
 class RayJobReconciler final : public engine::Controller {
@@ -32,7 +38,9 @@ class RayJobReconciler final : public engine::Controller {
   RayJobReconciler() = default;
   explicit RayJobReconciler(Fixes fixes) : fixes_(fixes) {}
   std::string_view name() const override {
-    return fixes_.ray_before_submitter_timeout ? kRayBeforeSubmitterTimeoutName : kModelName;
+    if (fixes_.ray_before_submitter_timeout) return kRayBeforeSubmitterTimeoutName;
+    if (fixes_.api_reader_confirms_deletion) return kApiReaderConfirmsDeletionName;
+    return kModelName;
   }
   engine::ReleaseEnvironment environment() const override;
   const engine::Watches& watches() const override;
