@@ -159,6 +159,76 @@ void ApiServer::append_watch(WatchType type, const ObjectVersion& version, std::
   watch_logs_[kind].edit().push_back(std::move(event));
 }
 
+namespace {
+
+// The objects `matches` accepts, in store order: from `index`'s candidates for `hash` when given,
+// else from a walk of the store.
+template <class Matches>
+std::vector<const ObjectVersion*> select(const std::vector<ObjectVersion>& objects, const LabelIndex* index,
+                                         std::uint64_t hash, Matches matches) {
+  std::vector<const ObjectVersion*> out;
+  if (index) {
+    index->for_each(hash, [&](std::size_t place) {
+      if (matches(objects[place])) out.push_back(&objects[place]);   // not another value of the same hash
+    });
+    return out;
+  }
+  for (const ObjectVersion& version : objects) {
+    if (matches(version)) out.push_back(&version);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<const ObjectVersion*> ApiServer::labelled(Kind kind, std::string_view namespace_, std::string_view key,
+                                                      std::string_view value) const {
+  const bool indexed = kind == Kind::Pod && key == kRayClusterLabel;
+  return select(*objects_[kind_index(kind)], indexed ? &*label_indexes_[kind_index(kind)] : nullptr,
+                LabelIndex::hash_value(namespace_, value), [&](const ObjectVersion& version) {
+                  const ObjectMeta& m = meta(*version);
+                  if (m.namespace_ != namespace_) return false;
+                  const auto label = m.labels->find(key);
+                  return label != m.labels->end() && label->second == value;
+                });
+}
+
+std::vector<const ObjectVersion*> ApiServer::controlled_by(Kind kind, std::string_view namespace_,
+                                                           std::string_view owner_uid) const {
+  const bool indexed = kind == Kind::Pod;
+  return select(*objects_[kind_index(kind)], indexed ? &*owner_indexes_[kind_index(kind)] : nullptr,
+                LabelIndex::hash_value(namespace_, owner_uid), [&](const ObjectVersion& version) {
+                  const ObjectMeta& m = meta(*version);
+                  const OwnerReference* owner = controller_owner(m);
+                  return m.namespace_ == namespace_ && owner && owner->uid == owner_uid;
+                });
+}
+
+std::optional<std::uint64_t> ApiServer::indexed_owner_hash(Kind kind, const ObjectMeta& m) {
+  if (kind != Kind::Pod) return std::nullopt;
+  const OwnerReference* owner = controller_owner(m);
+  if (!owner) return std::nullopt;
+  return LabelIndex::hash_value(m.namespace_, owner->uid);
+}
+
+void ApiServer::reindex(Kind kind, std::size_t place, const ObjectMeta& before, const ObjectMeta& next) {
+  if (kind != Kind::Pod) return;
+  const int k = kind_index(kind);
+  const std::optional<std::uint64_t> label_before = indexed_label_hash(kind, before);
+  const std::optional<std::uint64_t> label_after = indexed_label_hash(kind, next);
+  if (label_before != label_after) label_indexes_[k].edit().relabelled(place, label_before, label_after);
+  const std::optional<std::uint64_t> owner_before = indexed_owner_hash(kind, before);
+  const std::optional<std::uint64_t> owner_after = indexed_owner_hash(kind, next);
+  if (owner_before != owner_after) owner_indexes_[k].edit().relabelled(place, owner_before, owner_after);
+}
+
+std::optional<std::uint64_t> ApiServer::indexed_label_hash(Kind kind, const ObjectMeta& m) {
+  if (kind != Kind::Pod) return std::nullopt;
+  const auto label = m.labels->find(kRayClusterLabel);
+  if (label == m.labels->end()) return std::nullopt;
+  return LabelIndex::hash_value(m.namespace_, label->second);
+}
+
 void ApiServer::erase(Kind kind, const ObjectMeta& m) {
   const ObjectVersion* found = find_version(kind, m.namespace_, m.name);
   assert(found && "rjsim bug: erasing an object the API server does not hold");
@@ -167,6 +237,10 @@ void ApiServer::erase(Kind kind, const ObjectMeta& m) {
   std::vector<ObjectVersion>& objects = bucket(kind);
   objects.erase(objects.begin() + static_cast<std::ptrdiff_t>(place));
   key_indexes_[kind_index(kind)].edit().erased(place);
+  if (kind == Kind::Pod) {
+    label_indexes_[kind_index(kind)].edit().erased(place);
+    owner_indexes_[kind_index(kind)].edit().erased(place);
+  }
 }
 
 WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
@@ -203,8 +277,12 @@ WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
     return key_less(meta(o), m.namespace_, m.name);
   });
   it = objects.insert(it, ObjectVersion(object, takes_digests_));
-  key_indexes_[kind_index(kind)].edit().inserted(static_cast<std::size_t>(it - objects.begin()),
-                                                 KeyIndex::hash_key(m.namespace_, m.name));
+  const std::size_t place = static_cast<std::size_t>(it - objects.begin());
+  key_indexes_[kind_index(kind)].edit().inserted(place, KeyIndex::hash_key(m.namespace_, m.name));
+  if (kind == Kind::Pod) {
+    label_indexes_[kind_index(kind)].edit().inserted(place, indexed_label_hash(kind, m));
+    owner_indexes_[kind_index(kind)].edit().inserted(place, indexed_owner_hash(kind, m));
+  }
   append_watch(WatchType::Added, *it, now_ms);
   return outcome;
 }
@@ -242,6 +320,7 @@ WriteOutcome ApiServer::commit_change(const ObjectVersion& stored, Object next, 
   const int kind = kind_index(kind_of(next));
   const std::size_t index = static_cast<std::size_t>(&stored - objects_[kind]->data());
   assert(index < objects_[kind]->size() && "rjsim bug: a change to a version the API server does not hold");
+  reindex(kind_of(next), index, meta(*stored), next_meta);
   ObjectVersion& slot = objects_[kind].edit()[index];
   slot = ObjectVersion(std::move(next), takes_digests_);
   append_watch(WatchType::Modified, slot, now_ms);

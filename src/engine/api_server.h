@@ -26,6 +26,7 @@
 #include "engine/error.h"
 #include "engine/hash128.h"
 #include "engine/key_index.h"
+#include "engine/label_index.h"
 #include "engine/object_version.h"
 #include "engine/objects.h"
 
@@ -74,6 +75,15 @@ class ApiServer {
     const Object* object = find(T::kind, namespace_, name);
     return object ? &std::get<T>(*object) : nullptr;
   }
+  // The objects of `kind` in `namespace_` whose label `key` is `value`, in store order. Pods by
+  // ray.io/cluster (what the simulated RayCluster controller and kubelet select by) come from an
+  // index (label_index.h); any other label is a walk of the kind's objects.
+  std::vector<const ObjectVersion*> labelled(Kind kind, std::string_view namespace_, std::string_view key,
+                                             std::string_view value) const;
+  // The objects of `kind` in `namespace_` whose controller ownerReference has `owner_uid`, in
+  // store order. Pods (what the simulated Job controller counts) come from an index.
+  std::vector<const ObjectVersion*> controlled_by(Kind kind, std::string_view namespace_,
+                                                  std::string_view owner_uid) const;
   // A kind's objects, ordered by namespace then name.
   std::span<const ObjectVersion> objects(Kind kind) const { return *objects_[kind_index(kind)]; }
   // The last resourceVersion handed out (0 before the first write).
@@ -148,12 +158,23 @@ class ApiServer {
   // How long a delete of `object` leaves it to its kubelet: 0 but for a Running Pod.
   std::int64_t graceful_deletion_seconds(const Object& object, std::optional<std::int64_t> requested) const;
   void erase(Kind kind, const ObjectMeta& meta);
+  // The hash label_indexes_ files `m` under, when its kind has an indexed label and `m` carries it.
+  static std::optional<std::uint64_t> indexed_label_hash(Kind kind, const ObjectMeta& m);
+  // The hash owner_indexes_ files `m` under: a Pod's controller owner's uid.
+  static std::optional<std::uint64_t> indexed_owner_hash(Kind kind, const ObjectMeta& m);
+  // Tells the kind's derived indexes that `next` replaced `before` at `place`.
+  void reindex(Kind kind, std::size_t place, const ObjectMeta& before, const ObjectMeta& next);
 
   // Per kind, shared by the server's copies until changed (copy_on_write.h): a write changes one
   // kind, and a fork copies none.
   std::array<CopyOnWrite<std::vector<ObjectVersion>>, kKindCount> objects_;
   // Per kind, the places of objects_ by key (key_index.h), changed only by a create or an erase.
   std::array<CopyOnWrite<KeyIndex>, kKindCount> key_indexes_;
+  // Per kind, the places of objects_ by the kind's indexed label (Pods: ray.io/cluster; the other
+  // kinds none, and their indexes stay empty), changed by a create, an erase or a relabel.
+  std::array<CopyOnWrite<LabelIndex>, kKindCount> label_indexes_;
+  // Per kind, the places of objects_ by their controller owner's uid (Pods; the other kinds none).
+  std::array<CopyOnWrite<LabelIndex>, kKindCount> owner_indexes_;
   // Shared by the server's copies until appended to (copy_on_write.h): a fork copies no log, and
   // a step appends to one or two kinds' logs.
   std::array<CopyOnWrite<std::vector<WatchEvent>>, kKindCount> watch_logs_;

@@ -271,11 +271,13 @@ class Fingerprinter {
     add_all(type, object);
   }
   void add(const ApiServer& value) {
-    const auto& [objects, key_indexes, watch_logs, watch_log_digests, resource_version, next_uid, takes_digests,
+    const auto& [objects, key_indexes, label_indexes, owner_indexes, watch_logs, watch_log_digests, resource_version, next_uid, takes_digests,
                  keeps_watch_objects, pod_termination_grace_period_seconds] = value;
     assert(takes_digests && "rjsim bug: a fingerprint of a world whose API server takes no digests");
     for (std::size_t kind = 0; kind < objects.size(); ++kind) add_part(objects[kind], memo_->objects_[kind]);
     static_cast<void>(key_indexes);   // derived from the objects' keys (key_index.h)
+    static_cast<void>(label_indexes);   // derived from the objects' labels (label_index.h)
+    static_cast<void>(owner_indexes);   // derived from the objects' owners, as label_indexes
     // The logs through the digests the server extends as it appends to them: hashing the logs
     // themselves would make a fingerprint's cost grow with the length of the run.
     for (const std::vector<WatchEvent>& log : watch_logs) add_length(log.size());

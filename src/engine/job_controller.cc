@@ -119,8 +119,8 @@ JobView view_from_finalizers(const World& world, const Job& job, std::span<const
   return view;
 }
 
-JobView view_of(const World& world, const Job& job, const PodsByJob& pods_by_job, JobPodTracking tracking) {
-  const std::span<const Pod* const> pods = pods_by_job.of(job.metadata.namespace_, job.metadata.uid);
+JobView view_of(const World& world, const Job& job, JobPodTracking tracking) {
+  const std::vector<const Pod*> pods = pods_of_job(world.api, job.metadata.namespace_, job.metadata.uid);
   return tracking == JobPodTracking::finalizers ? view_from_finalizers(world, job, pods)
                                                 : view_from_listed_pods(job, pods);
 }
@@ -193,39 +193,13 @@ bool older(const Pod* a, const Pod* b) {
 
 std::vector<const Pod*> pods_of_job(const ApiServer& api, std::string_view namespace_,
                                     std::string_view job_uid) {
-  const PodsByJob pods_by_job(api);   // named: the span below points into it
-  const std::span<const Pod* const> pods = pods_by_job.of(namespace_, job_uid);
-  return {pods.begin(), pods.end()};
-}
-
-PodsByJob::PodsByJob(const ApiServer& api) {
-  std::vector<std::pair<Owned, const Pod*>> owned;
-  for (const Object& object : api.objects(Kind::Pod)) {
-    const auto& pod = std::get<Pod>(object);
-    if (const OwnerReference* owner = job_owner(pod)) owned.push_back({{pod.metadata.namespace_, owner->uid}, &pod});
+  std::vector<const Pod*> pods;
+  for (const ObjectVersion* version : api.controlled_by(Kind::Pod, namespace_, job_uid)) {
+    const auto& pod = std::get<Pod>(**version);
+    if (job_owner(pod)) pods.push_back(&pod);   // a Job's uid, not another kind's
   }
-  std::sort(owned.begin(), owned.end(), [](const auto& a, const auto& b) {
-    if (owner_less(a.first, b.first)) return true;
-    if (owner_less(b.first, a.first)) return false;
-    return older(a.second, b.second);
-  });
-  owners_.reserve(owned.size());
-  pods_.reserve(owned.size());
-  for (const auto& [owner, pod] : owned) {
-    owners_.push_back(owner);
-    pods_.push_back(pod);
-  }
-}
-
-bool PodsByJob::owner_less(const Owned& a, const Owned& b) {
-  if (a.namespace_ != b.namespace_) return a.namespace_ < b.namespace_;
-  return a.job_uid < b.job_uid;
-}
-
-std::span<const Pod* const> PodsByJob::of(std::string_view namespace_, std::string_view job_uid) const {
-  const auto [first, last] = std::equal_range(owners_.begin(), owners_.end(), Owned{namespace_, job_uid}, owner_less);
-  const auto begin = static_cast<std::size_t>(first - owners_.begin());
-  return {pods_.data() + begin, static_cast<std::size_t>(last - first)};
+  std::sort(pods.begin(), pods.end(), older);
+  return pods;
 }
 
 bool has_true_condition(const Job& job, std::string_view type) {
@@ -234,11 +208,10 @@ bool has_true_condition(const Job& job, std::string_view type) {
 }
 
 void JobController::enabled(const World& world, std::vector<ActorWork>& out) const {
-  const PodsByJob pods_by_job(world.api);
   for (const Object& object : world.api.objects(Kind::Job)) {
     const auto& job = std::get<Job>(object);
     if (!is_managed(job)) continue;
-    const std::string_view what = work_for(view_of(world, job, pods_by_job, tracking_), world.now_ms);
+    const std::string_view what = work_for(view_of(world, job, tracking_), world.now_ms);
     if (!what.empty()) out.push_back({std::string(what), object_ref(object), 0});
   }
   if (tracking_ != JobPodTracking::finalizers) return;
@@ -250,11 +223,10 @@ void JobController::enabled(const World& world, std::vector<ActorWork>& out) con
 
 std::optional<std::int64_t> JobController::next_timer_ms(const World& world) const {
   std::optional<std::int64_t> next;
-  const PodsByJob pods_by_job(world.api);
   for (const Object& object : world.api.objects(Kind::Job)) {
     const auto& job = std::get<Job>(object);
     if (!is_managed(job)) continue;
-    const JobView view = view_of(world, job, pods_by_job, tracking_);
+    const JobView view = view_of(world, job, tracking_);
     if (!view.may_create_pod()) continue;
     const std::int64_t at = view.create_at_ms();
     if (at > world.now_ms && (!next || at < *next)) next = at;
@@ -273,7 +245,7 @@ void JobController::apply(const ActorWork& work, StepContext& context) const {
   const Job* found = context.world().api.find<Job>(ref.namespace_, ref.name);
   assert(found && "rjsim bug: Job controller work for a Job that is gone");
   const Job job = *found;   // a copy: the writes below move the stored object
-  const JobView view = view_of(context.world(), job, PodsByJob(context.world().api), tracking_);
+  const JobView view = view_of(context.world(), job, tracking_);
   const std::int64_t now = context.now_ms();
   LoggedApi api(context, std::string(name()));
   // Counted Pods lose their finalizer before the status write that counts them

@@ -40,27 +40,11 @@ inline constexpr std::int64_t kJobMaxPodFailureBackoffMs = 600'000;   // MaxJobP
 inline constexpr int kDefaultJobBackoffLimit = 6;
 inline constexpr std::string_view kJobTrackingFinalizer = "batch.kubernetes.io/job-tracking";
 
-// The Pods whose controller ownerReference is the Job with `job_uid`, oldest first.
+// The Pods whose controller ownerReference is the Job with `job_uid`, oldest first (pointers into
+// `api`, valid while it is unchanged). From the API server's owner index: a listing of every Job's
+// work asks this of each Job.
 std::vector<const Pod*> pods_of_job(const ApiServer& api, std::string_view namespace_,
                                     std::string_view job_uid);
-
-// The Pods of every Job at once, each Job's as pods_of_job() gives them: one walk of the Pods for
-// a listing of all Jobs' work instead of one walk per Job. Holds pointers into `api`, valid while
-// it is unchanged.
-class PodsByJob {
- public:
-  explicit PodsByJob(const ApiServer& api);
-  std::span<const Pod* const> of(std::string_view namespace_, std::string_view job_uid) const;
-
- private:
-  struct Owned {
-    std::string_view namespace_;
-    std::string_view job_uid;
-  };
-  static bool owner_less(const Owned& a, const Owned& b);
-  std::vector<Owned> owners_;     // sorted by namespace, then Job uid; then oldest first
-  std::vector<const Pod*> pods_;  // pods_[i] is owned as owners_[i] says
-};
 
 // A condition of type `type` with status True.
 bool has_true_condition(const Job& job, std::string_view type);

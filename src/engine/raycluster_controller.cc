@@ -22,51 +22,27 @@ constexpr std::string_view kRemoveFinalizer = "remove-finalizer";
 std::string head_pod_name(const ObjectMeta& cluster) { return cluster.name + "-head"; }
 
 std::string worker_pod_name(const ObjectMeta& cluster, const WorkerGroupSpec& group, int replica) {
-  return fmt::format("{}-{}-worker-{}", cluster.name, group.group_name, replica);
+  // Appended, not formatted: every listing names each cluster's workers to look them up.
+  constexpr std::string_view kWorker = "-worker-";
+  const std::string number = std::to_string(replica);
+  std::string name;
+  name.reserve(cluster.name.size() + 1 + group.group_name.size() + kWorker.size() + number.size());
+  name.append(cluster.name).append("-").append(group.group_name).append(kWorker).append(number);
+  return name;
 }
 
-// The Pods of every cluster as the RayCluster controller lists them, by the ray.io/cluster label:
-// one walk of the Pods for a listing instead of one per cluster. Holds pointers into the API
-// server, valid while it is unchanged.
-class PodsByCluster {
- public:
-  explicit PodsByCluster(const ApiServer& api) {
-    for (const ObjectVersion& version : api.objects(Kind::Pod)) {
-      const auto& pod = std::get<Pod>(*version);
-      const auto label = pod.metadata.labels->find(kRayClusterLabel);
-      if (label != pod.metadata.labels->end()) pods_.push_back({pod.metadata.namespace_, label->second, &version});
-    }
-    // Stable: a cluster's Pods stay in the API server's order.
-    std::stable_sort(pods_.begin(), pods_.end(), key_less);
-  }
-  // The versions, as the API server holds them (valid while it is unchanged).
-  std::vector<const ObjectVersion*> versions_of(const ObjectMeta& cluster) const {
-    const Labelled key{cluster.namespace_, cluster.name, nullptr};
-    const auto [first, last] = std::equal_range(pods_.begin(), pods_.end(), key, key_less);
-    std::vector<const ObjectVersion*> pods;
-    for (auto it = first; it != last; ++it) pods.push_back(it->pod);
-    return pods;
-  }
-  std::vector<const Pod*> of(const ObjectMeta& cluster) const { return pods_of(versions_of(cluster)); }
-  static std::vector<const Pod*> pods_of(const std::vector<const ObjectVersion*>& versions) {
-    std::vector<const Pod*> pods;
-    pods.reserve(versions.size());
-    for (const ObjectVersion* version : versions) pods.push_back(&std::get<Pod>(**version));
-    return pods;
-  }
+// The Pods of a cluster as the RayCluster controller lists them, by the ray.io/cluster label, in
+// the API server's order (valid while it is unchanged).
+std::vector<const ObjectVersion*> pod_versions_of(const ApiServer& api, const ObjectMeta& cluster) {
+  return api.labelled(Kind::Pod, cluster.namespace_, kRayClusterLabel, cluster.name);
+}
 
- private:
-  struct Labelled {
-    std::string_view namespace_;
-    std::string_view cluster;
-    const ObjectVersion* pod;
-  };
-  static bool key_less(const Labelled& a, const Labelled& b) {
-    if (a.namespace_ != b.namespace_) return a.namespace_ < b.namespace_;
-    return a.cluster < b.cluster;
-  }
-  std::vector<Labelled> pods_;
-};
+std::vector<const Pod*> pods_of(const std::vector<const ObjectVersion*>& versions) {
+  std::vector<const Pod*> pods;
+  pods.reserve(versions.size());
+  for (const ObjectVersion* version : versions) pods.push_back(&std::get<Pod>(**version));
+  return pods;
+}
 
 int desired_workers(const RayCluster& cluster) {
   int desired = 0;
@@ -153,10 +129,9 @@ bool RayClusterController::pods_ready(const std::vector<const Pod*>& pods, const
 constexpr std::size_t kStatusMemoClusters = 64;
 
 bool RayClusterController::status_due_memoized(const World& world, const ObjectVersion& cluster_version,
+                                               const ObjectVersion* head_service,
                                                const std::vector<const ObjectVersion*>& pods) const {
   const auto& cluster = std::get<RayCluster>(*cluster_version);
-  const ObjectVersion* head_service =
-      world.api.find_version(Kind::Service, cluster.metadata.namespace_, head_service_name(cluster));
   const auto same = [&](const StatusMemo& memo) {
     if (!memo.cluster.same_version(cluster_version) || memo.pods.size() != pods.size()) return false;
     if (memo.head_service.has_value() != (head_service != nullptr)) return false;
@@ -170,7 +145,7 @@ bool RayClusterController::status_due_memoized(const World& world, const ObjectV
   if (kept != status_memo_.end()) return kept->due;
 
   StatusMemo memo{cluster_version, head_service ? std::optional<ObjectVersion>(*head_service) : std::nullopt, {},
-                  status_due(world, cluster, PodsByCluster::pods_of(pods))};
+                  status_due(world, cluster, pods_of(pods))};
   for (const ObjectVersion* pod : pods) memo.pods.push_back(*pod);
   // One entry per cluster name: its newer versions replace the older, so the memo stays as
   // large as the clusters a run has.
@@ -191,7 +166,6 @@ bool RayClusterController::status_due_memoized(const World& world, const ObjectV
 
 void RayClusterController::enabled(const World& world, std::vector<ActorWork>& out) const {
   const bool lingering = behaviour_.deletion_takes_ms > 0;
-  std::optional<PodsByCluster> pods_by_cluster;   // made when a cluster first asks
   for (const ObjectVersion& version : world.api.objects(Kind::RayCluster)) {
     const Object& object = *version;
     const auto& cluster = std::get<RayCluster>(object);
@@ -202,7 +176,8 @@ void RayClusterController::enabled(const World& world, std::vector<ActorWork>& o
     }
     // The head Service and the head Pod in one step when both are missing, as one pass of
     // KubeRay's reconcile makes them; a lone missing head Pod (an old cluster's went late) alone.
-    const bool service_missing = !world.api.find<Service>(m.namespace_, head_service_name(cluster));
+    const ObjectVersion* head_service = world.api.find_version(Kind::Service, m.namespace_, head_service_name(cluster));
+    const bool service_missing = head_service == nullptr;
     if (!m.deletion_timestamp_ms && service_missing) {
       out.push_back({std::string(kCreateHeadService), object_ref(object), 0});
     } else if (!m.deletion_timestamp_ms && !world.api.find<Pod>(m.namespace_, head_pod_name(m))) {
@@ -213,8 +188,7 @@ void RayClusterController::enabled(const World& world, std::vector<ActorWork>& o
       out.push_back({std::string(kCreateWorkerPod), object_ref(object), 0});
     }
     if (!m.deletion_timestamp_ms && !service_missing) {
-      if (!pods_by_cluster) pods_by_cluster.emplace(world.api);
-      if (status_due_memoized(world, version, pods_by_cluster->versions_of(m))) {
+      if (status_due_memoized(world, version, head_service, pod_versions_of(world.api, m))) {
         out.push_back({std::string(kStatus), object_ref(object), 0});
       }
     }
@@ -260,7 +234,7 @@ void RayClusterController::apply(const ActorWork& work, StepContext& context) co
     const World& world = context.world();
     const RayCluster* cluster = world.api.find<RayCluster>(ref.namespace_, ref.name);
     assert(cluster && "rjsim bug: a status for a cluster that is gone");
-    const std::vector<const Pod*> pods = PodsByCluster(world.api).of(cluster->metadata);
+    const std::vector<const Pod*> pods = pods_of(pod_versions_of(world.api, cluster->metadata));
     const Service* head_service = world.api.find<Service>(ref.namespace_, head_service_name(*cluster));
     assert(head_service && "rjsim bug: a status write without a head Service");
     RayClusterStatus status = calculate_raycluster_status(*cluster, pods, *head_service, pods_ready(pods, *cluster),

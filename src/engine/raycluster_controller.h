@@ -76,7 +76,8 @@ class RayClusterController final : public Actor {
 
   // status_due with a memo: the answer for these versions of the cluster, its head Service and
   // its Pods when the memo has them, else computed and remembered.
-  bool status_due_memoized(const World& world, const ObjectVersion& cluster,
+  // `head_service`: the cluster's head Service as the API server holds it (not null).
+  bool status_due_memoized(const World& world, const ObjectVersion& cluster, const ObjectVersion* head_service,
                            const std::vector<const ObjectVersion*>& pods) const;
 
   RayClusterBehaviour behaviour_;
