@@ -35,6 +35,7 @@ struct ActorWork {
 struct ActorInputs {
   bool whole_world = true;                       // anything: asked again at every listing
   std::array<bool, kKindCount> objects{};        // the API server's objects of these kinds
+  std::array<bool, kKindCount> ownership{};      // only which of them exist and what owns them
   // World::now_ms. Such an actor answers alike at every time from the one it was asked at up
   // to its next timer, not including it: its work comes due only at the times next_timer_ms()
   // names (and none when it names none), and no answer carries the time itself.
@@ -47,6 +48,14 @@ struct ActorInputs {
     ActorInputs inputs;
     inputs.whole_world = false;
     for (Kind kind : kinds) inputs.objects[kind_index(kind)] = true;
+    return inputs;
+  }
+  // Reads only which objects of `kinds` exist, their keys, uids, ownerReferences, finalizers and
+  // deletion (ApiServer::ownership_digest): not asked again after a write of status or spec.
+  static ActorInputs ownership_of(std::initializer_list<Kind> kinds) {
+    ActorInputs inputs;
+    inputs.whole_world = false;
+    for (Kind kind : kinds) inputs.ownership[kind_index(kind)] = true;
     return inputs;
   }
   ActorInputs and_clock() const {

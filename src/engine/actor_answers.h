@@ -66,6 +66,7 @@ class ActorAnswers {
     // resourceVersion). While it stays the same, no object changed and the digests need no look.
     std::optional<std::int64_t> resource_version;
     std::array<Hash128, kKindCount> log_digests{};
+    std::array<Hash128, kKindCount> ownership_digests{};
     std::int64_t now_ms = 0;
     CopyOnWrite<RayState> ray;
     CopyOnWrite<EnvironmentState> environment;
@@ -73,6 +74,7 @@ class ActorAnswers {
   // What a refresh found changed since the one before it.
   struct Changes {
     std::array<bool, kKindCount> kinds{};
+    std::array<bool, kKindCount> ownership{};
     bool clock = false;
     std::int64_t clock_was_ms = 0;
     bool ray_or_environment = false;

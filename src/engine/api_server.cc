@@ -147,13 +147,26 @@ const ObjectVersion* ApiServer::find_version(Kind kind, std::string_view namespa
   return place ? &objects[*place] : nullptr;
 }
 
-void ApiServer::append_watch(WatchType type, const ObjectVersion& version, std::int64_t now_ms) {
+namespace {
+
+// What ownership_digest() follows besides existence (api_server.h).
+bool ownership_changed(const ObjectMeta& before, const ObjectMeta& after) {
+  return before.owner_references != after.owner_references || before.finalizers != after.finalizers ||
+         before.deletion_timestamp_ms != after.deletion_timestamp_ms ||
+         before.deletion_grace_period_seconds != after.deletion_grace_period_seconds;
+}
+
+}  // namespace
+
+void ApiServer::append_watch(WatchType type, const ObjectVersion& version, std::int64_t now_ms, bool ownership) {
   const int kind = kind_index(kind_of(*version));
   WatchEvent event{meta(*version).resource_version, type, version, now_ms};
   if (takes_digests_) {
     watch_log_digests_[kind] = extend_watch_log_digest(watch_log_digests_[kind], event);
+    if (ownership) ownership_digests_[kind] = extend_watch_log_digest(ownership_digests_[kind], event);
   } else {
     ++watch_log_digests_[kind].low;   // the count of its events (api_server.h)
+    if (ownership) ++ownership_digests_[kind].low;
   }
   if (!keeps_watch_objects_[kind]) event.object = ObjectVersion();   // digested above, then dropped
   watch_logs_[kind].edit().push_back(std::move(event));
@@ -283,7 +296,7 @@ WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
     label_indexes_[kind_index(kind)].edit().inserted(place, indexed_label_hash(kind, m));
     owner_indexes_[kind_index(kind)].edit().inserted(place, indexed_owner_hash(kind, m));
   }
-  append_watch(WatchType::Added, *it, now_ms);
+  append_watch(WatchType::Added, *it, now_ms, true);
   return outcome;
 }
 
@@ -311,7 +324,7 @@ WriteOutcome ApiServer::commit_change(const ObjectVersion& stored, Object next, 
     meta(last).resource_version = next_meta.resource_version;
     outcome.watch_type = WatchType::Deleted;
     erase(kind_of(last), meta(last));
-    append_watch(WatchType::Deleted, ObjectVersion(std::move(last), takes_digests_), now_ms);
+    append_watch(WatchType::Deleted, ObjectVersion(std::move(last), takes_digests_), now_ms, true);
     return outcome;
   }
   outcome.watch_type = WatchType::Modified;
@@ -321,9 +334,10 @@ WriteOutcome ApiServer::commit_change(const ObjectVersion& stored, Object next, 
   const std::size_t index = static_cast<std::size_t>(&stored - objects_[kind]->data());
   assert(index < objects_[kind]->size() && "rjsim bug: a change to a version the API server does not hold");
   reindex(kind_of(next), index, meta(*stored), next_meta);
+  const bool ownership = ownership_changed(meta(*stored), next_meta);
   ObjectVersion& slot = objects_[kind].edit()[index];
   slot = ObjectVersion(std::move(next), takes_digests_);
-  append_watch(WatchType::Modified, slot, now_ms);
+  append_watch(WatchType::Modified, slot, now_ms, ownership);
   return outcome;
 }
 
@@ -428,7 +442,7 @@ WriteOutcome ApiServer::remove(Kind kind, std::string_view namespace_, std::stri
     outcome.watch_type = WatchType::Deleted;
     outcome.resource_version_after = meta(last).resource_version;
     erase(kind, meta(last));
-    append_watch(WatchType::Deleted, ObjectVersion(std::move(last), takes_digests_), now_ms);
+    append_watch(WatchType::Deleted, ObjectVersion(std::move(last), takes_digests_), now_ms, true);
     return outcome;
   }
   // A graceful deletion's timestamp is when its grace period ends (rest.BeforeDelete).

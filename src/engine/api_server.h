@@ -94,6 +94,11 @@ class ApiServer {
   // even when their histories differ elsewhere. A server that takes no digests counts the log's
   // events here instead, which tells its objects apart only within one history.
   const Hash128& watch_log_digest(Kind kind) const { return watch_log_digests_[kind_index(kind)]; }
+  // The digest of the kind's watch events that changed which objects exist or what owns them:
+  // ADDED, DELETED, and a MODIFIED that changed ownerReferences, finalizers or the deletion
+  // timestamp or grace period (ownership_changed()). An actor that reads only that (the garbage
+  // collector) need not be asked again after a status write. Counted as watch_log_digest is.
+  const Hash128& ownership_digest(Kind kind) const { return ownership_digests_[kind_index(kind)]; }
 
   // ---- writes; `object` carries the request and receives the stored object on success ----
   // Fails with AlreadyExists when the name is taken, also by an object being deleted.
@@ -154,7 +159,8 @@ class ApiServer {
   // change gives the server its own copy of the kind's objects: `stored` may then be the
   // version a copy still holds, so read the result with find().
   WriteOutcome commit_change(const ObjectVersion& stored, Object next, std::int64_t now_ms);
-  void append_watch(WatchType type, const ObjectVersion& version, std::int64_t now_ms);
+  // `ownership`: the event changes existence or ownership (ownership_digest()).
+  void append_watch(WatchType type, const ObjectVersion& version, std::int64_t now_ms, bool ownership);
   // How long a delete of `object` leaves it to its kubelet: 0 but for a Running Pod.
   std::int64_t graceful_deletion_seconds(const Object& object, std::optional<std::int64_t> requested) const;
   void erase(Kind kind, const ObjectMeta& meta);
@@ -181,6 +187,8 @@ class ApiServer {
   // Per kind: extend_watch_log_digest over every event of watch_logs_, in order (without
   // digests: the count of those events).
   std::array<Hash128, kKindCount> watch_log_digests_;
+  // Per kind: as watch_log_digests_, over the events that change existence or ownership.
+  std::array<Hash128, kKindCount> ownership_digests_;
   std::int64_t resource_version_ = 0;
   // Per kind, so that creates of two kinds in either order give each object the same uid (the
   // order of one kind's uids is creation order, which the Job controller reads; none other is).

@@ -18,7 +18,8 @@ class GarbageCollector final : public Actor {
   explicit GarbageCollector(Latency latency = {}) : latency_(latency) {}
   std::string_view name() const override { return "gc"; }
   ActorInputs inputs() const override {
-    return ActorInputs::objects_of({Kind::RayJob, Kind::RayCluster, Kind::Service, Kind::Job, Kind::Pod});
+    // Which objects exist and what owns them, nothing of their spec or status.
+    return ActorInputs::ownership_of({Kind::RayJob, Kind::RayCluster, Kind::Service, Kind::Job, Kind::Pod});
   }
   void enabled(const World& world, std::vector<ActorWork>& out) const override;
   std::optional<std::int64_t> next_timer_ms(const World&) const override { return std::nullopt; }

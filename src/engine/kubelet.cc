@@ -37,6 +37,8 @@ std::optional<Kubelet::Timeline> Kubelet::timeline_of(const World& world, const 
 }
 
 bool Kubelet::due(const World& world, const Pod& pod) const {
+  // Its status first: most Pods are long Running and Ready, and need no lookup of their cluster.
+  if (!is_pending(pod) && !may_become_ready(pod)) return false;
   const std::optional<Timeline> timeline = timeline_of(world, pod);
   if (!timeline) return false;
   if (is_pending(pod)) return timeline->running_at_ms <= world.now_ms;
@@ -57,6 +59,7 @@ std::optional<std::int64_t> Kubelet::next_timer_ms(const World& world) const {
   EarliestTimer timer(world.now_ms);
   for (const Object& object : world.api.objects(Kind::Pod)) {
     const auto& pod = std::get<Pod>(object);
+    if (!is_pending(pod) && !may_become_ready(pod)) continue;   // no lookup for a settled Pod
     const std::optional<Timeline> timeline = timeline_of(world, pod);
     if (!timeline) continue;
     if (is_pending(pod)) timer.consider(timeline->running_at_ms);

@@ -19,6 +19,7 @@ namespace {
 using rjsim::engine::ApiServer;
 using rjsim::engine::ErrorCode;
 using rjsim::engine::has_finalizer;
+using rjsim::engine::Hash128;
 using rjsim::engine::Job;
 using rjsim::engine::Kind;
 using rjsim::engine::kAllKinds;
@@ -883,6 +884,30 @@ TEST_CASE("a watch log that keeps no objects keeps each event's resourceVersion,
   CHECK(revisions_only.watch_log(Kind::RayJob) == full.watch_log(Kind::RayJob));
   CHECK(std::equal(full.objects(Kind::Pod).begin(), full.objects(Kind::Pod).end(),
                    revisions_only.objects(Kind::Pod).begin(), revisions_only.objects(Kind::Pod).end()));
+}
+
+TEST_CASE("the ownership digest moves with existence and ownership, not with status or spec") {
+  for (const bool digests : {true, false}) {
+    CAPTURE(digests);
+    ApiServer api;
+    api.take_digests(digests);
+    const Hash128 empty = api.ownership_digest(Kind::Pod);
+    created(api, pod("p"));
+    const Hash128 after_create = api.ownership_digest(Kind::Pod);
+    CHECK(after_create != empty);
+    // A status write (the kubelet's) and a label: the log grows, ownership stays.
+    api.patch_status(Kind::Pod, "default", "p", [](Object& o) { std::get<Pod>(o).status.phase = "Running"; }, 1);
+    api.patch(Kind::Pod, "default", "p", [](Object& o) { meta(o).labels.edit()["team"] = "ray"; }, 2);
+    CHECK(api.watch_log(Kind::Pod).size() == 3);
+    CHECK(api.ownership_digest(Kind::Pod) == after_create);
+    // A finalizer, then the delete: each moves it.
+    api.patch(Kind::Pod, "default", "p", [](Object& o) { meta(o).finalizers.emplace_back("x/y"); }, 3);
+    const Hash128 after_finalizer = api.ownership_digest(Kind::Pod);
+    CHECK(after_finalizer != after_create);
+    api.remove(Kind::Pod, "default", "p", Propagation::background, 4);
+    CHECK(api.ownership_digest(Kind::Pod) != after_finalizer);
+    CHECK(api.ownership_digest(Kind::RayJob) == ApiServer().ownership_digest(Kind::RayJob));   // per kind
+  }
 }
 
 TEST_CASE("versions without digests compare by their contents") {
