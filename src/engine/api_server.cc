@@ -196,7 +196,7 @@ std::vector<const ObjectVersion*> select(const std::vector<ObjectVersion>& objec
 
 std::vector<const ObjectVersion*> ApiServer::labelled(Kind kind, std::string_view namespace_, std::string_view key,
                                                       std::string_view value) const {
-  const bool indexed = kind == Kind::Pod && key == kRayClusterLabel;
+  const bool indexed = has_pod_indexes(kind) && key == kRayClusterLabel;
   return select(*objects_[kind_index(kind)], indexed ? &*label_indexes_[kind_index(kind)] : nullptr,
                 LabelIndex::hash_value(namespace_, value), [&](const ObjectVersion& version) {
                   const ObjectMeta& m = meta(*version);
@@ -208,7 +208,7 @@ std::vector<const ObjectVersion*> ApiServer::labelled(Kind kind, std::string_vie
 
 std::vector<const ObjectVersion*> ApiServer::controlled_by(Kind kind, std::string_view namespace_,
                                                            std::string_view owner_uid) const {
-  const bool indexed = kind == Kind::Pod;
+  const bool indexed = has_pod_indexes(kind);
   return select(*objects_[kind_index(kind)], indexed ? &*owner_indexes_[kind_index(kind)] : nullptr,
                 LabelIndex::hash_value(namespace_, owner_uid), [&](const ObjectVersion& version) {
                   const ObjectMeta& m = meta(*version);
@@ -218,14 +218,14 @@ std::vector<const ObjectVersion*> ApiServer::controlled_by(Kind kind, std::strin
 }
 
 std::optional<std::uint64_t> ApiServer::indexed_owner_hash(Kind kind, const ObjectMeta& m) {
-  if (kind != Kind::Pod) return std::nullopt;
+  if (!has_pod_indexes(kind)) return std::nullopt;
   const OwnerReference* owner = controller_owner(m);
   if (!owner) return std::nullopt;
   return LabelIndex::hash_value(m.namespace_, owner->uid);
 }
 
 void ApiServer::reindex(Kind kind, std::size_t place, const ObjectMeta& before, const ObjectMeta& next) {
-  if (kind != Kind::Pod) return;
+  if (!has_pod_indexes(kind)) return;
   const int k = kind_index(kind);
   const std::optional<std::uint64_t> label_before = indexed_label_hash(kind, before);
   const std::optional<std::uint64_t> label_after = indexed_label_hash(kind, next);
@@ -236,7 +236,7 @@ void ApiServer::reindex(Kind kind, std::size_t place, const ObjectMeta& before, 
 }
 
 std::optional<std::uint64_t> ApiServer::indexed_label_hash(Kind kind, const ObjectMeta& m) {
-  if (kind != Kind::Pod) return std::nullopt;
+  if (!has_pod_indexes(kind)) return std::nullopt;
   const auto label = m.labels->find(kRayClusterLabel);
   if (label == m.labels->end()) return std::nullopt;
   return LabelIndex::hash_value(m.namespace_, label->second);
@@ -250,7 +250,7 @@ void ApiServer::erase(Kind kind, const ObjectMeta& m) {
   std::vector<ObjectVersion>& objects = bucket(kind);
   objects.erase(objects.begin() + static_cast<std::ptrdiff_t>(place));
   key_indexes_[kind_index(kind)].edit().erased(place);
-  if (kind == Kind::Pod) {
+  if (has_pod_indexes(kind)) {
     label_indexes_[kind_index(kind)].edit().erased(place);
     owner_indexes_[kind_index(kind)].edit().erased(place);
   }
@@ -292,7 +292,7 @@ WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
   it = objects.insert(it, ObjectVersion(object, takes_digests_));
   const std::size_t place = static_cast<std::size_t>(it - objects.begin());
   key_indexes_[kind_index(kind)].edit().inserted(place, KeyIndex::hash_key(m.namespace_, m.name));
-  if (kind == Kind::Pod) {
+  if (has_pod_indexes(kind)) {
     label_indexes_[kind_index(kind)].edit().inserted(place, indexed_label_hash(kind, m));
     owner_indexes_[kind_index(kind)].edit().inserted(place, indexed_owner_hash(kind, m));
   }

@@ -102,9 +102,8 @@ std::optional<std::pair<int, int>> RayClusterController::missing_worker(const Wo
   return std::nullopt;
 }
 
-bool RayClusterController::status_due(const World& world, const RayCluster& cluster,
+bool RayClusterController::status_due(const RayCluster& cluster, const Service* head_service,
                                       const std::vector<const Pod*>& pods) const {
-  const Service* head_service = world.api.find<Service>(cluster.metadata.namespace_, head_service_name(cluster));
   // updateHeadInfo fails without a head Service: no status is written.
   return head_service &&
          raycluster_status_would_change(cluster, pods, *head_service, pods_ready(pods, cluster), readiness_);
@@ -128,7 +127,7 @@ bool RayClusterController::pods_ready(const std::vector<const Pod*>& pods, const
 // More clusters than a scenario has (twenty-rayjobs has 20), few enough to search linearly.
 constexpr std::size_t kStatusMemoClusters = 64;
 
-bool RayClusterController::status_due_memoized(const World& world, const ObjectVersion& cluster_version,
+bool RayClusterController::status_due_memoized(const ObjectVersion& cluster_version,
                                                const ObjectVersion* head_service,
                                                const std::vector<const ObjectVersion*>& pods) const {
   const auto& cluster = std::get<RayCluster>(*cluster_version);
@@ -145,7 +144,7 @@ bool RayClusterController::status_due_memoized(const World& world, const ObjectV
   if (kept != status_memo_.end()) return kept->due;
 
   StatusMemo memo{cluster_version, head_service ? std::optional<ObjectVersion>(*head_service) : std::nullopt, {},
-                  status_due(world, cluster, pods_of(pods))};
+                  status_due(cluster, head_service ? &std::get<Service>(**head_service) : nullptr, pods_of(pods))};
   for (const ObjectVersion* pod : pods) memo.pods.push_back(*pod);
   // One entry per cluster name: its newer versions replace the older, so the memo stays as
   // large as the clusters a run has.
@@ -188,7 +187,7 @@ void RayClusterController::enabled(const World& world, std::vector<ActorWork>& o
       out.push_back({std::string(kCreateWorkerPod), object_ref(object), 0});
     }
     if (!m.deletion_timestamp_ms && !service_missing) {
-      if (status_due_memoized(world, version, head_service, pod_versions_of(world.api, m))) {
+      if (status_due_memoized(version, head_service, pod_versions_of(world.api, m))) {
         out.push_back({std::string(kStatus), object_ref(object), 0});
       }
     }

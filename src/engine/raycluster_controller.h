@@ -72,12 +72,13 @@ class RayClusterController final : public Actor {
   // Whether the release's RayCluster controller would write the cluster's status now: what its
   // calculateStatus makes differs from the stored status in what that release compares
   // (raycluster_status.h). Asked of every cluster at every listing, so nothing is built.
-  bool status_due(const World& world, const RayCluster& cluster, const std::vector<const Pod*>& pods) const;
+  // `head_service`: the cluster's head Service as the listing found it, or null.
+  bool status_due(const RayCluster& cluster, const Service* head_service, const std::vector<const Pod*>& pods) const;
 
   // status_due with a memo: the answer for these versions of the cluster, its head Service and
   // its Pods when the memo has them, else computed and remembered.
   // `head_service`: the cluster's head Service as the API server holds it (not null).
-  bool status_due_memoized(const World& world, const ObjectVersion& cluster, const ObjectVersion* head_service,
+  bool status_due_memoized(const ObjectVersion& cluster, const ObjectVersion* head_service,
                            const std::vector<const ObjectVersion*>& pods) const;
 
   RayClusterBehaviour behaviour_;
