@@ -71,6 +71,11 @@ class KubeClient {
   // Cached objects of a kind in a namespace whose labels include every pair of `labels`.
   virtual Error list(Kind kind, std::string_view namespace_, const StringMap& labels,
                      std::vector<Object>& out) = 0;
+  // The same list from the API server, uncached (the API reader's List): every stored object,
+  // whatever the cache's selectors keep. No release lists this way; a fix variant does
+  // (docs/findings/003).
+  virtual Error list_from_api(Kind kind, std::string_view namespace_, const StringMap& labels,
+                              std::vector<Object>& out) = 0;
   // Writes to the API server; on success `object` holds the server's reply (new rv), and on an
   // error it is left as given (client-go decodes no reply into it).
   virtual Error create(Object& object) = 0;

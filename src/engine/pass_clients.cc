@@ -18,6 +18,7 @@ std::string_view to_string(ClientCall call) {
     case ClientCall::remove: return "delete";
     case ClientCall::dashboard: return "dashboard";
     case ClientCall::read_from_api: return "read_from_api";
+    case ClientCall::list_from_api: return "list_from_api";
     case ClientCall::now: return "now";
     case ClientCall::random_string: return "random_string";
     case ClientCall::operator_env: return "operator_env";
@@ -100,16 +101,27 @@ const Object* PassClients::read_one(ClientCall call, LiveRead live_read, Kind ki
 }
 
 Error PassClients::list(Kind kind, std::string_view namespace_, const StringMap& labels, std::vector<Object>& out) {
+  return list_many(ClientCall::list, &ReconcileContext::list_versions, kind, namespace_, labels, out);
+}
+
+Error PassClients::list_from_api(Kind kind, std::string_view namespace_, const StringMap& labels,
+                                 std::vector<Object>& out) {
+  return list_many(ClientCall::list_from_api, &ReconcileContext::list_versions_from_api, kind, namespace_, labels,
+                   out);
+}
+
+Error PassClients::list_many(ClientCall call, LiveList live_list, Kind kind, std::string_view namespace_,
+                             const StringMap& labels, std::vector<Object>& out) {
   if (stopped_) {
     out.clear();
     return stopped_error();
   }
-  if (const CallReply* reply = replayed(ClientCall::list)) {
+  if (const CallReply* reply = replayed(call)) {
     out.assign(reply->objects.begin(), reply->objects.end());
     return reply->error;
   }
-  CallReply reply = reply_to(ClientCall::list);
-  reply.error = live_.list_versions(kind, namespace_, labels, reply.objects);
+  CallReply reply = reply_to(call);
+  reply.error = (live_.*live_list)(kind, namespace_, labels, reply.objects);
   out.assign(reply.objects.begin(), reply.objects.end());
   Error error = reply.error;
   stop_if_due(keep(std::move(reply)));

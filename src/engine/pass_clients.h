@@ -46,6 +46,8 @@ class PassClients final : public KubeClient, public Runtime, public DashboardApi
   const Object* read_from_api(Kind kind, std::string_view namespace_, std::string_view name, Error& error) override;
   Error list(Kind kind, std::string_view namespace_, const StringMap& labels,
              std::vector<Object>& out) override;
+  Error list_from_api(Kind kind, std::string_view namespace_, const StringMap& labels,
+                      std::vector<Object>& out) override;
   Error create(Object& object) override;
   Error update(Object& object) override;
   Error update_status(Object& object) override;
@@ -75,6 +77,10 @@ class PassClients final : public KubeClient, public Runtime, public DashboardApi
   // A read from the cache or the API server: replayed, or made live and kept.
   const Object* read_one(ClientCall call, LiveRead live_read, Kind kind, std::string_view namespace_,
                          std::string_view name, Error& error);
+  using LiveList = Error (ReconcileContext::*)(Kind, std::string_view, const StringMap&, std::vector<ObjectVersion>&);
+  // A list from the cache or the API server: replayed, or made live and kept.
+  Error list_many(ClientCall call, LiveList live_list, Kind kind, std::string_view namespace_,
+                  const StringMap& labels, std::vector<Object>& out);
   Error write(ClientCall call, Object& object, Error (ReconcileContext::*live_write)(Object&));
   DashboardResponse dashboard(const std::function<DashboardResponse()>& live_call);
 

@@ -22,19 +22,19 @@ namespace rjsim::engine {
 // Every method of the clients (controller.h) a pass may call, in the order they are declared.
 // The first seven are the points where a pass may stop: cache reads, API writes, dashboard calls.
 enum class ClientCall : std::uint8_t {
-  read, list, create, update, update_status, remove, dashboard, read_from_api,
+  read, list, create, update, update_status, remove, dashboard, read_from_api, list_from_api,
   now, random_string, operator_env, feature_gate,
 };
 
 // True for the calls a pass may stop after (the cluster or Ray answered); false for the process's
 // own (its clock, its random source, its configuration).
-constexpr bool stops_after(ClientCall call) { return call <= ClientCall::read_from_api; }
+constexpr bool stops_after(ClientCall call) { return call <= ClientCall::list_from_api; }
 
 // What one call gave back to the model.
 struct CallReply {
   ClientCall call = ClientCall::read;
   Error error;
-  // read, read_from_api: the cached (stored) object, if found; list: the objects; a write that succeeded: the server's
+  // read, read_from_api: the cached (stored) object, if found; list, list_from_api: the objects; a write that succeeded: the server's
   // reply (a failed write leaves the model's object as it was, so none is kept).
   std::vector<ObjectVersion> objects;   // shared with the cache or the server, not copied
   DashboardResponse response;           // dashboard

@@ -128,6 +128,27 @@ Error ReconcileContext::list_versions(Kind kind, std::string_view namespace_, co
   return {};
 }
 
+Error ReconcileContext::list_from_api(Kind kind, std::string_view namespace_, const StringMap& labels,
+                                      std::vector<Object>& out) {
+  std::vector<ObjectVersion> versions;
+  Error error = list_versions_from_api(kind, namespace_, labels, versions);
+  out.assign(versions.begin(), versions.end());
+  return error;
+}
+
+Error ReconcileContext::list_versions_from_api(Kind kind, std::string_view namespace_, const StringMap& labels,
+                                               std::vector<ObjectVersion>& out) {
+  out.clear();
+  for (const ObjectVersion& version : context_.world().api.objects(kind)) {
+    const ObjectMeta& m = meta(*version);
+    if (m.namespace_ == namespace_ && labels_include(m.labels, labels)) out.push_back(version);
+  }
+  context_.effect("api.list", "controller")
+      .object(fmt::format("{}/{}", to_string(kind), namespace_))
+      .with("found", static_cast<std::int64_t>(out.size()));
+  return {};
+}
+
 ReconcileContext::WriteFault ReconcileContext::choose_write_fault(bool conflict_possible,
                                                                    std::string_view verb, Kind kind,
                                                                    const ObjectMeta& request) {

@@ -57,6 +57,11 @@ class ReconcileContext final : public KubeClient, public Runtime, public Dashboa
              std::vector<Object>& out) override;
   // list(), giving the cached versions themselves.
   Error list_versions(Kind kind, std::string_view namespace_, const StringMap& labels, std::vector<ObjectVersion>& out);
+  Error list_from_api(Kind kind, std::string_view namespace_, const StringMap& labels,
+                      std::vector<Object>& out) override;
+  // list_from_api(), giving the API server's stored versions themselves.
+  Error list_versions_from_api(Kind kind, std::string_view namespace_, const StringMap& labels,
+                               std::vector<ObjectVersion>& out);
   Error create(Object& object) override;
   Error update(Object& object) override;
   Error update_status(Object& object) override;

@@ -38,10 +38,11 @@ constexpr std::array<std::string_view, 22> kInvariantNames = {
     "one-execution-at-a-time"};
 
 // The models' names (models/registry.h, which the engine may not include) and the alias.
-constexpr std::array<std::string_view, 6> kControllerNames = {"kuberay-1.0", "kuberay-1.1", "kuberay-1.7",
+constexpr std::array<std::string_view, 7> kControllerNames = {"kuberay-1.0", "kuberay-1.1", "kuberay-1.7",
                                                               "kuberay-latest",
                                                               "kuberay-1.7+ray-before-submitter-timeout",
-                                                              "kuberay-1.7+api-reader-confirms-deletion"};
+                                                              "kuberay-1.7+api-reader-confirms-deletion",
+                                                              "kuberay-1.7+wait-for-pods-deleted"};
 
 // Every persisted jobDeploymentStatus of the three models (kuberay-rayjob.md §1.1, §2.1, §3.1).
 constexpr std::array<std::string_view, 16> kDeploymentStatuses = {
@@ -1308,6 +1309,7 @@ std::string canonical_controller(std::string_view name) {
   if (name == "kuberay-1.0" || name == "kuberay-1.1" || name == "kuberay-1.7") return std::string(name);
   if (name == "kuberay-1.7+ray-before-submitter-timeout") return std::string(name);   // docs/findings/001
   if (name == "kuberay-1.7+api-reader-confirms-deletion") return std::string(name);   // docs/findings/002
+  if (name == "kuberay-1.7+wait-for-pods-deleted") return std::string(name);          // docs/findings/003
   return {};
 }
 

@@ -12,6 +12,7 @@ std::string canonical_model_name(std::string_view name) {
   if (name == "kuberay-1.7" || name == "kuberay-latest") return "kuberay-1.7";
   if (name == kuberay_1_7::kRayBeforeSubmitterTimeoutName) return std::string(name);
   if (name == kuberay_1_7::kApiReaderConfirmsDeletionName) return std::string(name);
+  if (name == kuberay_1_7::kWaitForPodsDeletedName) return std::string(name);
   return {};
 }
 
@@ -26,12 +27,15 @@ std::unique_ptr<engine::Controller> make_model(std::string_view name) {
   if (canonical == kuberay_1_7::kApiReaderConfirmsDeletionName) {
     return std::make_unique<kuberay_1_7::RayJobReconciler>(kuberay_1_7::Fixes{.api_reader_confirms_deletion = true});
   }
+  if (canonical == kuberay_1_7::kWaitForPodsDeletedName) {
+    return std::make_unique<kuberay_1_7::RayJobReconciler>(kuberay_1_7::Fixes{.wait_for_pods_deleted = true});
+  }
   return nullptr;
 }
 
 std::vector<std::string> model_names() {
   return {"kuberay-1.0", "kuberay-1.1", "kuberay-1.7", std::string(kuberay_1_7::kRayBeforeSubmitterTimeoutName),
-          std::string(kuberay_1_7::kApiReaderConfirmsDeletionName)};
+          std::string(kuberay_1_7::kApiReaderConfirmsDeletionName), std::string(kuberay_1_7::kWaitForPodsDeletedName)};
 }
 
 }  // namespace rjsim::models

@@ -149,6 +149,38 @@ TEST_CASE("with interleaveCalls a pass stops after each client call, and its cal
   CHECK(meta(*simulation.world().api.find(Kind::RayJob, "default", "job")).labels->at("seen") == "yes");
 }
 
+// Reads the RayJob and lists its Pods through the API reader (uncached), then labels the RayJob
+// with how many it found.
+ReconcileResult read_and_list_from_api(const Request& request, Clients& clients) {
+  RayJob rayjob;
+  if (clients.kube.get_from_api(request.namespace_, request.name, rayjob)) return ReconcileResult::done();
+  if (rayjob.metadata.labels->contains("pods")) return ReconcileResult::done();
+  std::vector<Object> pods;
+  if (Error err = clients.kube.list_from_api(Kind::Pod, request.namespace_, {{"app", "x"}}, pods)) {
+    return ReconcileResult::error(err);
+  }
+  rayjob.metadata.labels.edit()["pods"] = std::to_string(pods.size());
+  return ReconcileResult::error(clients.kube.update(rayjob));
+}
+
+TEST_CASE("the API reader's get and list stop and resume like cache reads, are made once, and skip the caches") {
+  LambdaController controller(read_and_list_from_api, modern_environment());
+  DefaultChooser chooser(1);
+  MemorySink sink;
+  Simulation simulation(Simulation::initial_world(controller), controller, {}, chooser, sink, StoppedPass::interleaving());
+  create_rayjob(simulation);
+  Object pod = named<rjsim::engine::Pod>("pod-a");   // no informer watches Pods: only the API server has it
+  meta(pod).labels.edit()["app"] = "x";
+  Object other = named<rjsim::engine::Pod>("pod-b");
+  REQUIRE(!simulation.mutable_world().api.create(pod, 0).error);
+  REQUIRE(!simulation.mutable_world().api.create(other, 0).error);
+  CHECK(simulation.run() == RunEnd::quiescent);
+  CHECK(count(sink, "reconcile.resume") >= 2);   // after the get, after the list
+  CHECK(count(sink, "api.list") == 1);
+  CHECK(count(sink, "cache.list") == 0);
+  CHECK(meta(*simulation.world().api.find(Kind::RayJob, "default", "job")).labels->at("pods") == "1");
+}
+
 // Reads the RayJob, then (past the stop, when the pass stops after each call) names a Service
 // from the chooser's random string, creates it, and panics.
 ReconcileResult read_create_then_panic(const Request& request, Clients& clients) {

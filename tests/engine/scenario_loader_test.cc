@@ -387,10 +387,11 @@ TEST_CASE("controller names a model; kuberay-latest is kuberay-1.7") {
   CHECK(error_of(std::string(kHeader) + "controller: kuberay-1.2\n" + std::string(kRayJob)) ==
         "scenarios/x.yaml:4: controller: \"kuberay-1.2\" is not a model (expected one of: kuberay-1.0, kuberay-1.1, "
         "kuberay-1.7, kuberay-latest, kuberay-1.7+ray-before-submitter-timeout, "
-        "kuberay-1.7+api-reader-confirms-deletion; did you mean \"kuberay-1.0\"?)");
+        "kuberay-1.7+api-reader-confirms-deletion, kuberay-1.7+wait-for-pods-deleted; did you mean \"kuberay-1.0\"?)");
   // A fix variant of a release (docs/findings/) is a model too.
   CHECK(canonical_controller("kuberay-1.7+ray-before-submitter-timeout") == "kuberay-1.7+ray-before-submitter-timeout");
   CHECK(canonical_controller("kuberay-1.7+api-reader-confirms-deletion") == "kuberay-1.7+api-reader-confirms-deletion");
+  CHECK(canonical_controller("kuberay-1.7+wait-for-pods-deleted") == "kuberay-1.7+wait-for-pods-deleted");
 }
 
 TEST_CASE("unknown keys are errors that name the key and its line, at every level of the scenario") {

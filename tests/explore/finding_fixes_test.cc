@@ -25,6 +25,15 @@ engine::Scenario with_every_fault(engine::Scenario scenario) {
   return scenario;
 }
 
+ExploreOptions every_invariant_in_400_targeted_runs() {
+  ExploreOptions options;
+  options.strategy = Strategy::targeted;
+  options.runs = 400;
+  options.all = true;
+  options.shrink_runs = 0;
+  return options;
+}
+
 bool found(const ExploreReport& report, const std::string& invariant) {
   for (const Finding& f : report.findings) {
     if (f.invariant == invariant) return true;
@@ -33,11 +42,7 @@ bool found(const ExploreReport& report, const std::string& invariant) {
 }
 
 TEST_CASE("finding 002: the API reader's confirmation closes the race under every fault; v1.7.0 still shows it") {
-  ExploreOptions options;
-  options.strategy = Strategy::targeted;
-  options.runs = 400;
-  options.all = true;
-  options.shrink_runs = 0;
+  const ExploreOptions options = every_invariant_in_400_targeted_runs();
   const engine::Scenario fixed = with_every_fault(finding("002-suspended-before-cluster-cached-fixed.yaml"));
   const ExploreReport fixed_report = explore(fixed, options);
   CHECK_FALSE(found(fixed_report, "suspended-is-clean"));
@@ -46,6 +51,17 @@ TEST_CASE("finding 002: the API reader's confirmation closes the race under ever
 
   const engine::Scenario released = with_every_fault(finding("002-suspended-before-cluster-cached.yaml"));
   CHECK(found(explore(released, options), "suspended-is-clean"));
+}
+
+TEST_CASE("finding 003: waiting for the Pods closes the race under every fault; v1.7.0 still shows it") {
+  const ExploreOptions options = every_invariant_in_400_targeted_runs();
+  const ExploreReport fixed_report = explore(with_every_fault(finding("003-suspended-while-pods-run-fixed.yaml")), options);
+  CHECK_FALSE(found(fixed_report, "suspended-means-released"));
+  CHECK_FALSE(found(fixed_report, "one-execution-at-a-time"));
+
+  const ExploreReport released_report = explore(with_every_fault(finding("003-suspended-while-pods-run.yaml")), options);
+  CHECK(found(released_report, "suspended-means-released"));
+  CHECK(found(released_report, "one-execution-at-a-time"));
 }
 
 }  // namespace

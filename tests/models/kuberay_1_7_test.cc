@@ -1124,6 +1124,83 @@ TEST_CASE("kuberay-1.7+api-reader-confirms-deletion: the API reader finds the cl
   CHECK(make_model("kuberay-1.7+api-reader-confirms-deletion")->name() == "kuberay-1.7+api-reader-confirms-deletion");
 }
 
+// Finding 003 (docs/findings/003-suspended-while-pods-run.md): the RayCluster and the submitter Job
+// are gone, their Pods are not (the garbage collector deletes them later, and a running Pod stays
+// for its grace period). The submitter's Pod has no ray.io/node-type label, so the operator's
+// cache never holds it (managercache/cache.go).
+Pod leftover_pod(const std::string& name, StringMap labels) {
+  Pod pod;
+  pod.metadata.name = name;
+  pod.metadata.namespace_ = "default";
+  pod.metadata.labels = std::move(labels);
+  return pod;
+}
+const StringMap kHeadPodLabels{{"ray.io/cluster", "demo-abcde"}, {"ray.io/node-type", "head"}};
+const StringMap kSubmitterPodLabels{{"batch.kubernetes.io/job-name", "demo"}, {"job-name", "demo"}};
+
+TEST_CASE("kuberay-1.7: Suspending persists Suspended with the cluster's and the submitter's Pods still there") {
+  RayJobReconciler model;
+  ModelHarness harness(model);
+  RayJob rayjob = running_rayjob();
+  rayjob.status.job_deployment_status = "Suspending";
+  harness.put(rayjob);
+  harness.put(leftover_pod("demo-abcde-head", kHeadPodLabels));
+  harness.put(leftover_pod("demo-xyz12", kSubmitterPodLabels));
+  harness.reconcile("demo");
+  CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Suspended");
+  CHECK(harness.events_of("api.list").empty());   // v1.7.0 never looks at the Pods
+}
+
+TEST_CASE("kuberay-1.7+wait-for-pods-deleted: Suspending and Retrying wait until the API server holds none of their Pods") {
+  RayJobReconciler model(Fixes{.wait_for_pods_deleted = true});
+  CHECK(model.name() == "kuberay-1.7+wait-for-pods-deleted");
+  CHECK(make_model("kuberay-1.7+wait-for-pods-deleted")->name() == "kuberay-1.7+wait-for-pods-deleted");
+  std::string pod_name = "demo-abcde-head";
+  StringMap pod_labels = kHeadPodLabels;
+  SUBCASE("a Pod of the RayCluster") {}
+  SUBCASE("the submitter's Pod, which the cache does not hold") {
+    pod_name = "demo-xyz12";
+    pod_labels = kSubmitterPodLabels;
+  }
+  using Edge = std::pair<std::string, std::string>;   // the state, and what it persists once the Pods are gone
+  for (const Edge& edge : {Edge{"Suspending", "Suspended"}, Edge{"Retrying", ""}}) {
+    const std::string& state = edge.first;
+    const std::string& next = edge.second;
+    CAPTURE(state);
+    ModelHarness harness(model);
+    RayJob rayjob = running_rayjob();
+    rayjob.status.job_deployment_status = state;
+    harness.put(rayjob);
+    harness.put(leftover_pod(pod_name, pod_labels));
+    CHECK(is_requeue_without_error(harness.reconcile("demo")));
+    CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == state);
+    CHECK_FALSE(harness.events_of("api.list").empty());
+
+    harness.world.api.remove(Kind::Pod, "default", pod_name, Propagation::background, harness.world.now_ms);
+    harness.sync();
+    harness.reconcile("demo");
+    CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == next);
+  }
+}
+
+TEST_CASE("kuberay-1.7+wait-for-pods-deleted: no wait for Pods it does not own") {
+  RayJobReconciler model(Fixes{.wait_for_pods_deleted = true});
+  ModelHarness harness(model);
+  RayJob rayjob = running_rayjob("HTTPMode");
+  SUBCASE("clusterSelector: the selected cluster's Pods are not the RayJob's") {
+    rayjob = running_rayjob();
+    rayjob.spec.edit().cluster_selector = {{"ray.io/cluster", "demo-abcde"}};
+    harness.put(leftover_pod("demo-abcde-head", kHeadPodLabels));
+  }
+  SUBCASE("HTTPMode: no submitter Job, so a Pod named after one is not its") {
+    harness.put(leftover_pod("demo-xyz12", kSubmitterPodLabels));
+  }
+  rayjob.status.job_deployment_status = "Suspending";
+  harness.put(rayjob);
+  harness.reconcile("demo");
+  CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Suspended");
+}
+
 TEST_CASE("kuberay-1.7: Retrying with both gone persists New and resets the attempt's fields, keeps counters") {
   RayJobReconciler model;
   ModelHarness harness(model);

@@ -38,6 +38,7 @@ constexpr const char* kRayOriginatedFromCRNameLabelKey = "ray.io/originated-from
 constexpr const char* kRayOriginatedFromCRDLabelKey = "ray.io/originated-from-crd";
 constexpr const char* kRayJobSubmissionModeLabelKey = "ray.io/job-submission-mode";
 constexpr const char* kRayClusterLabelKey = "ray.io/cluster";
+constexpr const char* kJobNameLabelKey = "batch.kubernetes.io/job-name";   // batchv1.JobNameLabel
 constexpr const char* kRayNodeTypeLabelKey = "ray.io/node-type";
 constexpr const char* kRayIDLabelKey = "ray.io/identifier";
 constexpr const char* kDisableProvisionedHeadRestartAnnotationKey = "ray.io/disable-provisioned-head-restart";
@@ -373,6 +374,28 @@ Error delete_cluster_resources(Clients& clients, const RayJob& rayjob, bool& is_
   }
   if (cluster.metadata.deletion_timestamp_ms) return {};   // the deletion is ongoing
   return clients.kube.remove(Kind::RayCluster, cluster.metadata.namespace_, cluster.metadata.name);
+}
+
+// The finding-003 fix: whether the API server still holds a Pod of the RayJob's RayCluster or of
+// its submitter Job. Listed uncached: the cache selects Pods by ray.io/node-type, so it never
+// holds the submitter's, and it may not have seen the last Pods created.
+Error are_pods_deleted(Clients& clients, const RayJob& rayjob, bool& pods_deleted) {
+  pods_deleted = false;
+  const std::string& namespace_ = rayjob.metadata.namespace_;
+  std::vector<Object> pods;
+  if (rayjob.spec->cluster_selector.empty() && !rayjob.status.ray_cluster_name.empty()) {
+    StringMap cluster_pods{{kRayClusterLabelKey, rayjob.status.ray_cluster_name}};
+    if (Error err = clients.kube.list_from_api(Kind::Pod, namespace_, cluster_pods, pods)) return err;
+    if (!pods.empty()) return {};
+  }
+  // As deleteSubmitterJob: HTTPMode and SidecarMode have no submitter Job.
+  if (rayjob.spec->submission_mode != "HTTPMode" && rayjob.spec->submission_mode != "SidecarMode") {
+    StringMap submitter_pods{{kJobNameLabelKey, rayjob.metadata.name}};
+    if (Error err = clients.kube.list_from_api(Kind::Pod, namespace_, submitter_pods, pods)) return err;
+    if (!pods.empty()) return {};
+  }
+  pods_deleted = true;
+  return {};
 }
 
 // suspendWorkerGroups (RJC:L836-862).
@@ -854,6 +877,11 @@ StateResult reconcile_suspending_or_retrying(Clients& clients, RayJob& rayjob, c
   }
   if (Error err = delete_submitter_job(clients, rayjob, is_job_deleted, fixes)) return requeue_with(err);   // :379
   if (!is_cluster_deleted || !is_job_deleted) return requeue();                       // :383-387
+  if (fixes.wait_for_pods_deleted) {   // finding 003: and their Pods, before quota is handed back
+    bool pods_deleted = false;
+    if (Error err = are_pods_deleted(clients, rayjob, pods_deleted)) return requeue_with(err);
+    if (!pods_deleted) return requeue();
+  }
   // :389-391 cleanupBatchSchedulerResources: no batch scheduler is modelled.
   RayJobStatus& status = rayjob.status;                                               // :394-409
   status.ray_cluster_status = RayClusterStatus{};

@@ -27,10 +27,16 @@ inline constexpr std::string_view kRayBeforeSubmitterTimeoutName = "kuberay-1.7+
 // (the manager's API reader) before they report the object deleted.
 inline constexpr std::string_view kApiReaderConfirmsDeletionName = "kuberay-1.7+api-reader-confirms-deletion";
 
+// Finding 003 (docs/findings/003-suspended-while-pods-run.md): v1.7.0 with one change, Suspending
+// and Retrying persist their next state only once the API server holds no Pod of the RayCluster or
+// of the submitter Job (an uncached List through the manager's API reader).
+inline constexpr std::string_view kWaitForPodsDeletedName = "kuberay-1.7+wait-for-pods-deleted";
+
 // The proposed fixes a variant of the model carries (none: v1.7.0 as released).
 struct Fixes {
   bool ray_before_submitter_timeout = false;
   bool api_reader_confirms_deletion = false;
+  bool wait_for_pods_deleted = false;
 };
 
 class RayJobReconciler final : public engine::Controller {
@@ -40,6 +46,7 @@ class RayJobReconciler final : public engine::Controller {
   std::string_view name() const override {
     if (fixes_.ray_before_submitter_timeout) return kRayBeforeSubmitterTimeoutName;
     if (fixes_.api_reader_confirms_deletion) return kApiReaderConfirmsDeletionName;
+    if (fixes_.wait_for_pods_deleted) return kWaitForPodsDeletedName;
     return kModelName;
   }
   engine::ReleaseEnvironment environment() const override;
