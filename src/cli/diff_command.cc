@@ -9,6 +9,7 @@
 #include "cli/run_record.h"
 #include "cli/stored_run.h"
 #include "cli/run_diff.h"
+#include "cli/diff_html.h"
 #include "cli/timeline.h"
 
 #include <fmt/format.h>
@@ -27,6 +28,7 @@ struct DiffOptions {
   std::int64_t run_a = 0;
   std::int64_t run_b = 0;
   bool json = false;
+  std::string format = "text";
 };
 
 // ---- Text ----
@@ -178,8 +180,10 @@ int diff(const DiffOptions& options, Io& io) {
   const RunRecord b = read_run_record(database, find_run(database, options.run_b));
   const EventComparison comparison =
       compare_events(database.events(options.run_a), database.events(options.run_b), context_events);
-  if (options.json) {
+  if (options.json || options.format == "json") {
     io.out << diff_json(a, b, comparison).dump() << "\n";
+  } else if (options.format == "html") {
+    io.out << diff_html(a, b, comparison, database);
   } else {
     print_diff_text(io.out, a, b, comparison);
   }
@@ -193,7 +197,8 @@ void add_diff_command(CLI::App& rjsim, CommandTable& commands) {
   CLI::App* diff_app = commands.add(
       rjsim, "diff",
       "where two runs (or one scenario under two models) first differ (exit 1 if they do)",
-      {"rjsim diff rjsim.db 12 13", "rjsim diff rjsim.db 12 13 --json"});
+      {"rjsim diff rjsim.db 12 13", "rjsim diff rjsim.db 12 13 --json",
+       "rjsim diff rjsim.db 12 13 --format html > diff.html"});
   diff_app->add_option("DB", options->db_path, "the database that holds both runs")
       ->type_name("")
       ->required();
@@ -206,6 +211,13 @@ void add_diff_command(CLI::App& rjsim, CommandTable& commands) {
       ->required()
       ->check(run_id());
   add_json_flag(*diff_app, options->json);
+  diff_app
+      ->add_option("--format", options->format,
+                   "text, json (as --json) or html (both runs' swimlanes from just before the first "
+                   "difference, aligned, the difference marked)")
+      ->type_name("FMT")
+      ->check(one_of({"text", "json", "html"}))
+      ->capture_default_str();
 
   commands.set_action(diff_app, [options](Io& io) { return diff(*options, io); });
 }

@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 
 #include "cli/junit.h"
+#include "cli/state_graph_svg.h"
+#include "cli/swimlane_svg.h"
+#include "cli/swimlanes.h"
 #include "cli/timeline.h"
 #include "cli/transition_graph.h"
 
@@ -24,6 +27,8 @@ tr.violation, .violation h3 { background: #ffe8e8; }
 tr:target { outline: 2px solid #f90; }
 td.body { color: #555; word-break: break-all; }
 pre { background: #f7f7f7; padding: .6em; overflow-x: auto; }
+.picture { overflow-x: auto; border: 1px solid #eee; } summary { cursor: pointer; margin: .6em 0; }
+section.violation:target { outline: 2px solid #f90; }
 .outcome-pass { color: #070; } .outcome-violation, .outcome-diverged, .outcome-error { color: #b00; }
 )";
 
@@ -68,7 +73,7 @@ std::string violations_section(const std::vector<store::Violation>& violations,
                                const std::vector<ViolationExcerpt>& excerpts) {
   std::string html = fmt::format("<h2>Violations ({})</h2>\n", violations.size());
   for (std::size_t i = 0; i < violations.size(); ++i) {
-    html += fmt::format("<section class=\"violation\"><h3>{} at {}</h3>\n<p>{}</p>\n",
+    html += fmt::format("<section class=\"violation\" id=\"violation-{}\"><h3>{} at {}</h3>\n<p>{}</p>\n", i,
                         xml_text(violations[i].invariant), seq_link(violations[i].seq),
                         xml_text(violations[i].message));
     html += "<p>the steps that led to it (* = its step and the seqs it names):</p>\n<pre>";
@@ -101,9 +106,31 @@ std::string timeline_table(store::EventReader events, const std::set<std::int64_
                      count, rows);
 }
 
+std::string picture(const std::string& svg) { return "<div class=\"picture\">\n" + svg + "</div>\n"; }
+
+// The swimlanes: with a violation, the steps its excerpt shows, and the whole run folded below.
+std::string swimlanes_section(const RunRecord& run, const std::vector<ViolationExcerpt>& excerpts,
+                              const store::Database& database, const std::string& title) {
+  std::vector<std::vector<std::int64_t>> shown;
+  for (const ViolationExcerpt& excerpt : excerpts) shown.push_back(excerpt.seqs);
+  const std::optional<SeqWindow> window = violation_window(shown, run.violations);
+  const Swimlanes whole = collect_swimlanes(database.events(run.info.run_id), run.violations);
+  std::string html = "<h2>Swimlanes</h2>\n";
+  if (!window) return html + picture(swimlane_svg(whole, title));
+  const Swimlanes around = collect_swimlanes(database.events(run.info.run_id), run.violations, window);
+  html += fmt::format("<p>The steps that led to the violation (#{} to #{}); a stale read is drawn in orange "
+                      "with the cache's and the API server's resourceVersion, a violation as a red line.</p>\n",
+                      around.first_seq, around.last_seq);
+  html += picture(swimlane_svg(around, title));
+  html += fmt::format("<details><summary>The whole run ({} events)</summary>\n{}</details>\n", whole.events,
+                      picture(swimlane_svg(whole, title)));
+  return html;
+}
+
 }  // namespace
 
-std::string run_html(const RunRecord& run, const std::vector<ViolationExcerpt>& excerpts, store::EventReader events) {
+std::string run_html(const RunRecord& run, const std::vector<ViolationExcerpt>& excerpts,
+                     const store::Database& database) {
   const std::string title = describe_run(run.info);
   std::set<std::int64_t> violation_seqs;
   for (const store::Violation& violation : run.violations) violation_seqs.insert(violation.seq);
@@ -112,11 +139,14 @@ std::string run_html(const RunRecord& run, const std::vector<ViolationExcerpt>& 
       "<style>{}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
       xml_text(title), kStyle, xml_text(title));
   html += header(run.info);
+  html += swimlanes_section(run, excerpts, database, title);
   html += transitions_table(run.transitions);
   html += violations_section(run.violations, excerpts);
-  html += "<h2>Transition graph (Mermaid)</h2>\n<pre>" +
-          xml_text(graph_mermaid(transition_graph(run.transitions), title)) + "</pre>\n";
-  html += timeline_table(std::move(events), violation_seqs);
+  const TransitionGraph graph = transition_graph(run.transitions);
+  html += "<h2>Transition graph</h2>\n" + picture(state_graph_svg(graph, title));
+  html += "<details><summary>Mermaid source</summary>\n<pre>" + xml_text(graph_mermaid(graph, title)) +
+          "</pre></details>\n";
+  html += timeline_table(database.events(run.info.run_id), violation_seqs);
   return html + "</body>\n</html>\n";
 }
 

@@ -11,6 +11,8 @@
 #include "cli/run_output.h"
 #include "cli/run_record.h"
 #include "cli/stored_run.h"
+#include "cli/swimlane_svg.h"
+#include "cli/swimlanes.h"
 #include "cli/timeline.h"
 #include "cli/transition_graph.h"
 #include "cli/violation_excerpt.h"
@@ -116,6 +118,18 @@ int show_graph(Io& io, const RunRecord& run, const std::string& format) {
   return exit_ok;
 }
 
+// The swimlanes alone: around the first violations when there are any, else the whole run.
+int show_svg(Io& io, const store::Database& database, const RunRecord& run) {
+  std::vector<std::vector<std::int64_t>> shown;
+  for (const ViolationExcerpt& excerpt : violation_excerpts(database, run.info.run_id, run.violations)) {
+    shown.push_back(excerpt.seqs);
+  }
+  const Swimlanes lanes = collect_swimlanes(database.events(run.info.run_id), run.violations,
+                                            violation_window(shown, run.violations));
+  io.out << swimlane_svg(lanes, describe_run(run.info));
+  return exit_ok;
+}
+
 int show_kubectl_watch(Io& io, const store::Database& database, const store::RunInfo& info, engine::Kind kind) {
   const trace::WatchExport exported = trace::export_kubectl_watch(recorded_run(database, info), info.kind, kind);
   if (exported.divergence) io.err << "rjsim show: warning: " << *exported.divergence << "\n";
@@ -136,10 +150,10 @@ int show(const ShowOptions& options, Io& io) {
   const RunRecord run = read_run_record(database, find_run(database, options.run_id));
   if (options.format == "json") return show_json(io, database, run);
   if (options.format == "html") {
-    io.out << run_html(run, violation_excerpts(database, run.info.run_id, run.violations),
-                       database.events(run.info.run_id));
+    io.out << run_html(run, violation_excerpts(database, run.info.run_id, run.violations), database);
     return exit_ok;
   }
+  if (options.format == "svg") return show_svg(io, database, run);
   if (options.format == "dot" || options.format == "mermaid") {
     return show_graph(io, run, options.format);
   }
@@ -155,7 +169,8 @@ void add_show_command(CLI::App& rjsim, CommandTable& commands) {
       {"rjsim show rjsim.db --run 12 --format mermaid",
        "rjsim show rjsim.db --format dot | dot -Tsvg > run.svg",
        "rjsim show rjsim.db --format kubectl-watch > rayjobs.json",
-       "rjsim show rjsim.db --run 3 --format html > run-3.html"});
+       "rjsim show rjsim.db --run 3 --format html > run-3.html",
+       "rjsim show rjsim.db --run 3 --format svg > run-3.svg"});
   show_app->add_option("DB", options->db_path, "the database that holds the run")
       ->type_name("")
       ->required();
@@ -166,9 +181,10 @@ void add_show_command(CLI::App& rjsim, CommandTable& commands) {
                    "object with its events and graph), dot or mermaid (the transition graph), "
                    "kubectl-watch (the watch log of --kind as `kubectl get -w --output-watch-events "
                    "-o json` prints it; `rjsim import` reads it), html (one self-contained page: "
-                   "header, transitions, violations, graph, timeline)")
+                   "header, swimlanes, transitions, violations, graph, timeline), svg (the swimlanes "
+                   "alone: around the violations, or the whole run)")
       ->type_name("FMT")
-      ->check(one_of({"text", "json", "dot", "mermaid", "kubectl-watch", "html"}))
+      ->check(one_of({"text", "json", "dot", "mermaid", "kubectl-watch", "html", "svg"}))
       ->capture_default_str();
   CLI::Option* kind_option =
       show_app

@@ -107,6 +107,31 @@ TEST_CASE("rjsim diff of one scenario under two seeds: exit 1, the first differi
   CHECK(diff["transitions"]["rayjob-sample"]["a"].size() == transitions_a);
 }
 
+TEST_CASE("rjsim diff --format html: both runs drawn from the same step before the first difference, which is marked") {
+  const TwoRuns runs("head-restart-while-running", "head-restart-while-running", {"--seed", "2"});
+  const std::optional<std::int64_t> seq = first_differing_seq(runs.db, 1, 2);
+  REQUIRE(seq.has_value());
+  const Result html = invoke({"diff", runs.db, "1", "2", "--format", "html"});
+  CHECK(html.code == 1);
+  const std::string& page = html.out;
+  CHECK(page.starts_with("<!DOCTYPE html>"));
+  CHECK(contains(page, fmt::format("First difference at seq {} (", *seq)));
+  CHECK(contains(page, "<div class=\"picture\" data-run=\"A\">"));
+  CHECK(contains(page, "<div class=\"picture\" data-run=\"B\">"));
+  // Both pictures start at the same step, and mark the same one.
+  const std::string start = fmt::format("data-first-seq=\"{}\"", std::max<std::int64_t>(0, *seq - 40));
+  const std::string mark = fmt::format("<g class=\"marked\" data-seq=\"{}\">", *seq);
+  CHECK(page.find(start) != page.rfind(start));
+  CHECK(page.find(mark) != std::string::npos);
+  CHECK(page.find(mark) != page.rfind(mark));
+
+  const TwoRuns same("head-restart-while-running", "head-restart-while-running");
+  const Result identical = invoke({"diff", same.db, "1", "2", "--format", "html"});
+  CHECK(identical.code == 0);
+  CHECK(contains(identical.out, "The runs are identical: the same "));
+  CHECK_FALSE(contains(identical.out, "class=\"marked\""));
+}
+
 TEST_CASE("rjsim diff of two scenarios: exit 1, a note, and each RayJob's transitions beside none") {
   const TwoRuns runs("head-restart-while-running", "httpmode-success");
   const std::string& db = runs.db;

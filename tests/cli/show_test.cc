@@ -407,7 +407,11 @@ TEST_CASE("rjsim show --format html is one self-contained page: transitions, vio
   CHECK(page.starts_with("<!DOCTYPE html>"));
   CHECK(page.ends_with("</html>\n"));
   CHECK_FALSE(contains(page, "<script"));
-  CHECK_FALSE(contains(page, "http://"));
+  CHECK_FALSE(contains(page, "href=\"http"));   // nothing fetched: no link out, no source
+  CHECK_FALSE(contains(page, "src="));
+  CHECK(contains(page, "<h2>Swimlanes</h2>"));
+  CHECK(contains(page, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"swimlanes\""));
+  CHECK(contains(page, "<section class=\"violation\" id=\"violation-0\">"));
   CHECK(contains(page, "message=&quot;"));   // the log's text is escaped (a quoted body value)
   CHECK(contains(page, "<h2>Transitions ("));
   CHECK(contains(page, "<h2>Violations (1)</h2>"));
