@@ -20,6 +20,7 @@
 
 #include "engine/crd_schema.h"
 #include "engine/object_json.h"
+#include "events/event.h"
 
 namespace rjsim::engine {
 
@@ -476,7 +477,26 @@ std::string resolve(const std::string& base_dir, const std::string& path) {
 }
 
 // Parses YAML, reporting a parse error with its line.
+// Where `text` stops being UTF-8 text, as a 1-based line and a message. yaml-cpp would pass bad
+// bytes through into names and manifests, which the rest of rjsim takes to be UTF-8 (JSON needs
+// it), and takes NUL bytes for UTF-16 or UTF-32, whose decoding can give what is not UTF-8 either.
+struct Utf8Error {
+  int line = 1;
+  std::string message;
+};
+std::optional<Utf8Error> utf8_error(std::string_view text) {
+  std::optional<std::size_t> offset = events::first_invalid_utf8(text);
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos && (!offset || nul < *offset)) offset = nul;
+  if (!offset) return std::nullopt;
+  const std::string_view before = text.substr(0, *offset);
+  const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
+  return Utf8Error{static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1,
+                   fmt::format("not valid UTF-8 (byte 0x{:02X} at column {}): YAML is read as UTF-8",
+                               static_cast<unsigned char>(text[*offset]), *offset - line_start + 1)};
+}
+
 std::vector<YAML::Node> parse_yaml(const Source& source, std::string_view text) {
+  if (const std::optional<Utf8Error> error = utf8_error(text)) source.fail(error->line, "", error->message);
   try {
     return YAML::LoadAll(std::string(text));
   } catch (const YAML::ParserException& e) {
@@ -1314,6 +1334,11 @@ std::string canonical_controller(std::string_view name) {
 }
 
 bool yaml_document_to_json(std::string_view text, json& out, int& error_line, std::string& error) {
+  if (const std::optional<Utf8Error> invalid = utf8_error(text)) {
+    error_line = invalid->line;
+    error = invalid->message;
+    return false;
+  }
   YAML::Node node;
   try {
     node = YAML::Load(std::string(text));

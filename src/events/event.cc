@@ -695,6 +695,20 @@ bool parse_body(std::string_view json, std::vector<Field>& fields, std::string& 
   return parse_body_with_nlohmann(json, fields, error);
 }
 
+std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
+  std::size_t index = 0;
+  while (index < text.size()) {
+    if (static_cast<unsigned char>(text[index]) < 0x80) {
+      ++index;
+      continue;
+    }
+    const std::size_t length = utf8_sequence_length(text.substr(index));
+    if (length == 0) return index;
+    index += length;
+  }
+  return std::nullopt;
+}
+
 bool append_utf8_json_string(std::string_view text, std::string& out) {
   const std::size_t before = out.size();
   if (append_json_string(text, out, false)) return true;

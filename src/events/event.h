@@ -9,6 +9,7 @@
 #include <concepts>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -113,6 +114,10 @@ void append_fields_json(const std::vector<Field>& fields, std::string& out);
 // nlohmann::json::dump() does). For valid UTF-8 only: false, and `out` as it was, when `text` is
 // not (dump() would need its error handler).
 bool append_utf8_json_string(std::string_view text, std::string& out);
+
+// The offset of the first byte of `text` that is not part of well-formed UTF-8 (RFC 3629), or
+// nullopt when all of it is. Readers of YAML use it to refuse what yaml-cpp would pass through.
+std::optional<std::size_t> first_invalid_utf8(std::string_view text);
 
 // Appends the canonical line of an event that the log hash covers:
 // seq, at_ms, origin, type, actor, object and body, tab-separated, newline-terminated.

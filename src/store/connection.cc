@@ -26,6 +26,12 @@ void internal_error(std::string_view message) {
 
 void throw_database_error(const Connection& connection, std::string_view doing) {
   const int code = sqlite3_extended_errcode(connection.handle);
+  if ((code & 0xff) == SQLITE_CORRUPT || (code & 0xff) == SQLITE_NOTADB) {
+    // The file is damaged (truncated, overwritten, a copy of a file being written): bad input, not
+    // a failure of rjsim or of the disk. Found by the database fuzzer.
+    throw StoreError(fmt::format("{}: not a readable SQLite database: it is damaged ({}, while {})", connection.path,
+                                 sqlite3_errmsg(connection.handle), doing));
+  }
   std::string advice;
   if ((code & 0xff) == SQLITE_BUSY) {
     advice = " (another process holds the database's write lock; retry when it has finished)";

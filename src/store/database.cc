@@ -87,10 +87,20 @@ std::shared_ptr<detail::Connection> open_rjsim_database(const std::string& path)
   return connection;
 }
 
+// A rollback journal beside the file: a writer was killed inside a transaction in rollback-journal
+// mode, which rjsim uses only while it creates a database (the schema, then WAL).
+bool has_rollback_journal(const std::string& path) {
+  std::error_code error;
+  return fs::file_size(path + "-journal", error) > 0 && !error;
+}
+
 }  // namespace
 
 Database Database::open(const std::string& path) {
-  if (file_state(path) != FileState::has_content) {
+  // New, empty, or left by a process killed while creating it: create_database takes the write
+  // lock first, which rolls back what the killed process left, and creates the schema only if
+  // the database then has no tables.
+  if (file_state(path) != FileState::has_content || has_rollback_journal(path)) {
     if (auto connection = create_database(path)) return Database(std::move(connection));
   }
   return Database(open_rjsim_database(path));

@@ -89,10 +89,12 @@ std::unique_ptr<detail::Connection> open_read_only(const std::string& path) {
   return connection;
 }
 
-// SQLite codes that mean the bytes are not a database we can read (as opposed to a busy or
-// failing disk).
-bool is_not_a_database(int code) {
-  return code == SQLITE_NOTADB || code == SQLITE_CORRUPT || code == SQLITE_FORMAT;
+// SQLite codes that come from the machine, not from the file's bytes: a busy, full or failing disk,
+// no memory. Any other failure of the first read means the bytes are not a database we can read
+// (the database fuzzer found "unsupported file format", a plain SQLITE_ERROR, from a damaged header).
+bool is_failure_of_the_machine(int code) {
+  return code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_IOERR || code == SQLITE_FULL ||
+         code == SQLITE_NOMEM || code == SQLITE_CANTOPEN || code == SQLITE_INTERRUPT;
 }
 
 // Names of the tables and views, sorted. Reading sqlite_master is the first real read, so
@@ -106,7 +108,15 @@ std::vector<std::string> schema_names(detail::Connection& connection) {
     while (statement.step()) names.emplace_back(statement.text(0));
   } catch (const DatabaseError&) {
     const int code = sqlite3_errcode(connection.handle);
-    if (!is_not_a_database(code)) throw;
+    if (sqlite3_extended_errcode(connection.handle) == SQLITE_READONLY_ROLLBACK) {
+      // A writer was killed inside a transaction in rollback-journal mode: only while creating the
+      // schema (rjsim switches to WAL right after). Reading first needs the journal rolled back.
+      throw StoreError(fmt::format(
+          "{0}: a process was killed while creating it (its rollback journal {0}-journal is left); "
+          "it holds no run, and the next rjsim command that writes to it finishes creating it",
+          connection.path));
+    }
+    if (is_failure_of_the_machine(code)) throw;
     throw StoreError(fmt::format("{}: not a readable SQLite database ({})", connection.path,
                                  sqlite3_errmsg(connection.handle)));
   }

@@ -394,6 +394,25 @@ TEST_CASE("controller names a model; kuberay-latest is kuberay-1.7") {
   CHECK(canonical_controller("kuberay-1.7+wait-for-pods-deleted") == "kuberay-1.7+wait-for-pods-deleted");
 }
 
+TEST_CASE("a scenario that is not UTF-8 is refused at the line and column of the first bad byte") {
+  // Found by the scenario fuzzer: yaml-cpp passes such bytes through, and a manifest's kind holding
+  // them made nlohmann::json::dump throw out of the loader (tests/fuzz/regressions/scenario/).
+  CHECK(error_of(std::string(kHeader) + "description: caf\xc3\n" + std::string(kRayJob)) ==
+        "scenarios/x.yaml:4: not valid UTF-8 (byte 0xC3 at column 17): YAML is read as UTF-8");
+  CHECK(error_of(std::string(kHeader) + "description: \xff\n" + std::string(kRayJob)) ==
+        "scenarios/x.yaml:4: not valid UTF-8 (byte 0xFF at column 14): YAML is read as UTF-8");
+  CHECK(error_of(std::string(kHeader) + "description: caf\xc3\xa9\n" + std::string(kRayJob)).empty());   // é is fine
+  // NUL bytes make yaml-cpp read UTF-16 or UTF-32 (the rayjob_manifest fuzzer's find).
+  CHECK(error_of(std::string(kHeader) + std::string("name: a\0b\n", 10)) ==
+        "scenarios/x.yaml:4: not valid UTF-8 (byte 0x00 at column 8): YAML is read as UTF-8");
+  nlohmann::json json;
+  int line = 0;
+  std::string error;
+  CHECK_FALSE(rjsim::engine::yaml_document_to_json("a: 1\nb: \xed\xa0\x80\n", json, line, error));   // a surrogate
+  CHECK(line == 2);
+  CHECK(error == "not valid UTF-8 (byte 0xED at column 4): YAML is read as UTF-8");
+}
+
 TEST_CASE("unknown keys are errors that name the key and its line, at every level of the scenario") {
   CHECK(error_of(std::string(kHeader) + "rayjb: {}\n" + std::string(kRayJob)) ==
         "scenarios/x.yaml:4: unknown key \"rayjb\" (expected one of: apiVersion, kind, name, description, "
