@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -220,7 +222,11 @@ std::optional<json> plain_float(std::string_view text) {
     pos = text.size();
   }
   if (pos != text.size()) return std::nullopt;
-  return json(std::stod(std::string(text)));
+  // A float too large for a double (1e6969, the manifest fuzzer's find: std::stod threw) is left a
+  // string, which the typed read then refuses by name; one too small is 0.
+  const double value = std::strtod(std::string(text).c_str(), nullptr);
+  if (std::isinf(value)) return std::nullopt;
+  return json(value);
 }
 
 std::optional<bool> plain_bool(std::string_view text) {
@@ -258,9 +264,25 @@ json scalar_to_json(const YAML::Node& node, const std::string& path) {
 
 // Converts a YAML node to JSON; `lines` receives the 1-based line of every JSON path (the line of
 // a map entry is the line of its key). Throws ObjectFormatError for duplicate or non-scalar keys.
-json yaml_to_json(const YAML::Node& node, const std::string& path, int line,
-                  std::map<std::string, int>& lines) {
+// Bounds on one document's conversion: an alias that contains itself (`&a [*a]`) nests forever,
+// and aliases of aliases multiply (the scenario fuzzer overflowed the stack on the first). No
+// Kubernetes object comes near either.
+constexpr int kMostYamlDepth = 100;
+constexpr std::int64_t kMostYamlValues = 1'000'000;
+
+json yaml_to_json_within(const YAML::Node& node, const std::string& path, int line, std::map<std::string, int>& lines,
+                         int depth, std::int64_t& values_left) {
   lines[path] = line;
+  if (depth > kMostYamlDepth) {
+    throw ObjectFormatError(path, fmt::format("nested deeper than {} levels (an alias that contains itself?)",
+                                              kMostYamlDepth));
+  }
+  if (--values_left < 0) {
+    throw ObjectFormatError(path, fmt::format("more than {} values (aliases that repeat aliases?)", kMostYamlValues));
+  }
+  const auto child_of = [&](const YAML::Node& child, const std::string& child_path, int child_line) {
+    return yaml_to_json_within(child, child_path, child_line, lines, depth + 1, values_left);
+  };
   switch (node.Type()) {
     case YAML::NodeType::Map: {
       json out = json::object();
@@ -276,7 +298,7 @@ json yaml_to_json(const YAML::Node& node, const std::string& path, int line,
           lines[child] = key_line;
           throw ObjectFormatError(child, fmt::format("duplicate key \"{}\"", key));
         }
-        out[key] = yaml_to_json(it->second, child, key_line, lines);
+        out[key] = child_of(it->second, child, key_line);
       }
       return out;
     }
@@ -285,13 +307,18 @@ json yaml_to_json(const YAML::Node& node, const std::string& path, int line,
       std::size_t index = 0;
       for (const YAML::Node& item : node) {
         const std::string child = json_path_index(path, index++);
-        out.push_back(yaml_to_json(item, child, line_of(item, line), lines));
+        out.push_back(child_of(item, child, line_of(item, line)));
       }
       return out;
     }
     case YAML::NodeType::Scalar: return scalar_to_json(node, path);
     default: return nullptr;
   }
+}
+
+json yaml_to_json(const YAML::Node& node, const std::string& path, int line, std::map<std::string, int>& lines) {
+  std::int64_t values_left = kMostYamlValues;
+  return yaml_to_json_within(node, path, line, lines, 0, values_left);
 }
 
 // ---- messages ------------------------------------------------------------------------------

@@ -17,6 +17,10 @@
 
 namespace rjsim::store::detail {
 
+// How long a connection waits for another process's lock (explore shards, check --jobs, a reader
+// beside a writer) before giving up with DatabaseError.
+inline constexpr int kBusyTimeoutMs = 60'000;
+
 class Statement;
 
 struct Connection {

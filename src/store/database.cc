@@ -15,10 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// How long a writer waits for another process's write transaction (explore shards, check
-// --jobs) before giving up with DatabaseError.
-constexpr int busy_timeout_ms = 60'000;
-
 enum class FileState { missing, empty, has_content };
 
 FileState file_state(const std::string& path) {
@@ -47,7 +43,7 @@ std::shared_ptr<detail::Connection> open_connection(const std::string& path, int
                                                         : sqlite3_errstr(result))));
   }
   sqlite3_extended_result_codes(handle, 1);
-  sqlite3_busy_timeout(handle, busy_timeout_ms);
+  sqlite3_busy_timeout(handle, detail::kBusyTimeoutMs);
   return connection;
 }
 

@@ -86,6 +86,9 @@ std::unique_ptr<detail::Connection> open_read_only(const std::string& path) {
     throw StoreError(fmt::format("{}: cannot be opened read-only: {}", path,
                                  handle ? sqlite3_errmsg(handle) : sqlite3_errstr(result)));
   }
+  // A process beside it may hold a lock for a moment (the SIGKILL test found this check failing
+  // at once with "database is locked" while another process read the file).
+  sqlite3_busy_timeout(handle, detail::kBusyTimeoutMs);
   return connection;
 }
 

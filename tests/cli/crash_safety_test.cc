@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -23,8 +24,31 @@ namespace rjsim::cli::testing {
 namespace crash_safety_test {
 namespace {
 
-// Runs `rjsim run` into `db` over and over in a child process, and kills it after `delay`.
-void write_runs_then_kill(const std::string& db, std::chrono::milliseconds delay) {
+// How many runs `db` holds now, read beside the writer (WAL readers do not block it); 0 while the
+// file does not exist or is still being created.
+std::size_t committed_runs(const std::string& db) {
+  try {
+    return store::Database::open_existing(db).runs().size();
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+std::string read_child_error(const std::string& db) {
+  std::ifstream in(db + ".child-error");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Where a kill lands: once `db` holds `after_runs` committed runs (0: from the start), `delay` later.
+struct KillPoint {
+  std::size_t after_runs = 0;
+  std::chrono::milliseconds delay{0};
+};
+
+// Runs `rjsim run` into `db` over and over in a child process, and kills it at `point`.
+void write_runs_then_kill(const std::string& db, KillPoint point) {
   const std::string scenario = bundled_scenario("suspend-in-running-then-resume");
   const pid_t child = fork();
   REQUIRE(child >= 0);
@@ -32,16 +56,25 @@ void write_runs_then_kill(const std::string& db, std::chrono::milliseconds delay
     try {
       for (;;) {
         std::ostringstream out, err;
-        if (run_cli({"run", scenario, "--db", db}, out, err) > 1) _exit(3);
+        if (run_cli({"run", scenario, "--db", db}, out, err) > 1) {
+          std::ofstream(db + ".child-error") << err.str();
+          _exit(3);
+        }
       }
     } catch (...) {
       _exit(4);
     }
   }
-  std::this_thread::sleep_for(delay);
+  // The wall clock only places the kill; nothing is asserted about time.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  while (committed_runs(db) < point.after_runs && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  std::this_thread::sleep_for(point.delay);
   REQUIRE(kill(child, SIGKILL) == 0);
   int status = 0;
   REQUIRE(waitpid(child, &status, 0) == child);
+  INFO("the writer's own error: ", read_child_error(db));
   CHECK(WIFSIGNALED(status));   // killed while writing, not ended by an error of its own
 }
 
@@ -65,22 +98,24 @@ std::size_t check_whole_runs(const std::string& db) {
 
 TEST_CASE("SIGKILL while runs are written: the database opens, holds whole runs only, each replays") {
   ScratchDirectory scratch;
-  // How long one run takes here (a sanitizer build is several times slower): the kills are placed
-  // by it. The wall clock only places the kills; nothing is asserted about time.
+  // How long one run takes here (a sanitizer build is several times slower), to place kills
+  // inside the transaction of the run after a commit.
   const auto started = std::chrono::steady_clock::now();
   REQUIRE(invoke({"run", bundled_scenario("suspend-in-running-then-resume"), "--db", scratch.file("timed.db")}).code == 0);
   const auto one_run = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
-  std::vector<std::chrono::milliseconds> delays;
+  std::vector<KillPoint> points;
   // Creating the file and its schema takes a few milliseconds: these land in the creation.
-  for (const int ms : {0, 2, 4, 6, 8, 10, 15, 25}) delays.emplace_back(ms);
-  // These inside a run's transaction or between two, after the first commit.
-  for (const int tenths : {5, 12, 17, 25, 31, 38}) delays.push_back(one_run * tenths / 10);
+  for (const int ms : {0, 2, 4, 6, 8, 10, 15, 25}) points.push_back({0, std::chrono::milliseconds(ms)});
+  // These right after a commit, and inside the next run's transaction.
+  for (const int tenths : {0, 3, 6, 9}) points.push_back({1 + std::size_t(tenths / 6), one_run * tenths / 10});
   std::size_t most_runs = 0;
-  for (const std::chrono::milliseconds delay : delays) {
-    const auto ms = delay.count();
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto after_runs = points[i].after_runs;
+    const auto ms = points[i].delay.count();
+    CAPTURE(after_runs);
     CAPTURE(ms);
-    const std::string db = scratch.file("killed-" + std::to_string(ms) + ".db");
-    write_runs_then_kill(db, std::chrono::milliseconds(ms));
+    const std::string db = scratch.file("killed-" + std::to_string(i) + ".db");
+    write_runs_then_kill(db, points[i]);
     if (!std::filesystem::exists(db)) continue;   // killed before it created the file
     most_runs = std::max(most_runs, check_whole_runs(db));
   }

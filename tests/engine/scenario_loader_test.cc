@@ -413,6 +413,36 @@ TEST_CASE("a scenario that is not UTF-8 is refused at the line and column of the
   CHECK(error == "not valid UTF-8 (byte 0xED at column 4): YAML is read as UTF-8");
 }
 
+TEST_CASE("an alias that contains itself is refused, not followed forever") {
+  // Found by the scenario fuzzer, which overflowed the stack with `&spec` ... `*spec` inside it.
+  nlohmann::json json;
+  int line = 0;
+  std::string error;
+  CHECK_FALSE(rjsim::engine::yaml_document_to_json("a: &x [1, *x]\n", json, line, error));
+  CHECK(error.find("nested deeper than 100 levels (an alias that contains itself?)") != std::string::npos);
+  // Aliases that repeat aliases: 16^6 values, refused after a million.
+  std::string bomb = "a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n";
+  for (char level = 'b'; level <= 'g'; ++level) {
+    const std::string previous(1, static_cast<char>(level - 1));
+    bomb += std::string(1, level) + ": &" + std::string(1, level) + " [";
+    for (int i = 0; i < 16; ++i) bomb += (i ? ", *" : "*") + previous;
+    bomb += "]\n";
+  }
+  CHECK_FALSE(rjsim::engine::yaml_document_to_json(bomb, json, line, error));
+  CHECK(error.find("more than 1000000 values (aliases that repeat aliases?)") != std::string::npos);
+}
+
+TEST_CASE("a plain float too large for a double stays a string; one too small is 0") {
+  // Found by the manifest fuzzer: std::stod threw out of range for 1e6969.
+  nlohmann::json json;
+  int line = 0;
+  std::string error;
+  REQUIRE(rjsim::engine::yaml_document_to_json("big: 1e6969\nsmall: 1e-6969\nfine: 2.5e3\n", json, line, error));
+  CHECK(json["big"] == "1e6969");
+  CHECK(json["small"] == 0.0);
+  CHECK(json["fine"] == 2500.0);
+}
+
 TEST_CASE("unknown keys are errors that name the key and its line, at every level of the scenario") {
   CHECK(error_of(std::string(kHeader) + "rayjb: {}\n" + std::string(kRayJob)) ==
         "scenarios/x.yaml:4: unknown key \"rayjb\" (expected one of: apiVersion, kind, name, description, "
