@@ -413,6 +413,14 @@ TEST_CASE("a scenario that is not UTF-8 is refused at the line and column of the
   CHECK(error == "not valid UTF-8 (byte 0xED at column 4): YAML is read as UTF-8");
 }
 
+TEST_CASE("YAML that yaml-cpp reads as endless empty documents is refused, not loaded forever") {
+  // Found by the scenario fuzzer as a hang: YAML::LoadAll never returns on these four bytes.
+  CHECK(error_of("!,t[") ==
+        "scenarios/x.yaml:1: more than 16 YAML documents (a scenario file holds one; yaml-cpp reads some "
+        "malformed YAML as endless empty documents)");
+  CHECK(error_of(std::string(kHeader) + std::string(kRayJob) + "---\n").empty());   // a stray --- is fine
+}
+
 TEST_CASE("an alias that contains itself is refused, not followed forever") {
   // Found by the scenario fuzzer, which overflowed the stack with `&spec` ... `*spec` inside it.
   nlohmann::json json;
