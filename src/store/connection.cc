@@ -51,6 +51,13 @@ void execute(Connection& connection, const char* sql, std::string_view doing) {
 Statement::Statement(Connection& connection, std::string_view sql) : connection_(&connection) {
   const int result = sqlite3_prepare_v3(connection.handle, sql.data(), static_cast<int>(sql.size()),
                                         SQLITE_PREPARE_PERSISTENT, &statement_, nullptr);
+  if ((result & 0xff) == SQLITE_ERROR) {
+    // rjsim's statements all prepare against its own schema (the tests run each one); one that does
+    // not means the file's schema was changed (the database fuzzer rewrote a view to call a
+    // function that does not exist): bad input.
+    throw StoreError(fmt::format("{}: not a readable rjsim database: its schema was changed ({}, while preparing '{}')",
+                                 connection.path, sqlite3_errmsg(connection.handle), sql));
+  }
   if (result != SQLITE_OK) {
     throw_database_error(connection, fmt::format("preparing '{}'", sql));
   }
