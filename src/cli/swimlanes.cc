@@ -39,6 +39,9 @@ std::string shortened(std::string text, std::size_t width) {
   return text;
 }
 
+// "Kind/namespace/name" -> "Kind".
+std::string kind_in(const std::string& object) { return object.substr(0, object.find('/')); }
+
 // A logged decision that departs from the fault-free run (explore/schedule.h's rule).
 bool departs(const Event& choice) {
   engine::Decision decision;
@@ -138,13 +141,13 @@ class SwimlaneCollector {
       mark(event, event.actor, MarkKind::fault).label = outcome.empty() ? "failed" : outcome;
       return;
     }
-    const bool changed = event.find("changed") && std::get_if<bool>(event.find("changed")) &&
-                         *std::get_if<bool>(event.find("changed"));
+    const events::Value* changed_field = event.find("changed");
+    const bool changed = changed_field && std::holds_alternative<bool>(*changed_field) && std::get<bool>(*changed_field);
     SwimlaneMark& written = mark(event, event.actor, MarkKind::write);
     if (!changed) return;
     written.number = event.integer("rv_after");
     mark(event, "apiserver", MarkKind::stored).number = event.integer("rv_after");
-    const std::string kind = event.object.substr(0, event.object.find('/'));
+    const std::string kind = kind_in(event.object);
     writes_.push_back({"informer/" + kind, event.integer("rv_after"), event.seq, std::nullopt});
   }
 
@@ -157,7 +160,7 @@ class SwimlaneCollector {
     } else if (event.type == "informer.relist") {
       informers_.insert(event.actor);
     } else if (event.type == "cache.read" || event.type == "cache.list") {
-      informers_.insert("informer/" + event.object.substr(0, event.object.find('/')));
+      informers_.insert("informer/" + kind_in(event.object));
     }
   }
 
@@ -222,7 +225,7 @@ class SwimlaneCollector {
     SwimlaneMark& read = mark(event, event.actor, stale ? MarkKind::stale_read : MarkKind::read);
     if (seen != 0) read.number = seen;
     if (stale) {
-      read.label = fmt::format("{}: cache rv {}, API rv {}", event.object.substr(0, event.object.find('/')), seen, latest);
+      read.label = fmt::format("{}: cache rv {}, API rv {}", kind_in(event.object), seen, latest);
     }
   }
 
