@@ -27,6 +27,7 @@
 #include "cli/check_result.h"
 #include "cli/cli.h"
 #include "cli/golden.h"
+#include "cli/json_output.h"
 #include "cli/junit.h"
 #include "cli/parallel_runs.h"
 #include "cli/scenario_files.h"
@@ -236,7 +237,7 @@ int run_check(const CheckOptions& options, Io& io) {
     throw std::runtime_error(fmt::format("could not write the JUnit XML to {}", options.junit_path));
   }
   if (options.json) {
-    io.out << check_json(results).dump() << "\n";
+    print_json_line(io.out, check_json(results));
   } else {
     print_check_text(io.out, results);
   }

@@ -13,6 +13,7 @@
 
 #include "cli/behaviour_changelog.h"
 #include "cli/cli.h"
+#include "cli/json_output.h"
 #include "cli/parallel_runs.h"
 #include "cli/scenario_files.h"
 #include "engine/scenario_loader.h"
@@ -92,7 +93,7 @@ int run_compare(const CompareOptions& options, Io& io) {
   }
   const std::vector<ScenarioComparison> comparisons = compare(scenarios, models, worker_threads(options.jobs));
   if (options.json) {
-    io.out << changelog_json(models, comparisons).dump() << "\n";
+    print_json_line(io.out, changelog_json(models, comparisons));
   } else if (options.format == "markdown") {
     io.out << changelog_markdown(models, comparisons);
   } else {

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
+#include "cli/json_output.h"
 #include "cli/stored_run.h"
 #include "cli/timeline.h"
 #include "cli/trace_derivation.h"
@@ -250,7 +251,7 @@ int conform(const ConformOptions& options, Io& io) {
     return exit_bad_input;
   }
   if (options.json) {
-    io.out << conform_json(run, reports, explained).dump() << "\n";
+    print_json_line(io.out, conform_json(run, reports, explained));
   } else {
     for (std::size_t i = 0; i < reports.size(); ++i) {
       if (i > 0) io.out << "\n";

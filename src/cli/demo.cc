@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/json_output.h"
 #include "cli/timeline.h"
 #include "engine/garbage_collector.h"
 #include "engine/simulation.h"
@@ -88,7 +89,7 @@ int run_kernel_demo(const DemoOptions& options, std::ostream& out) {
 
   const std::vector<TransitionRow> transitions = transitions_of(memory.events);
   if (options.json) {
-    out << run_json(run_id, options.seed, world, log_hash, transitions).dump() << "\n";
+    print_json_line(out, run_json(run_id, options.seed, world, log_hash, transitions));
     return 0;
   }
   out << fmt::format("kernel demo: the toy controller (src/models/toy), seed {}, {} schedule\n\n",

@@ -5,6 +5,7 @@
 // run or the database is not there. The database is only read.
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/json_output.h"
 #include "cli/run_output.h"
 #include "cli/run_record.h"
 #include "cli/stored_run.h"
@@ -181,7 +182,7 @@ int diff(const DiffOptions& options, Io& io) {
   const EventComparison comparison =
       compare_events(database.events(options.run_a), database.events(options.run_b), context_events);
   if (options.json || options.format == "json") {
-    io.out << diff_json(a, b, comparison).dump() << "\n";
+    print_json_line(io.out, diff_json(a, b, comparison));
   } else if (options.format == "html") {
     io.out << diff_html(a, b, comparison, database);
   } else {

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
+#include "cli/json_output.h"
 #include "cli/stored_run.h"
 #include "cli/trace_derivation.h"
 #include "engine/scenario_loader.h"
@@ -280,7 +281,7 @@ int explore_and_report(const engine::Scenario& scenario, const ExploreFlags& fla
       summary["fault_free_agreed"] = conform.alignment.agreed;
       summary["scenario"] = scenario.name;
     }
-    io.out << summary.dump() << "\n";
+    print_json_line(io.out, summary);
   } else {
     if (origin != nullptr) {
       print_trace_derivation(io.out, "explore --from-trace", origin->run, flags.from_trace,

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
+#include "cli/json_output.h"
 #include "cli/scenario_files.h"
 #include "cli/stored_run.h"
 #include "engine/scenario_loader.h"
@@ -345,7 +346,7 @@ int run_hunt(const HuntFlags& flags, Io& io) {
   run_campaign(hunt, flags, database ? &*database : nullptr, io);
   if (&io.err == &std::cerr && ::isatty(STDERR_FILENO)) io.err << "\n";
   if (flags.json) {
-    io.out << hunt_json(hunt, flags).dump() << "\n";
+    print_json_line(io.out, hunt_json(hunt, flags));
   } else {
     print_text(io.out, hunt, flags);
   }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
+#include "cli/json_output.h"
 #include "trace/import.h"
 
 namespace rjsim::cli {
@@ -51,7 +52,7 @@ int import_files(const ImportOptions& options, Io& io) {
                                   {"duplicates", trace.duplicates},
                                   {"ignored", trace.ignored},
                                   {"db", options.db_path}};
-    io.out << out.dump() << "\n";
+    print_json_line(io.out, out);
     return 0;
   }
   io.out << fmt::format("imported {} of {} from {} ({}): {}", counted(trace.records, "record"),

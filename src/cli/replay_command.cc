@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/json_output.h"
 #include "cli/run_output.h"
 #include "cli/stored_run.h"
 #include "cli/timeline.h"
@@ -136,7 +137,7 @@ int replay(const ReplayOptions& options, Io& io) {
   std::int64_t stored_run_id = 0;
   if (writer) stored_run_id = commit_run(*writer, report.run, report.identical ? "" : "diverged");
   if (options.json) {
-    io.out << replay_json(run, report, stored_run_id).dump() << "\n";
+    print_json_line(io.out, replay_json(run, report, stored_run_id));
   } else {
     print_text(io.out, run, recorded, report, stored_run_id, options.db_path);
   }

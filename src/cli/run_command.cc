@@ -2,6 +2,7 @@
 // (issue 3), only `rjsim run --demo` works: the built-in kernel demo of cli/demo.h.
 #include "cli/commands.h"
 #include "cli/demo.h"
+#include "cli/json_output.h"
 #include "cli/run_output.h"
 #include "cli/stored_run.h"
 #include "engine/scenario_loader.h"
@@ -48,7 +49,7 @@ int run_scenario_file(const RunOptions& options, bool seed_given, Io& io) {
   const explore::RunReport& report = stored.report;
   const std::int64_t run_id = stored.run_id;
   if (options.json) {
-    io.out << run_json(report, run_id).dump() << "\n";
+    print_json_line(io.out, run_json(report, run_id));
   } else {
     print_run_text(io.out, report, run_id, options.db_path);
   }

@@ -7,6 +7,7 @@
 // reads back. As html: one self-contained page (cli/run_html.h). The database is only read.
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/json_output.h"
 #include "cli/run_html.h"
 #include "cli/run_output.h"
 #include "cli/run_record.h"
@@ -107,7 +108,7 @@ int show_json(Io& io, const store::Database& database, const RunRecord& run) {
   while (reader.next(event)) events.push_back(event_json(event));
   json["events"] = std::move(events);
   json["graph"] = graph_json(transition_graph(run.transitions));
-  io.out << json.dump() << "\n";
+  print_json_line(io.out, json);
   return exit_ok;
 }
 

@@ -32,6 +32,12 @@ void throw_database_error(const Connection& connection, std::string_view doing) 
     throw StoreError(fmt::format("{}: not a readable SQLite database: it is damaged ({}, while {})", connection.path,
                                  sqlite3_errmsg(connection.handle), doing));
   }
+  if ((code & 0xff) == SQLITE_ERROR && std::string_view(sqlite3_errmsg(connection.handle)) == "malformed JSON") {
+    // The transitions and violations views read events.body with json_extract; a body that is not
+    // JSON was written by something else (the database fuzzer): bad input.
+    throw StoreError(fmt::format("{}: not a readable rjsim database: a stored event's body is not JSON (while {})",
+                                 connection.path, doing));
+  }
   std::string advice;
   if ((code & 0xff) == SQLITE_BUSY) {
     advice = " (another process holds the database's write lock; retry when it has finished)";

@@ -55,6 +55,13 @@ JsonValue parse_value(std::string_view text, int line) {
     result.line = line + count_lines(before);
     result.value = nullptr;
     result.error = fmt::format("not JSON (column {}): {}", column, what);
+  } catch (const json::out_of_range& e) {
+    // A number the grammar allows but a double cannot hold (1e400): nlohmann refuses it after the
+    // parse, without a position.
+    std::string what = e.what();
+    const std::size_t detail = what.find("] ");
+    result.value = nullptr;
+    result.error = fmt::format("not JSON: {}", detail == std::string::npos ? what : what.substr(detail + 2));
   }
   return result;
 }

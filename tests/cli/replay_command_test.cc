@@ -82,6 +82,18 @@ TEST_CASE("rjsim replay --json has the DESIGN §6 fields") {
   CHECK(replay["first_difference"]["replayed"]["actor"] != "someone-else");
 }
 
+TEST_CASE("rjsim replay --json of a damaged event that is not UTF-8 prints valid JSON, not an internal error") {
+  // Found by the database fuzzer: nlohmann's dump() throws on a byte that is not UTF-8.
+  ScratchDirectory dir;
+  const std::string db = dir.file("not-utf8.db");
+  REQUIRE(invoke({"run", scenario("head-restart-while-running.yaml"), "--db", db}).code != 2);
+  execute(db, "UPDATE events SET actor = CAST(X'75FF72' AS TEXT) WHERE run_id = 1 AND seq = 3");
+  const Result result = invoke({"replay", db, "--run", "1", "--json"});
+  CHECK(result.code == 1);
+  const nlohmann::json replay = nlohmann::json::parse(result.out);
+  CHECK(replay["first_difference"]["recorded"]["actor"] == "u\xEF\xBF\xBDr");   // U+FFFD stands for the byte
+}
+
 TEST_CASE("rjsim replay --store records the replay as a child run of kind replay") {
   ScratchDirectory dir;
   const std::string db = dir.file("store.db");

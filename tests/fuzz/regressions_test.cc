@@ -29,6 +29,14 @@ std::string read_file(const std::filesystem::path& path) {
   return text.str();
 }
 
+// Changes a database the way another program could: one SQL script, outside rjsim's store.
+void execute_sql(const std::string& db, const char* sql) {
+  sqlite3* handle = nullptr;
+  REQUIRE(sqlite3_open(db.c_str(), &handle) == SQLITE_OK);
+  CHECK(sqlite3_exec(handle, sql, nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(handle);
+}
+
 // The files under tests/fuzz/<folder>/<target>/, sorted.
 std::vector<std::filesystem::path> inputs(const std::string& folder, std::string_view target) {
   const std::filesystem::path dir = std::filesystem::path(RJSIM_SOURCE_DIR) / "tests" / "fuzz" / folder / target;
@@ -99,18 +107,26 @@ TEST_CASE("fuzz target database: a database rjsim wrote is shown and replayed; a
   // does not exist): its statements no longer prepare, which is bad input too.
   const std::string changed = (dir / "changed.db").string();
   std::filesystem::copy_file(db, changed);
-  {
-    sqlite3* handle = nullptr;
-    REQUIRE(sqlite3_open(changed.c_str(), &handle) == SQLITE_OK);
-    REQUIRE(sqlite3_exec(handle, "DROP VIEW transitions; CREATE VIEW transitions AS SELECT 1 AS run_id",
-                         nullptr, nullptr, nullptr) == SQLITE_OK);
-    sqlite3_close(handle);
-  }
+  execute_sql(changed, "DROP VIEW transitions; CREATE VIEW transitions AS SELECT 1 AS run_id");
   find_fuzz_target("database")->run(read_file(changed));
   std::ostringstream shown_changed, refused_changed;
   CHECK(cli::run_cli({"show", changed}, shown_changed, refused_changed) == 2);
   CHECK(refused_changed.str().find(changed + ": not a readable rjsim database: its schema was changed (") !=
         std::string::npos);
+
+  // An event body that is not JSON (the fuzzer's fourth find): the transitions view's json_extract
+  // fails while stepping, "malformed JSON", which is bad input too.
+  const std::string body_damaged = (dir / "body-damaged.db").string();
+  std::filesystem::copy_file(db, body_damaged);
+  execute_sql(body_damaged, "UPDATE events SET body = '{\"from\":' WHERE type = 'status.transition'");
+  find_fuzz_target("database")->run(read_file(body_damaged));
+  std::ostringstream shown_body, refused_body;
+  CHECK(cli::run_cli({"show", body_damaged}, shown_body, refused_body) == 2);
+  CHECK(refused_body.str().find(body_damaged + ": not a readable rjsim database: a stored event's body is not JSON") !=
+        std::string::npos);
+  std::ostringstream replayed_body, refused_replay;
+  CHECK(cli::run_cli({"replay", body_damaged}, replayed_body, refused_replay) == 2);
+  CHECK(refused_replay.str().find("body is not a valid event body") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

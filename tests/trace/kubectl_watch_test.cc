@@ -149,6 +149,17 @@ TEST_CASE("import kubectl-watch: a ray.io/v1alpha1 RayJob of a KubeRay 1.0 clust
   CHECK(parsed.bad[0].message.rfind("object.spec.shutdownAfterJobFinishes: ", 0) == 0);
 }
 
+TEST_CASE("import kubectl-watch: a number no double can hold is a bad record, not a crash") {
+  // Found by the kubectl_watch_yaml fuzzer: nlohmann throws out_of_range, not parse_error, on it.
+  const json job = manifest("rayjob-sample.yaml");
+  const std::string text = "{\"type\":\"ADDED\",\"object\":{\"spec\":{\"x\":4e444444444}}}\n" +
+                           watch_line("ADDED", observed(job, "u-job", "10"));
+  const ParsedFile parsed = parse_kubectl_watch(text, "w.json");
+  REQUIRE(parsed.bad.size() == 1);
+  CHECK(parsed.bad[0].text() == "w.json:1: not JSON: number overflow parsing '4e444444444'");
+  CHECK(parsed.records.size() == 1);
+}
+
 TEST_CASE("import kubectl-watch: a bad record names its line and the others still read") {
   const json job = manifest("rayjob-sample.yaml");
   json wrong = observed(job, "u-job", "12", rayjob_status("Running"));
