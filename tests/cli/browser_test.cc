@@ -6,11 +6,10 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "recorded_runs.h"
+#include "test_files.h"
 
 namespace rjsim::cli::testing {
 namespace browser_test {
@@ -18,17 +17,8 @@ namespace {
 
 bool chromium_installed() { return std::system("command -v chromium > /dev/null 2>&1") == 0; }
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using rjsim::testing::read_bytes;
+using rjsim::testing::write_bytes;
 
 // Runs headless Chromium on `page` with `what` (--dump-dom or --screenshot=...), its own profile
 // in `scratch`, standard output to `output`. Returns the exit status.
@@ -55,11 +45,11 @@ TEST_CASE("the run page in headless Chromium: lanes drawn, the stale read marked
   const Result shown = invoke({"show", db, "--format", "html"});
   REQUIRE(shown.code == 0);
   const std::string page = scratch.file("run.html");
-  write_file(page, shown.out);
+  write_bytes(page, shown.out);
 
   REQUIRE(chromium(scratch, "--dump-dom", page, scratch.file("dom.html")) == 0);
-  const std::string dom = read_file(scratch.file("dom.html"));
-  INFO(read_file(scratch.file("chromium.log")));
+  const std::string dom = read_bytes(scratch.file("dom.html"));
+  INFO(read_bytes(scratch.file("chromium.log")));
   CHECK(contains(dom, "<svg"));
   CHECK(contains(dom, "data-lane=\"controller\""));
   CHECK(contains(dom, "data-lane=\"informer/RayCluster\""));
@@ -72,12 +62,12 @@ TEST_CASE("the run page in headless Chromium: lanes drawn, the stale read marked
 
   // Not blank: the page's screenshot holds far more than an empty page's of the same size.
   const std::string blank = scratch.file("blank.html");
-  write_file(blank, "<!DOCTYPE html><html><body></body></html>\n");
+  write_bytes(blank, "<!DOCTYPE html><html><body></body></html>\n");
   REQUIRE(chromium(scratch, "--screenshot=" + scratch.file("run.png"), page, scratch.file("out.txt")) == 0);
   REQUIRE(chromium(scratch, "--screenshot=" + scratch.file("blank.png"), blank, scratch.file("out.txt")) == 0);
   const auto run_png = std::filesystem::file_size(scratch.file("run.png"));
   const auto blank_png = std::filesystem::file_size(scratch.file("blank.png"));
-  CHECK(read_file(scratch.file("run.png")).starts_with("\x89PNG"));
+  CHECK(read_bytes(scratch.file("run.png")).starts_with("\x89PNG"));
   CHECK(run_png > 10 * blank_png);
 }
 

@@ -19,6 +19,7 @@
 
 #include "recorded_runs.h"
 #include "store/database.h"
+#include "test_files.h"
 
 namespace rjsim::cli::testing {
 namespace crash_safety_test {
@@ -32,13 +33,6 @@ std::size_t committed_runs(const std::string& db) {
   } catch (const std::exception&) {
     return 0;
   }
-}
-
-std::string read_child_error(const std::string& db) {
-  std::ifstream in(db + ".child-error");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // Where a kill lands: once `db` holds `after_runs` committed runs (0: from the start), `delay` later.
@@ -74,7 +68,7 @@ void write_runs_then_kill(const std::string& db, KillPoint point) {
   REQUIRE(kill(child, SIGKILL) == 0);
   int status = 0;
   REQUIRE(waitpid(child, &status, 0) == child);
-  INFO("the writer's own error: ", read_child_error(db));
+  INFO("the writer's own error: ", rjsim::testing::read_bytes(db + ".child-error"));
   CHECK(WIFSIGNALED(status));   // killed while writing, not ended by an error of its own
 }
 

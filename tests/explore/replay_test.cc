@@ -4,26 +4,18 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "bundled_scenarios.h"
 #include "engine/scenario_loader.h"
 #include "explore/replay.h"
 #include "explore/scenario_run.h"
+#include "test_files.h"
 
 namespace rjsim::explore {
 namespace replay_test {
 namespace {
 
 using events::Event;
-
-std::string read_text(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Runs the scenario file and keeps what a store would hold of the run.
 RecordedRun record(const std::filesystem::path& file, RunOptions options = {}) {
@@ -33,7 +25,7 @@ RecordedRun record(const std::filesystem::path& file, RunOptions options = {}) {
   RecordedRun recorded;
   recorded.run_id = 1;
   recorded.source = "test run";
-  recorded.scenario_text = read_text(file);
+  recorded.scenario_text = rjsim::testing::read_bytes(file);
   recorded.controller = report.controller;
   recorded.events = std::move(report.event_log);
   return recorded;

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -17,17 +16,11 @@
 
 #include "cli/cli.h"
 #include "fuzz_targets.h"
+#include "test_files.h"
 
 namespace rjsim::fuzz {
 namespace regressions_test {
 namespace {
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Changes a database the way another program could: one SQL script, outside rjsim's store.
 void execute_sql(const std::string& db, const char* sql) {
@@ -56,7 +49,7 @@ TEST_CASE("fuzz regressions and seeds: every input loads or is refused with a me
     for (const std::string folder : {"regressions", "seeds"}) {
       for (const std::filesystem::path& file : inputs(folder, target.name)) {
         INFO("fuzz target ", target.name, ": ", file.string());   // reported if the target aborts
-        target.run(read_file(file));
+        target.run(testing::read_bytes(file));
       }
     }
     // Every text format has a seed here; the database target's seeds are runs tools/fuzz records.
@@ -73,17 +66,14 @@ TEST_CASE("fuzz target database: a database rjsim wrote is shown and replayed; a
   const std::string scenario = std::string(RJSIM_SOURCE_DIR) + "/tests/fuzz/seeds/scenario/minimal.yaml";
   std::ostringstream out, err;
   REQUIRE(cli::run_cli({"run", scenario, "--db", db}, out, err) == 0);
-  const std::string bytes = read_file(db);
+  const std::string bytes = testing::read_bytes(db);
   find_fuzz_target("database")->run(bytes);
 
   // Cut short, as libFuzzer's length limit cut the first seed (the database fuzzer's first find):
   // SQLite finds it corrupt, which is bad input (exit 2) naming the file, not an internal error.
   const std::string damaged = (dir / "damaged.db").string();
-  {
-    std::ofstream file(damaged, std::ios::binary);
-    file << bytes.substr(0, bytes.size() * 9 / 10);
-  }
-  find_fuzz_target("database")->run(read_file(damaged));
+  testing::write_bytes(damaged, bytes.substr(0, bytes.size() * 9 / 10));
+  find_fuzz_target("database")->run(testing::read_bytes(damaged));
   std::ostringstream shown, refused;
   CHECK(cli::run_cli({"show", damaged}, shown, refused) == 2);
   CHECK(refused.str().find(damaged + ": not a readable SQLite database: it is damaged (") != std::string::npos);
@@ -91,13 +81,10 @@ TEST_CASE("fuzz target database: a database rjsim wrote is shown and replayed; a
   // A header whose schema format number (bytes 44-47) no SQLite knows: the fuzzer's second find,
   // a plain SQLITE_ERROR ("unsupported file format") on the first read.
   const std::string unsupported = (dir / "unsupported.db").string();
-  {
-    std::string header_damaged = bytes;
-    header_damaged[47] = 9;
-    std::ofstream file(unsupported, std::ios::binary);
-    file << header_damaged;
-  }
-  find_fuzz_target("database")->run(read_file(unsupported));
+  std::string header_damaged = bytes;
+  header_damaged[47] = 9;
+  testing::write_bytes(unsupported, header_damaged);
+  find_fuzz_target("database")->run(testing::read_bytes(unsupported));
   std::ostringstream shown_too, refused_too;
   CHECK(cli::run_cli({"show", unsupported}, shown_too, refused_too) == 2);
   CHECK(refused_too.str().find(unsupported + ": not a readable ") != std::string::npos);
@@ -108,7 +95,7 @@ TEST_CASE("fuzz target database: a database rjsim wrote is shown and replayed; a
   const std::string changed = (dir / "changed.db").string();
   std::filesystem::copy_file(db, changed);
   execute_sql(changed, "DROP VIEW transitions; CREATE VIEW transitions AS SELECT 1 AS run_id");
-  find_fuzz_target("database")->run(read_file(changed));
+  find_fuzz_target("database")->run(testing::read_bytes(changed));
   std::ostringstream shown_changed, refused_changed;
   CHECK(cli::run_cli({"show", changed}, shown_changed, refused_changed) == 2);
   CHECK(refused_changed.str().find(changed + ": not a readable rjsim database: its schema was changed (") !=
@@ -119,7 +106,7 @@ TEST_CASE("fuzz target database: a database rjsim wrote is shown and replayed; a
   const std::string body_damaged = (dir / "body-damaged.db").string();
   std::filesystem::copy_file(db, body_damaged);
   execute_sql(body_damaged, "UPDATE events SET body = '{\"from\":' WHERE type = 'status.transition'");
-  find_fuzz_target("database")->run(read_file(body_damaged));
+  find_fuzz_target("database")->run(testing::read_bytes(body_damaged));
   std::ostringstream shown_body, refused_body;
   CHECK(cli::run_cli({"show", body_damaged}, shown_body, refused_body) == 2);
   CHECK(refused_body.str().find(body_damaged + ": not a readable rjsim database: a stored event's body is not JSON") !=

@@ -5,6 +5,7 @@
 
 #include "events/event.h"
 #include "store/database.h"
+#include "test_files.h"
 
 #include <sqlite3.h>
 #include <unistd.h>
@@ -52,16 +53,8 @@ class ScratchDirectory {
   std::filesystem::path path_;
 };
 
-inline std::string read_bytes(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << file.rdbuf();
-  return bytes.str();
-}
-
-inline void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
+using rjsim::testing::read_bytes;
+using rjsim::testing::write_bytes;
 
 // A raw SQLite connection, for setting up foreign files and inspecting ours.
 class RawSqlite {
