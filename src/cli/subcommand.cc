@@ -8,7 +8,7 @@
 #include <ostream>
 #include <thread>
 
-#include "models/registry.h"
+#include "engine/model_names.h"
 
 namespace rjsim::cli {
 
@@ -47,11 +47,8 @@ int not_implemented(Io& io, std::string_view command, int issue) {
 }
 
 const std::vector<std::string>& model_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> all = models::model_names();
-    all.insert(all.begin() + 3, "kuberay-latest");   // the alias, after the release it names
-    return all;
-  }();
+  static const std::vector<std::string> names(engine::kModelNamesWithAlias.begin(),
+                                              engine::kModelNamesWithAlias.end());
   return names;
 }
 

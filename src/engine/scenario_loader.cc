@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "engine/crd_schema.h"
+#include "engine/model_names.h"
 #include "engine/object_json.h"
 #include "events/event.h"
 
@@ -40,13 +41,6 @@ constexpr std::array<std::string_view, 22> kInvariantNames = {
     "outcome-follows-ray",   "terminal-only-when-job-done", "submitter-finished-implies-terminal",
     "terminal-after-submitter", "suspended-only-when-requested", "suspended-means-released",
     "one-execution-at-a-time"};
-
-// The models' names (models/registry.h, which the engine may not include) and the alias.
-constexpr std::array<std::string_view, 7> kControllerNames = {"kuberay-1.0", "kuberay-1.1", "kuberay-1.7",
-                                                              "kuberay-latest",
-                                                              "kuberay-1.7+ray-before-submitter-timeout",
-                                                              "kuberay-1.7+api-reader-confirms-deletion",
-                                                              "kuberay-1.7+wait-for-pods-deleted"};
 
 // Every persisted jobDeploymentStatus of the three models (kuberay-rayjob.md §1.1, §2.1, §3.1).
 constexpr std::array<std::string_view, 16> kDeploymentStatuses = {
@@ -721,8 +715,8 @@ class Loader {
       scenario.controller = canonical_controller(text_value);
       if (scenario.controller.empty()) {
         source_.fail(controller->line, "controller",
-                     fmt::format("\"{}\" is not a model (expected one of: {}{})", text_value, join(kControllerNames),
-                                 did_you_mean(text_value, kControllerNames)));
+                     fmt::format("\"{}\" is not a model (expected one of: {}{})", text_value, join(kModelNamesWithAlias),
+                                 did_you_mean(text_value, kModelNamesWithAlias)));
       }
     }
     if (const Value* seed = top.find("seed")) scenario.seed = static_cast<std::uint64_t>(read_int(source_, *seed, 0));
@@ -1386,14 +1380,7 @@ bool parse_duration(std::string_view text, std::int64_t& ms) {
   return true;
 }
 
-std::string canonical_controller(std::string_view name) {
-  if (name == "kuberay-latest") return "kuberay-1.7";
-  if (name == "kuberay-1.0" || name == "kuberay-1.1" || name == "kuberay-1.7") return std::string(name);
-  if (name == "kuberay-1.7+ray-before-submitter-timeout") return std::string(name);   // docs/findings/001
-  if (name == "kuberay-1.7+api-reader-confirms-deletion") return std::string(name);   // docs/findings/002
-  if (name == "kuberay-1.7+wait-for-pods-deleted") return std::string(name);          // docs/findings/003
-  return {};
-}
+std::string canonical_controller(std::string_view name) { return canonical_model_name(name); }
 
 bool yaml_document_to_json(std::string_view text, json& out, int& error_line, std::string& error) {
   if (const std::optional<Utf8Error> invalid = utf8_error(text)) {

@@ -1,20 +1,13 @@
 #include "models/registry.h"
 
+#include "engine/model_names.h"
 #include "models/kuberay_1_0/rayjob_controller.h"
 #include "models/kuberay_1_1/rayjob_controller.h"
 #include "models/kuberay_1_7/rayjob_controller.h"
 
 namespace rjsim::models {
 
-std::string canonical_model_name(std::string_view name) {
-  if (name == "kuberay-1.0") return std::string(name);
-  if (name == "kuberay-1.1") return std::string(name);
-  if (name == "kuberay-1.7" || name == "kuberay-latest") return "kuberay-1.7";
-  if (name == kuberay_1_7::kRayBeforeSubmitterTimeoutName) return std::string(name);
-  if (name == kuberay_1_7::kApiReaderConfirmsDeletionName) return std::string(name);
-  if (name == kuberay_1_7::kWaitForPodsDeletedName) return std::string(name);
-  return {};
-}
+std::string canonical_model_name(std::string_view name) { return engine::canonical_model_name(name); }
 
 std::unique_ptr<engine::Controller> make_model(std::string_view name) {
   const std::string canonical = canonical_model_name(name);
@@ -34,8 +27,11 @@ std::unique_ptr<engine::Controller> make_model(std::string_view name) {
 }
 
 std::vector<std::string> model_names() {
-  return {"kuberay-1.0", "kuberay-1.1", "kuberay-1.7", std::string(kuberay_1_7::kRayBeforeSubmitterTimeoutName),
-          std::string(kuberay_1_7::kApiReaderConfirmsDeletionName), std::string(kuberay_1_7::kWaitForPodsDeletedName)};
+  std::vector<std::string> names;
+  for (std::string_view name : engine::kModelNamesWithAlias) {
+    if (name != engine::kLatestModelAlias) names.emplace_back(name);
+  }
+  return names;
 }
 
 }  // namespace rjsim::models

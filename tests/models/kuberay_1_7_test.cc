@@ -3,6 +3,7 @@
 // asserts the persisted status, the writes and the result.
 #include <doctest/doctest.h>
 
+#include "engine/model_names.h"
 #include "engine/objects.h"
 #include "model_harness.h"
 #include "models/kuberay_1_7/rayjob_controller.h"
@@ -125,6 +126,19 @@ TEST_CASE("kuberay-1.7: the registry knows kuberay-1.7 and its alias kuberay-lat
   auto model = make_model("kuberay-latest");
   REQUIRE(model);
   CHECK(model->name() == "kuberay-1.7");
+}
+
+TEST_CASE("registry: every model name the scenario loader accepts builds a model of its canonical name") {
+  // engine/model_names.h is the one list; a name added there without a model here fails.
+  for (std::string_view name : engine::kModelNamesWithAlias) {
+    CAPTURE(name);
+    auto model = make_model(name);
+    REQUIRE(model);
+    CHECK(model->name() == engine::canonical_model_name(name));
+  }
+  CHECK(model_names().size() == engine::kModelNamesWithAlias.size() - 1);   // without the alias
+  CHECK(make_model("kuberay-1.8") == nullptr);
+  CHECK(canonical_model_name("kuberay-1.8").empty());
 }
 
 TEST_CASE("kuberay-1.7: the environment is the priority queue, RealFIFO, and panics recovered as errors") {
