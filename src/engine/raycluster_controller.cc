@@ -44,14 +44,6 @@ std::vector<const Pod*> pods_of(const std::vector<const ObjectVersion*>& version
   return pods;
 }
 
-int desired_workers(const RayCluster& cluster) {
-  int desired = 0;
-  for (const WorkerGroupSpec& group : cluster.spec->worker_group_specs) {
-    desired += group.replicas.value_or(0) * group.num_of_hosts;
-  }
-  return desired;
-}
-
 // A worker group's Pod template; one Ray container when the template has none (a RayCluster made
 // in a test: the CRD requires a template, and a real Pod needs a container).
 PodTemplate worker_template(const WorkerGroupSpec& group) {
@@ -93,7 +85,7 @@ std::optional<std::pair<int, int>> RayClusterController::missing_worker(const Wo
                                                                        const RayCluster& cluster) const {
   const auto& groups = cluster.spec->worker_group_specs;
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    for (int i = 0; i < groups[g].replicas.value_or(0) * groups[g].num_of_hosts; ++i) {
+    for (int i = 0; i < expected_worker_pods(groups[g], readiness_); ++i) {
       if (!world.api.find<Pod>(cluster.metadata.namespace_, worker_pod_name(cluster.metadata, groups[g], i))) {
         return std::pair<int, int>{static_cast<int>(g), i};
       }
@@ -119,7 +111,7 @@ bool RayClusterController::pods_ready(const std::vector<const Pod*>& pods, const
     case RayClusterReadiness::all_pods_running: return std::all_of(pods.begin(), pods.end(), running);
     case RayClusterReadiness::listed_pods_ready: return std::all_of(pods.begin(), pods.end(), ready);
     case RayClusterReadiness::desired_pods_ready:
-      return static_cast<int>(pods.size()) == desired_workers(cluster) + 1 && std::all_of(pods.begin(), pods.end(), ready);
+      return static_cast<int>(pods.size()) == desired_worker_replicas(cluster, readiness_) + 1 && std::all_of(pods.begin(), pods.end(), ready);
   }
   return false;
 }

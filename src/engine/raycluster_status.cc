@@ -24,18 +24,6 @@ std::int32_t add_int32(std::int32_t a, std::int64_t b) {
   return static_cast<std::int32_t>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
 }
 
-// GetWorkerGroupDesiredReplicas: replicas within [minReplicas, maxReplicas], times numOfHosts; 0
-// for a suspended group (v1.7.0).
-int desired_replicas(const WorkerGroupSpec& group) {
-  if (suspended(group)) return 0;
-  const int min = group.min_replicas.value_or(0);
-  const int max = group.max_replicas.value_or(std::numeric_limits<std::int32_t>::max());
-  int replicas = group.replicas.value_or(min);
-  if (replicas < min) replicas = min;
-  else if (replicas > max) replicas = max;
-  return add_int32(0, static_cast<std::int64_t>(replicas) * group.num_of_hosts);
-}
-
 struct WorkerCounts {
   int ready = 0;   // v1.7.0 only: else the stored value stays
   int available = 0;
@@ -61,7 +49,7 @@ WorkerCounts worker_counts(const RayCluster& cluster, const std::vector<const Po
   std::int32_t min = 0;
   std::int64_t max = 0;
   for (const WorkerGroupSpec& group : cluster.spec->worker_group_specs) {
-    desired = add_int32(desired, desired_replicas(group));
+    desired = add_int32(desired, desired_worker_replicas(group, release));
     if (v1_7 && suspended(group)) continue;
     const std::int64_t hosts = v1_7 ? group.num_of_hosts : 1;
     min = add_int32(min, group.min_replicas.value_or(0) * hosts);
@@ -263,6 +251,35 @@ void update_conditions(const RayCluster& cluster, const std::vector<const Pod*>&
 }
 
 }  // namespace
+
+int desired_worker_replicas(const WorkerGroupSpec& group, RayClusterReadiness release) {
+  const int min = group.min_replicas.value_or(0);
+  const int max = group.max_replicas.value_or(std::numeric_limits<std::int32_t>::max());
+  if (!is_v1_7(release)) {   // utils/util.go:L218-236 at v1.0.0, L243-261 at v1.1.0
+    if (min > max) return max;
+    if (!group.replicas || *group.replicas < min) return min;
+    return std::min(*group.replicas, max);
+  }
+  if (suspended(group)) return 0;   // utils/util.go:L389-407 at v1.7.0
+  int replicas = group.replicas.value_or(min);
+  if (replicas < min) replicas = min;
+  else if (replicas > max) replicas = max;
+  return add_int32(0, static_cast<std::int64_t>(replicas) * group.num_of_hosts);
+}
+
+int desired_worker_replicas(const RayCluster& cluster, RayClusterReadiness release) {
+  std::int32_t desired = 0;   // CalculateDesiredReplicas: an int32 sum
+  for (const WorkerGroupSpec& group : cluster.spec->worker_group_specs) {
+    desired = add_int32(desired, desired_worker_replicas(group, release));
+  }
+  return desired;
+}
+
+int expected_worker_pods(const WorkerGroupSpec& group, RayClusterReadiness release) {
+  const int desired = desired_worker_replicas(group, release);
+  // reconcilePods: v1.1.0 multiplies by numOfHosts here (RC:L799); v1.0.0 has no numOfHosts (1).
+  return is_v1_7(release) ? desired : add_int32(0, static_cast<std::int64_t>(desired) * group.num_of_hosts);
+}
 
 void set_status_condition(std::vector<StatusCondition>& conditions, StatusCondition condition, std::int64_t now_ms) {
   const std::int64_t now_seconds = now_ms / 1000 * 1000;   // metav1.Time is stored in whole seconds

@@ -22,6 +22,15 @@
 
 namespace rjsim::engine {
 
+// GetWorkerGroupDesiredReplicas at the release: replicas held within [minReplicas, maxReplicas];
+// v1.0.0 and v1.1.0 take maxReplicas when minReplicas exceeds it; v1.7.0 gives 0 for a suspended
+// group and counts numOfHosts.
+int desired_worker_replicas(const WorkerGroupSpec& group, RayClusterReadiness release);
+// CalculateDesiredReplicas: the cluster's desiredWorkerReplicas, the sum over its groups.
+int desired_worker_replicas(const RayCluster& cluster, RayClusterReadiness release);
+// How many worker Pods the release's reconcilePods keeps for the group (v1.1.0 on counts numOfHosts).
+int expected_worker_pods(const WorkerGroupSpec& group, RayClusterReadiness release);
+
 // The status of `cluster` as its release's calculateStatus makes it at `now_ms`, from the cluster's
 // Pods and its head Service. `ready`: whether the release's readiness rule holds for the Pods.
 RayClusterStatus calculate_raycluster_status(const RayCluster& cluster, const std::vector<const Pod*>& pods,

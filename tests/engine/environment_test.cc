@@ -319,6 +319,18 @@ TEST_CASE("v1.7.0's readiness rule: ready only when every desired Pod is Running
   CHECK(h.cluster()->status.state == "ready");
 }
 
+TEST_CASE("v1.7.0 keeps replicas within maxReplicas, numOfHosts Pods each, and is ready when those are") {
+  Harness h(pods_come_up_in_stages(), {}, RayClusterReadiness::desired_pods_ready);
+  RayCluster cluster = make_cluster_with_workers(5);
+  cluster.spec.edit().worker_group_specs[0].max_replicas = 2;
+  cluster.spec.edit().worker_group_specs[0].num_of_hosts = 2;
+  h.create(cluster);
+  h.run_until(20'000);
+  CHECK(h.world().api.objects(Kind::Pod).size() == 1 + 2 * 2);   // GetWorkerGroupDesiredReplicas, not replicas
+  CHECK(h.cluster()->status.desired_worker_replicas == 4);
+  CHECK(h.cluster()->status.state == "ready");
+}
+
 TEST_CASE("deletionTakes keeps a deleted RayCluster for that long, then its head is lost") {
   WorldBehaviour behaviour = ready_at_once();
   behaviour.ray_cluster.deletion_takes_ms = 30'000;

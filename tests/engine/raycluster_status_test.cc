@@ -12,6 +12,8 @@ namespace raycluster_status_test {
 namespace {
 
 using rjsim::engine::calculate_raycluster_status;
+using rjsim::engine::desired_worker_replicas;
+using rjsim::engine::expected_worker_pods;
 using rjsim::engine::ContainerStatus;
 using rjsim::engine::Pod;
 using rjsim::engine::RayCluster;
@@ -92,8 +94,8 @@ TEST_CASE("v1.0.0 and v1.1.0: worker counts, endpoints and the head's IPs; no na
         calculate_raycluster_status(cluster, pointers(pods), head_service(), false, release, 5'000);
     CHECK(status.available_worker_replicas == 1);   // Running, ready or not
     CHECK(status.ready_worker_replicas == 0);       // not computed before v1.2
-    CHECK(status.desired_worker_replicas == 4);     // 2 replicas x 2 hosts
-    CHECK(status.min_worker_replicas == 1);         // numOfHosts not counted before v1.2
+    CHECK(status.desired_worker_replicas == 2);     // numOfHosts not counted before v1.2
+    CHECK(status.min_worker_replicas == 1);
     CHECK(status.max_worker_replicas == 5);
     CHECK(status.endpoints == StringMap{{"dashboard", "8265"}});   // an unnamed port is left out
     CHECK(status.head.pod_ip == "10.244.0.1");
@@ -104,6 +106,34 @@ TEST_CASE("v1.0.0 and v1.1.0: worker counts, endpoints and the head's IPs; no na
     CHECK(status.last_update_time_ms == 5'000);
     CHECK(status.state.empty());
   }
+}
+
+TEST_CASE("GetWorkerGroupDesiredReplicas and the worker Pods reconcilePods keeps, per release") {
+  // Within [min, max]; v1.1.0 creates numOfHosts Pods a replica but counts replicas; v1.7.0 counts hosts.
+  CHECK(desired_worker_replicas(group(2, 1, 5, 2), kV11) == 2);
+  CHECK(expected_worker_pods(group(2, 1, 5, 2), kV11) == 4);
+  CHECK(desired_worker_replicas(group(2, 1, 5, 2), kV17) == 4);
+  CHECK(expected_worker_pods(group(2, 1, 5, 2), kV17) == 4);
+  // Held to min and to max.
+  for (RayClusterReadiness release : {kV10, kV11, kV17}) {
+    CHECK(desired_worker_replicas(group(0, 1, 5), release) == 1);
+    CHECK(desired_worker_replicas(group(9, 1, 5), release) == 5);
+    WorkerGroupSpec unset = group(0, 3, 5);
+    unset.replicas.reset();
+    CHECK(desired_worker_replicas(unset, release) == 3);
+  }
+  // minReplicas above maxReplicas: v1.0.0 and v1.1.0 take max first; v1.7.0 tests replicas < min first.
+  CHECK(desired_worker_replicas(group(2, 4, 3), kV10) == 3);
+  CHECK(desired_worker_replicas(group(2, 4, 3), kV11) == 3);
+  CHECK(desired_worker_replicas(group(2, 4, 3), kV17) == 4);
+  // A suspended group wants none at v1.7.0; the field is not read before.
+  WorkerGroupSpec suspended = group(2, 0, 5);
+  suspended.suspend = true;
+  CHECK(desired_worker_replicas(suspended, kV17) == 0);
+  CHECK(expected_worker_pods(suspended, kV17) == 0);
+  CHECK(desired_worker_replicas(suspended, kV11) == 2);
+  // The cluster's: the sum over its groups.
+  CHECK(desired_worker_replicas(cluster_with({group(2, 0, 5), group(9, 1, 5, 2)}), kV17) == 12);
 }
 
 TEST_CASE("v1.7.0: the ready worker count, the head's names, and per-host min and max clamped to int32") {
