@@ -32,11 +32,18 @@ void throw_database_error(const Connection& connection, std::string_view doing) 
     throw StoreError(fmt::format("{}: not a readable SQLite database: it is damaged ({}, while {})", connection.path,
                                  sqlite3_errmsg(connection.handle), doing));
   }
-  if ((code & 0xff) == SQLITE_ERROR && std::string_view(sqlite3_errmsg(connection.handle)) == "malformed JSON") {
-    // The transitions and violations views read events.body with json_extract; a body that is not
-    // JSON was written by something else (the database fuzzer): bad input.
-    throw StoreError(fmt::format("{}: not a readable rjsim database: a stored event's body is not JSON (while {})",
-                                 connection.path, doing));
+  if ((code & 0xff) == SQLITE_ERROR) {
+    // A statement of rjsim's that prepared but fails while running: the views' json_extract met a
+    // body that is not JSON, or a view was rewritten with a JSON path that is not one (both found
+    // by the database fuzzer). rjsim's own statements on its own schema and data do not fail so
+    // (the tests run each one), so the file was changed by something else: bad input.
+    const std::string_view message = sqlite3_errmsg(connection.handle);
+    throw StoreError(message == "malformed JSON"
+                         ? fmt::format("{}: not a readable rjsim database: a stored event's body is not JSON (while {})",
+                                       connection.path, doing)
+                         : fmt::format("{}: not a readable rjsim database: its schema or contents were changed ({}, "
+                                       "while {})",
+                                       connection.path, message, doing));
   }
   std::string advice;
   if ((code & 0xff) == SQLITE_BUSY) {

@@ -114,6 +114,20 @@ TEST_CASE("fuzz target database: a database rjsim wrote is shown and replayed; a
   std::ostringstream replayed_body, refused_replay;
   CHECK(cli::run_cli({"replay", body_damaged}, replayed_body, refused_replay) == 2);
   CHECK(refused_replay.str().find("body is not a valid event body") != std::string::npos);
+
+  // A view rewritten with a JSON path that is not one (the fuzzer's fifth find): it prepares, and
+  // fails while stepping ("JSON path error"); bad input as well.
+  const std::string path_damaged = (dir / "path-damaged.db").string();
+  std::filesystem::copy_file(db, path_damaged);
+  execute_sql(path_damaged,
+              "DROP VIEW transitions; CREATE VIEW transitions AS SELECT run_id, seq, at_ms, object AS rayjob, "
+              "json_extract(body, 'x.to') AS from_deployment, '' AS to_deployment, '' AS from_job_status, "
+              "'' AS to_job_status, '' AS reason FROM events WHERE type = 'status.transition'");
+  find_fuzz_target("database")->run(testing::read_bytes(path_damaged));
+  std::ostringstream shown_path, refused_path;
+  CHECK(cli::run_cli({"show", path_damaged}, shown_path, refused_path) == 2);
+  CHECK(refused_path.str().find(path_damaged + ": not a readable rjsim database: its schema or contents were changed "
+                                               "(JSON path error") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
 
