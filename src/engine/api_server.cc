@@ -168,6 +168,9 @@ void ApiServer::append_watch(WatchType type, const ObjectVersion& version, std::
     ++watch_log_digests_[kind].low;   // the count of its events (api_server.h)
     if (ownership) ++ownership_digests_[kind].low;
   }
+  const Kind written_kind = kind_of(*version);
+  const bool existence = has_pod_indexes(written_kind) && type != WatchType::Modified;
+  write_stamps_.edit().written(version, indexed_label_hash(written_kind, meta(*version)), existence);
   if (!keeps_watch_objects_[kind]) event.object = ObjectVersion();   // digested above, then dropped
   watch_logs_[kind].edit().push_back(std::move(event));
 }
@@ -333,11 +336,14 @@ WriteOutcome ApiServer::commit_change(const ObjectVersion& stored, Object next, 
   const int kind = kind_index(kind_of(next));
   const std::size_t index = static_cast<std::size_t>(&stored - objects_[kind]->data());
   assert(index < objects_[kind]->size() && "rjsim bug: a change to a version the API server does not hold");
+  const std::optional<std::uint64_t> group_before = indexed_label_hash(kind_of(next), meta(*stored));
+  const bool relabelled = group_before != indexed_label_hash(kind_of(next), next_meta);
   reindex(kind_of(next), index, meta(*stored), next_meta);
   const bool ownership = ownership_changed(meta(*stored), next_meta);
   ObjectVersion& slot = objects_[kind].edit()[index];
   slot = ObjectVersion(std::move(next), takes_digests_);
   append_watch(WatchType::Modified, slot, now_ms, ownership);
+  if (relabelled && group_before) write_stamps_.edit().left_group(*group_before, slot);
   return outcome;
 }
 

@@ -29,6 +29,7 @@
 #include "engine/label_index.h"
 #include "engine/object_version.h"
 #include "engine/objects.h"
+#include "engine/write_stamps.h"
 
 namespace rjsim::engine {
 
@@ -99,6 +100,9 @@ class ApiServer {
   // timestamp or grace period (ownership_changed()). An actor that reads only that (the garbage
   // collector) need not be asked again after a status write. Counted as watch_log_digest is.
   const Hash128& ownership_digest(Kind kind) const { return ownership_digests_[kind_index(kind)]; }
+  // What was written last: of each kind, of each cluster's Pods, of which Pods exist
+  // (write_stamps.h), for a reader that keeps answers per part of the store.
+  const WriteStamps& write_stamps() const { return *write_stamps_; }
 
   // ---- writes; `object` carries the request and receives the stored object on success ----
   // Fails with AlreadyExists when the name is taken, also by an object being deleted.
@@ -191,6 +195,8 @@ class ApiServer {
   std::array<Hash128, kKindCount> watch_log_digests_;
   // Per kind: as watch_log_digests_, over the events that change existence or ownership.
   std::array<Hash128, kKindCount> ownership_digests_;
+  // Shared by the server's copies until a write (copy_on_write.h); derived, as the indexes are.
+  CopyOnWrite<WriteStamps> write_stamps_;
   std::int64_t resource_version_ = 0;
   // Per kind, so that creates of two kinds in either order give each object the same uid (the
   // order of one kind's uids is creation order, which the Job controller reads; none other is).

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cassert>
+#include <limits>
 #include <optional>
+#include <span>
 
 #include <fmt/format.h>
 
+#include "engine/label_index.h"
 #include "engine/raycluster_status.h"
 
 namespace rjsim::engine {
@@ -67,6 +70,14 @@ Pod pod_for(const RayCluster& cluster, std::string name, std::string_view node_t
   return pod;
 }
 
+// Whether `pod` exists and carries the cluster's label: then its existence is part of what the
+// cluster's Pods' write stamp follows (write_stamps.h).
+bool is_own_pod(const Pod* pod, const ObjectMeta& cluster) {
+  if (!pod) return false;
+  const auto label = pod->metadata.labels->find(kRayClusterLabel);
+  return label != pod->metadata.labels->end() && label->second == cluster.name;
+}
+
 }  // namespace
 
 bool has_submitter_sidecar(const RayCluster& cluster) {
@@ -81,14 +92,14 @@ std::string head_service_name(const RayCluster& cluster) {
   return cluster.metadata.name + "-head-svc";
 }
 
-std::optional<std::pair<int, int>> RayClusterController::missing_worker(const World& world,
-                                                                       const RayCluster& cluster) const {
+std::optional<std::pair<int, int>> RayClusterController::missing_worker(const World& world, const RayCluster& cluster,
+                                                                       bool* reads_absence) const {
   const auto& groups = cluster.spec->worker_group_specs;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     for (int i = 0; i < expected_worker_pods(groups[g], readiness_); ++i) {
-      if (!world.api.find<Pod>(cluster.metadata.namespace_, worker_pod_name(cluster.metadata, groups[g], i))) {
-        return std::pair<int, int>{static_cast<int>(g), i};
-      }
+      const Pod* pod = world.api.find<Pod>(cluster.metadata.namespace_, worker_pod_name(cluster.metadata, groups[g], i));
+      if (reads_absence && !is_own_pod(pod, cluster.metadata)) *reads_absence = true;
+      if (!pod) return std::pair<int, int>{static_cast<int>(g), i};
     }
   }
   return std::nullopt;
@@ -156,51 +167,150 @@ bool RayClusterController::status_due_memoized(const ObjectVersion& cluster_vers
 }
 
 void RayClusterController::enabled(const World& world, std::vector<ActorWork>& out) const {
-  const bool lingering = behaviour_.deletion_takes_ms > 0;
-  for (const ObjectVersion& version : world.api.objects(Kind::RayCluster)) {
-    const Object& object = *version;
-    const auto& cluster = std::get<RayCluster>(object);
-    const ObjectMeta& m = cluster.metadata;
-    const bool has_ours = has_finalizer(m, kLingeringDeletionFinalizer);
-    if (lingering && !m.deletion_timestamp_ms && !has_ours) {
-      out.push_back({std::string(kAddFinalizer), object_ref(object), 0});
-    }
-    // The head Service and the head Pod in one step when both are missing, as one pass of
-    // KubeRay's reconcile makes them; a lone missing head Pod (an old cluster's went late) alone.
-    const ObjectVersion* head_service = world.api.find_version(Kind::Service, m.namespace_, head_service_name(cluster));
-    const bool service_missing = head_service == nullptr;
-    if (!m.deletion_timestamp_ms && service_missing) {
-      out.push_back({std::string(kCreateHeadService), object_ref(object), 0});
-    } else if (!m.deletion_timestamp_ms && !world.api.find<Pod>(m.namespace_, head_pod_name(m))) {
-      out.push_back({std::string(kCreateHeadPod), object_ref(object), 0});
-    }
-    if (!m.deletion_timestamp_ms && m.creation_timestamp_ms + behaviour_.ready_after_ms <= world.now_ms &&
-        missing_worker(world, cluster)) {
-      out.push_back({std::string(kCreateWorkerPod), object_ref(object), 0});
-    }
-    if (!m.deletion_timestamp_ms && !service_missing) {
-      if (status_due_memoized(version, head_service, pod_versions_of(world.api, m))) {
-        out.push_back({std::string(kStatus), object_ref(object), 0});
-      }
-    }
-    if (m.deletion_timestamp_ms && has_ours &&
-        *m.deletion_timestamp_ms + behaviour_.deletion_takes_ms <= world.now_ms) {
-      out.push_back({std::string(kRemoveFinalizer), object_ref(object), 0});
-    }
+  const std::span<const ObjectVersion> clusters = world.api.objects(Kind::RayCluster);
+  for (std::size_t place = 0; place < clusters.size(); ++place) {
+    const ClusterAnswer& answer = answer_for(world, clusters[place], place);
+    out.insert(out.end(), answer.work.begin(), answer.work.end());
   }
 }
 
 std::optional<std::int64_t> RayClusterController::next_timer_ms(const World& world) const {
   EarliestTimer timer(world.now_ms);
-  for (const Object& object : world.api.objects(Kind::RayCluster)) {
-    const auto& cluster = std::get<RayCluster>(object);
-    const ObjectMeta& m = cluster.metadata;
-    if (!m.deletion_timestamp_ms && missing_worker(world, cluster)) timer.consider(m.creation_timestamp_ms + behaviour_.ready_after_ms);
-    if (m.deletion_timestamp_ms && has_finalizer(m, kLingeringDeletionFinalizer)) {
-      timer.consider(*m.deletion_timestamp_ms + behaviour_.deletion_takes_ms);
-    }
+  const std::span<const ObjectVersion> clusters = world.api.objects(Kind::RayCluster);
+  for (std::size_t place = 0; place < clusters.size(); ++place) {
+    for (const std::int64_t at_ms : answer_for(world, clusters[place], place).timers_ms) timer.consider(at_ms);
   }
   return timer.next_ms();
+}
+
+const RayClusterController::ClusterAnswer& RayClusterController::answer_for(const World& world,
+                                                                           const ObjectVersion& cluster,
+                                                                           std::size_t place) const {
+  ClusterAnswer& answer = answer_slot(cluster, place);
+  if (!answer.cluster.same_version(cluster) || !still_holds(answer, world)) compute_answer(world, cluster, answer);
+  return answer;
+}
+
+namespace {
+
+bool same_cluster_name(const ObjectVersion& a, const ObjectVersion& b) {
+  const ObjectMeta& ma = meta(*a);
+  const ObjectMeta& mb = meta(*b);
+  return ma.name == mb.name && ma.namespace_ == mb.namespace_;
+}
+
+}  // namespace
+
+// More clusters than a scenario has (twenty-rayjobs has 20), few enough to search linearly.
+constexpr std::size_t kKeptClusterAnswers = 64;
+
+RayClusterController::ClusterAnswer& RayClusterController::answer_slot(const ObjectVersion& cluster,
+                                                                     std::size_t place) const {
+  std::vector<ClusterAnswer>& kept = cluster_answers_;
+  // Most listings find each cluster where the last one did, and most of those the same version.
+  if (place < kept.size() && (kept[place].cluster.same_version(cluster) || same_cluster_name(kept[place].cluster, cluster))) {
+    return kept[place];
+  }
+  auto found = std::find_if(kept.begin(), kept.end(), [&](const ClusterAnswer& a) { return a.cluster.same_version(cluster); });
+  if (found == kept.end()) {
+    found = std::find_if(kept.begin(), kept.end(), [&](const ClusterAnswer& a) { return same_cluster_name(a.cluster, cluster); });
+  }
+  if (found == kept.end()) {
+    // Runs that name their clusters differently would grow it without end: reuse the last.
+    if (kept.size() == kKeptClusterAnswers) {
+      found = kept.end() - 1;
+    } else {
+      kept.emplace_back();
+      found = kept.end() - 1;
+    }
+  }
+  if (place >= kept.size()) return *found;
+  std::swap(*found, kept[place]);
+  return kept[place];
+}
+
+bool RayClusterController::still_holds(ClusterAnswer& answer, const World& world) const {
+  if (world.now_ms < answer.valid_from_ms || world.now_ms >= answer.valid_until_ms) return false;
+  const WriteStamps& stamps = world.api.write_stamps();
+  const ObjectVersion* pods = stamps.pod_group(answer.pod_group);
+  if ((pods != nullptr) != answer.pods_stamp.has_value() || (pods && !answer.pods_stamp->same_version(*pods))) return false;
+  if (answer.reads_pod_absence && !answer.pod_existence_stamp.same_version(stamps.pod_existence())) return false;
+  if (answer.services_stamp.same_version(stamps.kind(Kind::Service))) return true;
+  // A Service was written: the answer holds if it was not the cluster's head Service.
+  const ObjectMeta& m = std::get<RayCluster>(*answer.cluster).metadata;
+  const ObjectVersion* head_service = world.api.find_version(Kind::Service, m.namespace_, answer.head_service_name);
+  if ((head_service != nullptr) != answer.head_service.has_value()) return false;
+  if (head_service && !answer.head_service->same_version(*head_service)) return false;
+  answer.services_stamp = stamps.kind(Kind::Service);
+  return true;
+}
+
+void RayClusterController::compute_answer(const World& world, const ObjectVersion& version, ClusterAnswer& answer) const {
+  ++cluster_answers_computed_;
+  const auto& cluster = std::get<RayCluster>(*version);
+  const ObjectMeta& m = cluster.metadata;
+  const WriteStamps& stamps = world.api.write_stamps();
+  answer.cluster = version;
+  answer.head_service_name = head_service_name(cluster);
+  const ObjectVersion* head_service = world.api.find_version(Kind::Service, m.namespace_, answer.head_service_name);
+  answer.head_service = head_service ? std::optional<ObjectVersion>(*head_service) : std::nullopt;
+  answer.services_stamp = stamps.kind(Kind::Service);
+  answer.pod_group = LabelIndex::hash_value(m.namespace_, m.name);
+  const ObjectVersion* pods = stamps.pod_group(answer.pod_group);
+  answer.pods_stamp = pods ? std::optional<ObjectVersion>(*pods) : std::nullopt;
+  answer.reads_pod_absence = false;
+  answer.pod_existence_stamp = stamps.pod_existence();
+  answer.work.clear();
+  answer.timers_ms.clear();
+
+  // The times at which the cluster's work changes by the clock alone: readyAfter after its
+  // creation (its workers), deletionTakes after its deletion (the finalizer).
+  const std::int64_t workers_due_ms = m.creation_timestamp_ms + behaviour_.ready_after_ms;
+  const std::optional<std::int64_t> deletion_done_ms =
+      m.deletion_timestamp_ms ? std::optional<std::int64_t>(*m.deletion_timestamp_ms + behaviour_.deletion_takes_ms)
+                              : std::nullopt;
+  answer.valid_from_ms = std::numeric_limits<std::int64_t>::min();
+  answer.valid_until_ms = std::numeric_limits<std::int64_t>::max();
+  for (const std::optional<std::int64_t> at_ms : {std::optional<std::int64_t>(workers_due_ms), deletion_done_ms}) {
+    if (!at_ms) continue;
+    if (*at_ms <= world.now_ms) answer.valid_from_ms = std::max(answer.valid_from_ms, *at_ms);
+    if (*at_ms > world.now_ms) answer.valid_until_ms = std::min(answer.valid_until_ms, *at_ms);
+  }
+
+  const bool has_ours = has_finalizer(m, kLingeringDeletionFinalizer);
+  if (behaviour_.deletion_takes_ms > 0 && !m.deletion_timestamp_ms && !has_ours) {
+    answer.work.push_back({std::string(kAddFinalizer), object_ref(*version), 0});
+  }
+  if (!m.deletion_timestamp_ms) add_live_cluster_work(world, version, answer);
+  if (deletion_done_ms && has_ours) {
+    if (*deletion_done_ms <= world.now_ms) answer.work.push_back({std::string(kRemoveFinalizer), object_ref(*version), 0});
+    answer.timers_ms.push_back(*deletion_done_ms);
+  }
+}
+
+void RayClusterController::add_live_cluster_work(const World& world, const ObjectVersion& version,
+                                                 ClusterAnswer& answer) const {
+  const auto& cluster = std::get<RayCluster>(*version);
+  const ObjectMeta& m = cluster.metadata;
+  // The head Service and the head Pod in one step when both are missing, as one pass of
+  // KubeRay's reconcile makes them; a lone missing head Pod (an old cluster's went late) alone.
+  if (!answer.head_service) {
+    answer.work.push_back({std::string(kCreateHeadService), object_ref(*version), 0});
+  } else {
+    const Pod* head = world.api.find<Pod>(m.namespace_, head_pod_name(m));
+    if (!is_own_pod(head, m)) answer.reads_pod_absence = true;
+    if (!head) answer.work.push_back({std::string(kCreateHeadPod), object_ref(*version), 0});
+  }
+  const std::int64_t workers_due_ms = m.creation_timestamp_ms + behaviour_.ready_after_ms;
+  if (missing_worker(world, cluster, &answer.reads_pod_absence)) {
+    if (workers_due_ms <= world.now_ms) {
+      answer.work.push_back({std::string(kCreateWorkerPod), object_ref(*version), 0});
+    }
+    answer.timers_ms.push_back(workers_due_ms);
+  }
+  if (answer.head_service && status_due_memoized(version, &*answer.head_service, pod_versions_of(world.api, m))) {
+    answer.work.push_back({std::string(kStatus), object_ref(*version), 0});
+  }
 }
 
 void RayClusterController::apply(const ActorWork& work, StepContext& context) const {

@@ -23,12 +23,17 @@
 //  - with `world.rayCluster.deletionTakes` > 0 each cluster carries the finalizer
 //    "rjsim.dev/lingering-deletion" from when it is first seen, removed once
 //    deletionTimestamp + deletionTakes has passed: a deleted cluster lingers that long.
+// The listing (enabled, next_timer_ms) is computed per cluster and kept: a step computes again
+// only the answers of the clusters whose objects it changed (issue 30), and the listing is the
+// same as a walk of every cluster would give, in the same order.
 // Deliberate omissions: State never becomes unhealthy or failed and never leaves ready (the RayJob
 // controllers read only State, and only before DashboardURL is known); it becomes suspended only
 // for a suspended cluster without Pods, and the controller deletes no Pods for a suspension
 // (suspended worker groups keep theirs too); a Pod that goes is not re-created.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -64,9 +69,47 @@ class RayClusterController final : public Actor {
   void apply(const ActorWork& work, StepContext& context) const override;
   Latency reaction_latency() const override { return latency_; }
 
+  // How many clusters' answers were computed rather than kept, since the controller was made
+  // (for tests: a change to one cluster recomputes that one only).
+  std::size_t cluster_answers_computed() const { return cluster_answers_computed_; }
+
  private:
-  // The first worker Pod of the cluster not created yet: (group index, replica index).
-  std::optional<std::pair<int, int>> missing_worker(const World& world, const RayCluster& cluster) const;
+  // One cluster's share of enabled() and next_timer_ms(), and what it was computed from: it
+  // holds while the cluster's version, its head Service (or its absence), the Pods labelled with
+  // its name and, when it saw a Pod missing by name, which Pods exist are those it was computed
+  // for, and the clock stays within [valid_from_ms, valid_until_ms), between the cluster's own
+  // timers. Each part is compared by identity (write_stamps.h), which holds across runs.
+  struct ClusterAnswer {
+    ObjectVersion cluster;
+    std::string head_service_name;
+    std::optional<ObjectVersion> head_service;   // none: missing
+    ObjectVersion services_stamp;                // the last Service write when computed
+    std::uint64_t pod_group = 0;                 // the hash of (namespace, name) its Pods' stamp is under
+    std::optional<ObjectVersion> pods_stamp;     // the last write of its Pods (none: never written)
+    bool reads_pod_absence = false;              // a Pod looked up by name was missing or not its own
+    ObjectVersion pod_existence_stamp;           // the last Pod create or delete when computed
+    std::int64_t valid_from_ms = 0;
+    std::int64_t valid_until_ms = 0;
+    std::vector<ActorWork> work;
+    std::vector<std::int64_t> timers_ms;         // what next_timer_ms considers for it
+  };
+
+  // The cluster's answer for `world`: kept when it still holds, else computed. `place`: where the
+  // cluster stands in the API server's list, where its answer is looked for first.
+  const ClusterAnswer& answer_for(const World& world, const ObjectVersion& cluster, std::size_t place) const;
+  // The kept answer for `cluster`'s name moved to `place` (a new one when none is kept).
+  ClusterAnswer& answer_slot(const ObjectVersion& cluster, std::size_t place) const;
+  // Whether `answer` holds for `world`; a Service write that left its head Service alone moves
+  // its services_stamp on, so that the next listing need not look again.
+  bool still_holds(ClusterAnswer& answer, const World& world) const;
+  void compute_answer(const World& world, const ObjectVersion& cluster, ClusterAnswer& answer) const;
+  // The work of a cluster not being deleted, appended to answer.work.
+  void add_live_cluster_work(const World& world, const ObjectVersion& version, ClusterAnswer& answer) const;
+
+  // The first worker Pod of the cluster not created yet: (group index, replica index). Sets
+  // `*reads_absence` when a Pod it looked up was missing or not labelled with the cluster's name.
+  std::optional<std::pair<int, int>> missing_worker(const World& world, const RayCluster& cluster,
+                                                    bool* reads_absence = nullptr) const;
   // `pods`: the cluster's Pods as the API lists them.
   bool pods_ready(const std::vector<const Pod*>& pods, const RayCluster& cluster) const;
   // Whether the release's RayCluster controller would write the cluster's status now: what its
@@ -95,6 +138,10 @@ class RayClusterController final : public Actor {
     bool due = false;
   };
   mutable std::vector<StatusMemo> status_memo_;
+  // The clusters' answers, one per cluster name, kept in the order of the last listing (a cache
+  // as status_memo_ is: each answer holds what it was computed from).
+  mutable std::vector<ClusterAnswer> cluster_answers_;
+  mutable std::size_t cluster_answers_computed_ = 0;
 };
 
 }  // namespace rjsim::engine

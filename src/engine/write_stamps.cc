@@ -1,0 +1,39 @@
+#include "engine/write_stamps.h"
+
+#include <algorithm>
+
+namespace rjsim::engine {
+
+namespace {
+
+template <class Groups>
+auto group_place(Groups& groups, std::uint64_t hash) {
+  return std::lower_bound(groups.begin(), groups.end(), hash,
+                          [](const auto& group, std::uint64_t wanted) { return group.hash < wanted; });
+}
+
+}  // namespace
+
+const ObjectVersion* WriteStamps::pod_group(std::uint64_t group) const {
+  const auto place = group_place(pod_groups_, group);
+  return place != pod_groups_.end() && place->hash == group ? &place->last : nullptr;
+}
+
+void WriteStamps::written(const ObjectVersion& version, std::optional<std::uint64_t> group, bool existence) {
+  kinds_[static_cast<std::size_t>(kind_index(kind_of(*version)))] = version;
+  if (group) stamp_group(*group, version);
+  if (existence) pod_existence_ = version;
+}
+
+void WriteStamps::left_group(std::uint64_t group, const ObjectVersion& version) { stamp_group(group, version); }
+
+void WriteStamps::stamp_group(std::uint64_t group, const ObjectVersion& version) {
+  const auto place = group_place(pod_groups_, group);
+  if (place != pod_groups_.end() && place->hash == group) {
+    place->last = version;
+    return;
+  }
+  pod_groups_.insert(place, Group{group, version});
+}
+
+}  // namespace rjsim::engine
