@@ -30,6 +30,22 @@ void execute_sql(const std::string& db, const char* sql) {
   sqlite3_close(handle);
 }
 
+// A copy of `db` at `copy`, changed by `sql`; returns its path.
+std::string changed_copy(const std::string& db, const std::filesystem::path& copy, const char* sql) {
+  std::filesystem::copy_file(db, copy);
+  execute_sql(copy.string(), sql);
+  return copy.string();
+}
+
+// Runs the database target on the file (it must not abort on it), then `rjsim COMMAND file`,
+// which must refuse it as bad input (exit 2); returns what the command printed on stderr.
+std::string refusal(const std::string& command, const std::string& file) {
+  find_fuzz_target("database")->run(testing::read_bytes(file));
+  std::ostringstream out, err;
+  CHECK(cli::run_cli({command, file}, out, err) == 2);
+  return err.str();
+}
+
 // The files under tests/fuzz/<folder>/<target>/, sorted.
 std::vector<std::filesystem::path> inputs(const std::string& folder, std::string_view target) {
   const std::filesystem::path dir = std::filesystem::path(RJSIM_SOURCE_DIR) / "tests" / "fuzz" / folder / target;
@@ -73,10 +89,8 @@ TEST_CASE("fuzz target database: a database rjsim wrote is shown and replayed; a
   // SQLite finds it corrupt, which is bad input (exit 2) naming the file, not an internal error.
   const std::string damaged = (dir / "damaged.db").string();
   testing::write_bytes(damaged, bytes.substr(0, bytes.size() * 9 / 10));
-  find_fuzz_target("database")->run(testing::read_bytes(damaged));
-  std::ostringstream shown, refused;
-  CHECK(cli::run_cli({"show", damaged}, shown, refused) == 2);
-  CHECK(refused.str().find(damaged + ": not a readable SQLite database: it is damaged (") != std::string::npos);
+  CHECK(refusal("show", damaged).find(damaged + ": not a readable SQLite database: it is damaged (") !=
+        std::string::npos);
 
   // A header whose schema format number (bytes 44-47) no SQLite knows: the fuzzer's second find,
   // a plain SQLITE_ERROR ("unsupported file format") on the first read.
@@ -84,50 +98,36 @@ TEST_CASE("fuzz target database: a database rjsim wrote is shown and replayed; a
   std::string header_damaged = bytes;
   header_damaged[47] = 9;
   testing::write_bytes(unsupported, header_damaged);
-  find_fuzz_target("database")->run(testing::read_bytes(unsupported));
-  std::ostringstream shown_too, refused_too;
-  CHECK(cli::run_cli({"show", unsupported}, shown_too, refused_too) == 2);
-  CHECK(refused_too.str().find(unsupported + ": not a readable ") != std::string::npos);
-  CHECK(refused_too.str().find("unsupported file format") != std::string::npos);
+  const std::string unsupported_refusal = refusal("show", unsupported);
+  CHECK(unsupported_refusal.find(unsupported + ": not a readable ") != std::string::npos);
+  CHECK(unsupported_refusal.find("unsupported file format") != std::string::npos);
 
   // A schema changed under rjsim (the fuzzer rewrote the transitions view to call a function that
   // does not exist): its statements no longer prepare, which is bad input too.
-  const std::string changed = (dir / "changed.db").string();
-  std::filesystem::copy_file(db, changed);
-  execute_sql(changed, "DROP VIEW transitions; CREATE VIEW transitions AS SELECT 1 AS run_id");
-  find_fuzz_target("database")->run(testing::read_bytes(changed));
-  std::ostringstream shown_changed, refused_changed;
-  CHECK(cli::run_cli({"show", changed}, shown_changed, refused_changed) == 2);
-  CHECK(refused_changed.str().find(changed + ": not a readable rjsim database: its schema was changed (") !=
+  const std::string changed =
+      changed_copy(db, dir / "changed.db", "DROP VIEW transitions; CREATE VIEW transitions AS SELECT 1 AS run_id");
+  CHECK(refusal("show", changed).find(changed + ": not a readable rjsim database: its schema was changed (") !=
         std::string::npos);
 
   // An event body that is not JSON (the fuzzer's fourth find): the transitions view's json_extract
   // fails while stepping, "malformed JSON", which is bad input too.
-  const std::string body_damaged = (dir / "body-damaged.db").string();
-  std::filesystem::copy_file(db, body_damaged);
-  execute_sql(body_damaged, "UPDATE events SET body = '{\"from\":' WHERE type = 'status.transition'");
-  find_fuzz_target("database")->run(testing::read_bytes(body_damaged));
-  std::ostringstream shown_body, refused_body;
-  CHECK(cli::run_cli({"show", body_damaged}, shown_body, refused_body) == 2);
-  CHECK(refused_body.str().find(body_damaged + ": not a readable rjsim database: a stored event's body is not JSON") !=
+  const std::string body_damaged = changed_copy(db, dir / "body-damaged.db",
+                                                "UPDATE events SET body = '{\"from\":' WHERE type = 'status.transition'");
+  CHECK(refusal("show", body_damaged)
+            .find(body_damaged + ": not a readable rjsim database: a stored event's body is not JSON") !=
         std::string::npos);
-  std::ostringstream replayed_body, refused_replay;
-  CHECK(cli::run_cli({"replay", body_damaged}, replayed_body, refused_replay) == 2);
-  CHECK(refused_replay.str().find("body is not a valid event body") != std::string::npos);
+  CHECK(refusal("replay", body_damaged).find("body is not a valid event body") != std::string::npos);
 
   // A view rewritten with a JSON path that is not one (the fuzzer's fifth find): it prepares, and
   // fails while stepping ("JSON path error"); bad input as well.
-  const std::string path_damaged = (dir / "path-damaged.db").string();
-  std::filesystem::copy_file(db, path_damaged);
-  execute_sql(path_damaged,
-              "DROP VIEW transitions; CREATE VIEW transitions AS SELECT run_id, seq, at_ms, object AS rayjob, "
-              "json_extract(body, 'x.to') AS from_deployment, '' AS to_deployment, '' AS from_job_status, "
-              "'' AS to_job_status, '' AS reason FROM events WHERE type = 'status.transition'");
-  find_fuzz_target("database")->run(testing::read_bytes(path_damaged));
-  std::ostringstream shown_path, refused_path;
-  CHECK(cli::run_cli({"show", path_damaged}, shown_path, refused_path) == 2);
-  CHECK(refused_path.str().find(path_damaged + ": not a readable rjsim database: its schema or contents were changed "
-                                               "(JSON path error") != std::string::npos);
+  const std::string path_damaged = changed_copy(
+      db, dir / "path-damaged.db",
+      "DROP VIEW transitions; CREATE VIEW transitions AS SELECT run_id, seq, at_ms, object AS rayjob, "
+      "json_extract(body, 'x.to') AS from_deployment, '' AS to_deployment, '' AS from_job_status, "
+      "'' AS to_job_status, '' AS reason FROM events WHERE type = 'status.transition'");
+  CHECK(refusal("show", path_damaged)
+            .find(path_damaged + ": not a readable rjsim database: its schema or contents were changed (JSON path "
+                                 "error") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
 
