@@ -216,13 +216,10 @@ RayClusterController::ClusterAnswer& RayClusterController::answer_slot(const Obj
     found = std::find_if(kept.begin(), kept.end(), [&](const ClusterAnswer& a) { return same_cluster_name(a.cluster, cluster); });
   }
   if (found == kept.end()) {
-    // Runs that name their clusters differently would grow it without end: reuse the last.
-    if (kept.size() == kKeptClusterAnswers) {
-      found = kept.end() - 1;
-    } else {
-      kept.emplace_back();
-      found = kept.end() - 1;
-    }
+    // Runs that name their clusters differently would grow it without end: past the bound, the
+    // last answer's slot is reused.
+    if (kept.size() < kKeptClusterAnswers) kept.emplace_back();
+    found = kept.end() - 1;
   }
   if (place >= kept.size()) return *found;
   std::swap(*found, kept[place]);

@@ -712,7 +712,7 @@ class Loader {
     if (const Value* description = top.find("description")) scenario.description = read_string(source_, *description);
     if (const Value* controller = top.find("controller")) {
       const std::string text_value = read_string(source_, *controller);
-      scenario.controller = canonical_controller(text_value);
+      scenario.controller = canonical_model_name(text_value);
       if (scenario.controller.empty()) {
         source_.fail(controller->line, "controller",
                      fmt::format("\"{}\" is not a model (expected one of: {}{})", text_value, join(kModelNamesWithAlias),
@@ -1379,8 +1379,6 @@ bool parse_duration(std::string_view text, std::int64_t& ms) {
   ms = total;
   return true;
 }
-
-std::string canonical_controller(std::string_view name) { return canonical_model_name(name); }
 
 bool yaml_document_to_json(std::string_view text, json& out, int& error_line, std::string& error) {
   if (const std::optional<Utf8Error> invalid = utf8_error(text)) {

@@ -38,10 +38,6 @@ Scenario parse_scenario(std::string_view text, const std::string& file_for_messa
 // false for anything else, a bare number included, and for what is not a whole number of ms.
 bool parse_duration(std::string_view text, std::int64_t& ms);
 
-// The model names a scenario may give, canonical ("kuberay-latest" → "kuberay-1.7"); empty when
-// `name` is not a model.
-std::string canonical_controller(std::string_view name);
-
 // One YAML document as JSON, scalars resolved as in scenarios (YAML 1.2 core schema; quoted
 // scalars stay strings). False on YAML that does not parse, a duplicate key or a non-scalar
 // key; then `error` says what and `error_line` is its 1-based line within `text`.

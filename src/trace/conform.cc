@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/model_names.h"
 #include "engine/scenario_loader.h"
 #include "trace/conform_timing.h"
 
@@ -151,7 +152,7 @@ ConformReport conform_trace(const std::vector<events::Event>& trace_events, cons
   if (controller.empty()) {
     report.model = pick_conform_model(trace_events);
   } else {
-    const std::string canonical = engine::canonical_controller(controller);
+    const std::string canonical = engine::canonical_model_name(controller);
     if (canonical.empty()) {
       throw ConformError(fmt::format("--controller: \"{}\" is not a model (expected kuberay-1.0, kuberay-1.1, "
                                      "kuberay-1.7 or kuberay-latest)",

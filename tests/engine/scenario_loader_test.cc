@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/model_names.h"
+
 #include "kuberay_manifests.h"
 
 namespace scenario_loader_test {
@@ -23,7 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using rjsim::engine::Action;
-using rjsim::engine::canonical_controller;
+using rjsim::engine::canonical_model_name;
 using rjsim::engine::load_scenario;
 using rjsim::engine::parse_duration;
 using rjsim::engine::parse_scenario;
@@ -380,18 +382,18 @@ TEST_CASE("the Pod timeline of world.rayCluster is ordered: head Running, head R
 }
 
 TEST_CASE("controller names a model; kuberay-latest is kuberay-1.7") {
-  CHECK(canonical_controller("kuberay-latest") == "kuberay-1.7");
-  CHECK(canonical_controller("kuberay-1.0") == "kuberay-1.0");
-  CHECK(canonical_controller("kuberay-1.5").empty());
+  CHECK(canonical_model_name("kuberay-latest") == "kuberay-1.7");
+  CHECK(canonical_model_name("kuberay-1.0") == "kuberay-1.0");
+  CHECK(canonical_model_name("kuberay-1.5").empty());
   CHECK(parse(std::string(kHeader) + "controller: kuberay-1.0\n" + std::string(kRayJob)).controller == "kuberay-1.0");
   CHECK(error_of(std::string(kHeader) + "controller: kuberay-1.2\n" + std::string(kRayJob)) ==
         "scenarios/x.yaml:4: controller: \"kuberay-1.2\" is not a model (expected one of: kuberay-1.0, kuberay-1.1, "
         "kuberay-1.7, kuberay-latest, kuberay-1.7+ray-before-submitter-timeout, "
         "kuberay-1.7+api-reader-confirms-deletion, kuberay-1.7+wait-for-pods-deleted; did you mean \"kuberay-1.0\"?)");
   // A fix variant of a release (docs/findings/) is a model too.
-  CHECK(canonical_controller("kuberay-1.7+ray-before-submitter-timeout") == "kuberay-1.7+ray-before-submitter-timeout");
-  CHECK(canonical_controller("kuberay-1.7+api-reader-confirms-deletion") == "kuberay-1.7+api-reader-confirms-deletion");
-  CHECK(canonical_controller("kuberay-1.7+wait-for-pods-deleted") == "kuberay-1.7+wait-for-pods-deleted");
+  CHECK(canonical_model_name("kuberay-1.7+ray-before-submitter-timeout") == "kuberay-1.7+ray-before-submitter-timeout");
+  CHECK(canonical_model_name("kuberay-1.7+api-reader-confirms-deletion") == "kuberay-1.7+api-reader-confirms-deletion");
+  CHECK(canonical_model_name("kuberay-1.7+wait-for-pods-deleted") == "kuberay-1.7+wait-for-pods-deleted");
 }
 
 TEST_CASE("a scenario that is not UTF-8 is refused at the line and column of the first bad byte") {
