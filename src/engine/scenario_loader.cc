@@ -24,6 +24,7 @@
 #include "engine/crd_schema.h"
 #include "engine/model_names.h"
 #include "engine/object_json.h"
+#include "engine/yaml_scalar.h"
 #include "events/event.h"
 
 namespace rjsim::engine {
@@ -143,13 +144,20 @@ int line_of(const YAML::Node& node, int otherwise) {
   return line >= 0 ? line + 1 : otherwise;
 }
 
+// The longest prefix of `text` of at most `bytes` bytes that does not cut a UTF-8 character.
+std::string utf8_prefix(const std::string& text, std::size_t bytes) {
+  if (text.size() <= bytes) return text;
+  while (bytes > 0 && (static_cast<unsigned char>(text[bytes]) & 0xC0) == 0x80) --bytes;
+  return text.substr(0, bytes);
+}
+
 std::string describe(const YAML::Node& node) {
   switch (node.Type()) {
     case YAML::NodeType::Map: return "a map";
     case YAML::NodeType::Sequence: return "a list";
     case YAML::NodeType::Scalar: {
-      std::string text = node.Scalar();
-      if (text.size() > 60) text = text.substr(0, 57) + "...";
+      std::string text = scalar_utf8(node);
+      if (text.size() > 60) text = utf8_prefix(text, 57) + "...";
       return fmt::format("\"{}\"", text);
     }
     default: return "nothing";
@@ -234,7 +242,7 @@ std::optional<bool> plain_bool(std::string_view text) {
 // 1.2's core schema does (booleans, integers, floats, otherwise strings); !!str and friends force
 // a type. Throws ObjectFormatError for an explicitly tagged scalar that is not of its tag's type.
 json scalar_to_json(const YAML::Node& node, const std::string& path) {
-  const std::string& text = node.Scalar();
+  const std::string text = scalar_utf8(node);
   const std::string& tag = node.Tag();
   if (tag == "!" || tag == "tag:yaml.org,2002:str") return text;
   if (tag == "tag:yaml.org,2002:int") {
@@ -287,7 +295,7 @@ json yaml_to_json_within(const YAML::Node& node, const std::string& path, int li
           lines[path] = key_line;
           throw ObjectFormatError(path.empty() ? "(root)" : path, "a map key must be a plain string");
         }
-        const std::string& key = it->first.Scalar();
+        const std::string key = scalar_utf8(it->first);
         const std::string child = json_path_key(path, key);
         if (out.contains(key)) {
           lines[child] = key_line;
@@ -355,7 +363,7 @@ class MapReader {
     for (auto it = value.node.begin(); it != value.node.end(); ++it) {
       const int line = line_of(it->first, value.line);
       if (!it->first.IsScalar()) source.fail(line, value.field, "a key must be a plain string");
-      const std::string key = it->first.Scalar();
+      const std::string key = scalar_utf8(it->first);
       if (!known.empty() && !contains(known, key)) {
         const std::string list = join(known);
         source.fail(line, value.field,
@@ -396,7 +404,7 @@ std::string read_string(const Source& source, const Value& value) {
   if (!value.node.IsScalar()) {
     source.fail(value.line, value.field, fmt::format("expected a string, got {}", describe(value.node)));
   }
-  return value.node.Scalar();
+  return scalar_utf8(value.node);
 }
 
 std::int64_t read_int(const Source& source, const Value& value, std::int64_t min,
@@ -963,7 +971,7 @@ class Loader {
           if (!entry.node.IsScalar()) {
             source_.fail(entry.line, entry.field, fmt::format("expected a string, got {}", describe(entry.node)));
           }
-          world.operator_settings.env[name] = entry.node.Scalar();
+          world.operator_settings.env[name] = scalar_utf8(entry.node);
         }
       }
       if (const Value* v = keys.find("featureGates")) {
@@ -1216,7 +1224,7 @@ class Loader {
     if (scenario.rayjobs.size() > 1) return true;
     if (!value.node.IsMap() || value.node.size() == 0) return false;
     for (auto it = value.node.begin(); it != value.node.end(); ++it) {
-      const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+      const std::string key = it->first.IsScalar() ? scalar_utf8(it->first) : "";
       if (contains(kFinalKeys, key) || key != scenario.rayjobs.front().metadata.name) return false;
     }
     return true;

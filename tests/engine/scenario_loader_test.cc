@@ -3,6 +3,7 @@
 // and KubeRay's real samples when they are beside the repository), several RayJobs, and bad
 // input: each kind of error is one line naming the file, the line and the field.
 #include "engine/scenario_loader.h"
+#include "engine/yaml_scalar.h"
 
 #include <doctest/doctest.h>
 
@@ -451,6 +452,27 @@ TEST_CASE("a plain float too large for a double stays a string; one too small is
   CHECK(json["big"] == "1e6969");
   CHECK(json["small"] == 0.0);
   CHECK(json["fine"] == 2500.0);
+}
+
+TEST_CASE("the escapes \\N and \\_ are read as U+0085 and U+00A0, in UTF-8") {
+  // Found by the manifest fuzzer: yaml-cpp 0.7 decodes them to the lone bytes 0x85 and 0xA0, and
+  // nlohmann's dump() of a refusal quoting the value threw out of the loader.
+  CHECK(rjsim::engine::latin1_bytes_as_utf8("a\x85" "b\xa0") == "a\xc2\x85" "b\xc2\xa0");
+  CHECK(rjsim::engine::latin1_bytes_as_utf8("caf\xc3\xa9 \xe2\x80\xa8") == "caf\xc3\xa9 \xe2\x80\xa8");   // UTF-8 stays
+  nlohmann::json json;
+  int line = 0;
+  std::string error;
+  REQUIRE(rjsim::engine::yaml_document_to_json("\"k\\N\": \"v\\_\"\nplain: a\\Nb\n", json, line, error));
+  CHECK(json.dump() == "{\"k\xc2\x85\":\"v\xc2\xa0\",\"plain\":\"a\\\\Nb\"}");   // a plain \N is two characters
+  // A scenario's strings, and the refusal quoting a value of the wrong type.
+  CHECK(parse(std::string(kHeader) + "description: \"x\\N\"\n" + std::string(kRayJob)).description == "x\xc2\x85");
+  CHECK(error_with_rayjob("seed: \"\\N\"\n").find("got \"\xc2\x85\"") != std::string::npos);
+}
+
+TEST_CASE("a long value quoted in a refusal is cut between characters, not inside one") {
+  const std::string long_value(56, 'a');   // 56 bytes, then a 2-byte é across the 57-byte cut
+  const std::string refusal = error_with_rayjob("seed: \"" + long_value + "\xc3\xa9" + "bbbb\"\n");
+  CHECK(refusal.find("got \"" + long_value + "...\"") != std::string::npos);
 }
 
 TEST_CASE("unknown keys are errors that name the key and its line, at every level of the scenario") {

@@ -38,6 +38,11 @@ TEST_CASE("plain scalars take go-yaml v2's types; quoted ones stay strings") {
   CHECK(converted("n: .inf") == "error: json: unsupported value: +Inf");
 }
 
+TEST_CASE("the escapes \\N and \\_ are the characters U+0085 and U+00A0, as go-yaml reads them") {
+  // yaml-cpp 0.7 leaves them as the bytes 0x85 and 0xA0, which are not UTF-8.
+  CHECK(converted("a: \"\\N\\_\"") == "{\"a\":\"\xc2\x85\xc2\xa0\"}");
+}
+
 TEST_CASE("keys that are not strings are written as Go formats their values, and keys sort") {
   CHECK(converted("{b: 1, a: 2, 3: x, yes: y, 1.5: z}") == R"({"1.5":"z","3":"x","a":2,"b":1,"true":true})");
 }

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "engine/yaml_scalar.h"
+
 namespace rjsim::models::shared {
 
 using nlohmann::json;
@@ -139,7 +141,7 @@ json resolve_plain(const std::string& text) {
 // ---- sigs.k8s.io/yaml: decoded YAML as JSON-able values ----
 
 json scalar_value(const YAML::Node& node) {
-  const std::string& text = node.Scalar();
+  const std::string text = engine::scalar_utf8(node);
   // yaml-cpp tags a quoted scalar "!": it stays a string, as one tagged !!str does; go-yaml
   // resolves every other one (a plain scalar is tagged "?").
   if (node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str") return text;
