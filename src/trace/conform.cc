@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/model_names.h"
 #include "engine/scenario_loader.h"
@@ -154,9 +155,8 @@ ConformReport conform_trace(const std::vector<events::Event>& trace_events, cons
   } else {
     const std::string canonical = engine::canonical_model_name(controller);
     if (canonical.empty()) {
-      throw ConformError(fmt::format("--controller: \"{}\" is not a model (expected kuberay-1.0, kuberay-1.1, "
-                                     "kuberay-1.7 or kuberay-latest)",
-                                     controller));
+      throw ConformError(fmt::format("--controller: \"{}\" is not a model (expected one of: {})", controller,
+                                     fmt::join(engine::kModelNamesWithAlias, ", ")));
     }
     report.model = {canonical, "given with --controller"};
   }

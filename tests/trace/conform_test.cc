@@ -414,6 +414,14 @@ TEST_CASE("conform: derive_conform_scenario rejects what is not a trace with a R
       doctest::Contains("no RayJob"), ConformError);
 }
 
+TEST_CASE("conform: --controller names a model, and a name that is none is refused with every model listed") {
+  CHECK_THROWS_WITH_AS(conform_trace({}, "kuberay-2.0"),
+                       "--controller: \"kuberay-2.0\" is not a model (expected one of: kuberay-1.0, kuberay-1.1, "
+                       "kuberay-1.7, kuberay-latest, kuberay-1.7+ray-before-submitter-timeout, "
+                       "kuberay-1.7+api-reader-confirms-deletion, kuberay-1.7+wait-for-pods-deleted)",
+                       ConformError);
+}
+
 TEST_CASE("rjsim conform: import then conform, exit 0 when all agree, 1 when one differs, --json") {
   ScratchDirectory dir;
   RecordedScenario recorded = record_bundled("k8sjobmode-success");
