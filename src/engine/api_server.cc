@@ -169,8 +169,7 @@ void ApiServer::append_watch(WatchType type, const ObjectVersion& version, std::
     if (ownership) ++ownership_digests_[kind].low;
   }
   const Kind written_kind = kind_of(*version);
-  const bool existence = has_pod_indexes(written_kind) && type != WatchType::Modified;
-  write_stamps_.edit().written(version, indexed_label_hash(written_kind, meta(*version)), existence);
+  write_stamps_.edit().written(version, indexed_label_hash(written_kind, meta(*version)), type != WatchType::Modified);
   if (!keeps_watch_objects_[kind]) event.object = ObjectVersion();   // digested above, then dropped
   watch_logs_[kind].edit().push_back(std::move(event));
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <span>
 
 namespace rjsim::engine {
 
@@ -23,9 +24,12 @@ bool owned_by(const ObjectMeta& dependent, const ObjectMeta& owner) {
                      [&](const OwnerReference& ref) { return ref.uid == owner.uid; });
 }
 
+// An object that has owners and is not being deleted: whether it is garbage is a question.
+bool may_be_garbage(const ObjectMeta& m) { return !m.owner_references.empty() && !m.deletion_timestamp_ms; }
+
 // Objects whose every owner is gone: garbage.
 bool is_orphaned_garbage(const ApiServer& api, const ObjectMeta& m) {
-  if (m.owner_references.empty() || m.deletion_timestamp_ms) return false;
+  if (!may_be_garbage(m)) return false;
   return std::none_of(m.owner_references.begin(), m.owner_references.end(),
                       [&](const OwnerReference& owner) { return owner_exists(api, m, owner); });
 }
@@ -58,6 +62,14 @@ void list_finalizer_work(const ApiServer& api, const Object& owner, std::vector<
   if (!dependents_left) out.push_back({std::string(kRemoveFinalizer), object_ref(owner), 0});
 }
 
+// Whether no object of `m`'s owners' kinds was created or deleted since `existence` was taken.
+bool owner_kinds_unchanged(const std::array<ObjectVersion, kKindCount>& existence, const ObjectMeta& m,
+                           const WriteStamps& stamps) {
+  return std::all_of(m.owner_references.begin(), m.owner_references.end(), [&](const OwnerReference& owner) {
+    return existence[static_cast<std::size_t>(kind_index(owner.kind))].same_version(stamps.existence(owner.kind));
+  });
+}
+
 ObjectRef parse_work_object(const ActorWork& work) {
   ObjectRef ref;
   [[maybe_unused]] const bool ok = parse_object_ref(work.object, ref);
@@ -74,9 +86,11 @@ ObjectRef parse_work_object(const ActorWork& work) {
 void GarbageCollector::enabled(const World& world, std::vector<ActorWork>& out) const {
   const ApiServer& api = world.api;
   for (Kind kind : kAllKinds) {
-    for (const Object& object : api.objects(kind)) {
+    const std::span<const ObjectVersion> objects = api.objects(kind);
+    for (std::size_t place = 0; place < objects.size(); ++place) {
+      const Object& object = *objects[place];
       const ObjectMeta& m = meta(object);
-      if (is_orphaned_garbage(api, m)) {
+      if (is_garbage(api, kind, place, objects[place])) {
         if (kind != Kind::Pod) {
           out.push_back({std::string(kDeleteDependent), object_ref(object), 0});
         } else {
@@ -88,6 +102,26 @@ void GarbageCollector::enabled(const World& world, std::vector<ActorWork>& out) 
       list_finalizer_work(api, object, out);
     }
   }
+}
+
+bool GarbageCollector::is_garbage(const ApiServer& api, Kind kind, std::size_t place,
+                                  const ObjectVersion& object) const {
+  const ObjectMeta& m = meta(*object);
+  if (!may_be_garbage(m)) return false;   // most objects: no owner to look up
+  std::vector<GarbageAnswer>& answers = garbage_answers_[static_cast<std::size_t>(kind_index(kind))];
+  if (answers.size() <= place) answers.resize(place + 1);
+  GarbageAnswer& answer = answers[place];
+  const WriteStamps& stamps = api.write_stamps();
+  if (answer.object.same_version(object) && owner_kinds_unchanged(answer.owner_kind_existence, m, stamps)) {
+    return answer.garbage;
+  }
+  ++garbage_answers_computed_;
+  answer.object = object;
+  for (const OwnerReference& owner : m.owner_references) {
+    answer.owner_kind_existence[static_cast<std::size_t>(kind_index(owner.kind))] = stamps.existence(owner.kind);
+  }
+  answer.garbage = is_orphaned_garbage(api, m);
+  return answer.garbage;
 }
 
 void GarbageCollector::apply(const ActorWork& work, StepContext& context) const {

@@ -231,7 +231,7 @@ bool RayClusterController::still_holds(ClusterAnswer& answer, const World& world
   const WriteStamps& stamps = world.api.write_stamps();
   const ObjectVersion* pods = stamps.pod_group(answer.pod_group);
   if ((pods != nullptr) != answer.pods_stamp.has_value() || (pods && !answer.pods_stamp->same_version(*pods))) return false;
-  if (answer.reads_pod_absence && !answer.pod_existence_stamp.same_version(stamps.pod_existence())) return false;
+  if (answer.reads_pod_absence && !answer.pod_existence_stamp.same_version(stamps.existence(Kind::Pod))) return false;
   if (answer.services_stamp.same_version(stamps.kind(Kind::Service))) return true;
   // A Service was written: the answer holds if it was not the cluster's head Service.
   const ObjectMeta& m = std::get<RayCluster>(*answer.cluster).metadata;
@@ -256,7 +256,7 @@ void RayClusterController::compute_answer(const World& world, const ObjectVersio
   const ObjectVersion* pods = stamps.pod_group(answer.pod_group);
   answer.pods_stamp = pods ? std::optional<ObjectVersion>(*pods) : std::nullopt;
   answer.reads_pod_absence = false;
-  answer.pod_existence_stamp = stamps.pod_existence();
+  answer.pod_existence_stamp = stamps.existence(Kind::Pod);
   answer.work.clear();
   answer.timers_ms.clear();
 

@@ -20,9 +20,10 @@ const ObjectVersion* WriteStamps::pod_group(std::uint64_t group) const {
 }
 
 void WriteStamps::written(const ObjectVersion& version, std::optional<std::uint64_t> group, bool existence) {
-  kinds_[static_cast<std::size_t>(kind_index(kind_of(*version)))] = version;
+  const auto kind = static_cast<std::size_t>(kind_index(kind_of(*version)));
+  kinds_[kind] = version;
+  if (existence) existence_[kind] = version;
   if (group) stamp_group(*group, version);
-  if (existence) pod_existence_ = version;
 }
 
 void WriteStamps::left_group(std::uint64_t group, const ObjectVersion& version) { stamp_group(group, version); }

@@ -1,7 +1,8 @@
 // What the API server wrote last, per part of its store, as stamps that a reader which keeps
 // answers compares to tell whether a part changed since it answered (the simulated RayCluster
-// controller keeps one answer per cluster, issue 30). The parts: each kind; the Pods of each
-// (namespace, ray.io/cluster value); which Pods exist.
+// controller keeps one answer per cluster, the garbage collector one per owned object; issue 30).
+// The parts: each kind; the Pods of each (namespace, ray.io/cluster value); which objects of each
+// kind exist.
 //
 // A stamp is the ObjectVersion the write's watch event announced (a DELETED event's too). Each
 // write makes its version once, in one server; a server's copies (forks, snapshots) share the
@@ -33,11 +34,11 @@ class WriteStamps {
   // `group` (LabelIndex::hash_value), before or after the write; null before any. Values that
   // hash alike share their stamp, which then moves more often than it must, never less.
   const ObjectVersion* pod_group(std::uint64_t group) const;
-  // The last write that created or deleted a Pod.
-  const ObjectVersion& pod_existence() const { return pod_existence_; }
+  // The last write that created or deleted an object of `kind`.
+  const ObjectVersion& existence(Kind kind) const { return existence_[static_cast<std::size_t>(kind_index(kind))]; }
 
-  // `version` was written: an object of its kind, and for a Pod, one of `group` (when labelled),
-  // and one whose existence changed when `existence`.
+  // `version` was written: an object of its kind, one whose existence changed when `existence`,
+  // and for a Pod, one of `group` (when labelled).
   void written(const ObjectVersion& version, std::optional<std::uint64_t> group, bool existence);
   // A Pod write moved the Pod out of `group` (a relabel): that group changed too.
   void left_group(std::uint64_t group, const ObjectVersion& version);
@@ -53,7 +54,7 @@ class WriteStamps {
 
   std::array<ObjectVersion, kKindCount> kinds_;
   std::vector<Group> pod_groups_;   // ordered by hash
-  ObjectVersion pod_existence_;
+  std::array<ObjectVersion, kKindCount> existence_;
 };
 
 }  // namespace rjsim::engine

@@ -12,15 +12,15 @@
 #include <string>
 #include <vector>
 
-#include "engine/chooser.h"
 #include "engine/raycluster_controller.h"
-#include "engine/step_context.h"
 #include "engine/world.h"
+#include "actor_bench.h"
 
 namespace raycluster_answers_test {
 namespace {
 
 using namespace rjsim::engine;
+using rjsim::testing::ActorBench;
 
 constexpr std::string_view kNamespace = "default";
 const std::vector<std::string> kClusters = {"a", "b", "c"};
@@ -106,19 +106,9 @@ std::string some_pod_name(std::mt19937& random) {
   }
 }
 
-// A world and the means to apply the controller's work to it, outside a Simulation.
-struct Bench {
-  World world;
-  DefaultChooser chooser{1};
-  std::int64_t next_seq = 0;
-  StepEvents events;
-  rjsim::events::EventTypes every_type = rjsim::events::EventTypes::all();
-  StepContext context{world, chooser, next_seq, events, every_type};
-};
-
 // Some work the controller lists now, done by `controller` (its status writes make the stored
 // status one that a change of the Pods or the head Service makes due again).
-void do_some_work(Bench& bench, const RayClusterController& controller, RayClusterReadiness readiness,
+void do_some_work(ActorBench& bench, const RayClusterController& controller, RayClusterReadiness readiness,
                   std::mt19937& random) {
   const std::vector<ActorWork> work = fresh_listing(readiness, bench.world).work;
   if (!work.empty()) controller.apply(work[random() % work.size()], bench.context);
@@ -177,7 +167,7 @@ TEST_CASE("the RayCluster controller's kept answers list what a fresh controller
       CAPTURE(static_cast<int>(readiness));
       std::mt19937 random(seed);
       const RayClusterController kept(kBehaviour, readiness);
-      Bench bench;
+      ActorBench bench;
       World& world = bench.world;
       std::vector<World> snapshots;
       for (int step = 0; step < 300; ++step) {
