@@ -262,7 +262,7 @@ void RayClusterController::compute_answer(const World& world, const ObjectVersio
 
   // The times at which the cluster's work changes by the clock alone: readyAfter after its
   // creation (its workers), deletionTakes after its deletion (the finalizer).
-  const std::int64_t workers_due_ms = m.creation_timestamp_ms + behaviour_.ready_after_ms;
+  const std::int64_t workers_due_ms = workers_due_at_ms(m);
   const std::optional<std::int64_t> deletion_done_ms =
       m.deletion_timestamp_ms ? std::optional<std::int64_t>(*m.deletion_timestamp_ms + behaviour_.deletion_takes_ms)
                               : std::nullopt;
@@ -298,7 +298,7 @@ void RayClusterController::add_live_cluster_work(const World& world, const Objec
     if (!is_own_pod(head, m)) answer.reads_pod_absence = true;
     if (!head) answer.work.push_back({std::string(kCreateHeadPod), object_ref(*version), 0});
   }
-  const std::int64_t workers_due_ms = m.creation_timestamp_ms + behaviour_.ready_after_ms;
+  const std::int64_t workers_due_ms = workers_due_at_ms(m);
   if (missing_worker(world, cluster, &answer.reads_pod_absence)) {
     if (workers_due_ms <= world.now_ms) {
       answer.work.push_back({std::string(kCreateWorkerPod), object_ref(*version), 0});

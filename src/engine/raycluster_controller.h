@@ -103,6 +103,10 @@ class RayClusterController final : public Actor {
   // its services_stamp on, so that the next listing need not look again.
   bool still_holds(ClusterAnswer& answer, const World& world) const;
   void compute_answer(const World& world, const ObjectVersion& cluster, ClusterAnswer& answer) const;
+  // When the cluster's worker Pods are due: readyAfter after its creation.
+  std::int64_t workers_due_at_ms(const ObjectMeta& cluster) const {
+    return cluster.creation_timestamp_ms + behaviour_.ready_after_ms;
+  }
   // The work of a cluster not being deleted, appended to answer.work.
   void add_live_cluster_work(const World& world, const ObjectVersion& version, ClusterAnswer& answer) const;
 
