@@ -795,7 +795,7 @@ class Loader {
       if (kind.IsScalar() && kind.Scalar() == kind_name) {
         candidates.push_back(&document);
       } else {
-        other_kinds.push_back(kind.IsScalar() ? kind.Scalar() : "(no kind)");
+        other_kinds.push_back(kind.IsScalar() ? scalar_utf8(kind) : "(no kind)");
       }
     }
     if (candidates.size() > 1) {

@@ -469,6 +469,13 @@ TEST_CASE("the escapes \\N and \\_ are read as U+0085 and U+00A0, in UTF-8") {
   CHECK(error_with_rayjob("seed: \"\\N\"\n").find("got \"\xc2\x85\"") != std::string::npos);
 }
 
+TEST_CASE("a rayjobFile's other kinds are named in UTF-8 too") {
+  TempDir dir;
+  dir.write("job.yaml", "kind: \"Config\\NMap\"\n---\nkind: Secret\n");
+  CHECK(error_of(std::string(kHeader) + "rayjobFile: job.yaml\n", dir.path().string())
+            .find("no RayJob document in the file (found: Config\xc2\x85Map, Secret)") != std::string::npos);
+}
+
 TEST_CASE("a long value quoted in a refusal is cut between characters, not inside one") {
   const std::string long_value(56, 'a');   // 56 bytes, then a 2-byte é across the 57-byte cut
   const std::string refusal = error_with_rayjob("seed: \"" + long_value + "\xc3\xa9" + "bbbb\"\n");
