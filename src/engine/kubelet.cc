@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <span>
 
 namespace rjsim::engine {
 
@@ -46,26 +47,49 @@ bool Kubelet::due(const World& world, const Pod& pod) const {
 }
 
 void Kubelet::enabled(const World& world, std::vector<ActorWork>& out) const {
-  for (const Object& object : world.api.objects(Kind::Pod)) {
-    const auto& pod = std::get<Pod>(object);
-    if (!due(world, pod)) continue;
-    const OwnerReference* owner = controller_owner(pod.metadata);   // due: a live cluster's Pod
-    std::string cluster = object_ref(Kind::RayCluster, pod.metadata.namespace_, owner->name);
-    add_work_once(out, kStartPods, std::move(cluster));
+  const std::span<const ObjectVersion> pods = world.api.objects(Kind::Pod);
+  for (std::size_t place = 0; place < pods.size(); ++place) {
+    const PodAnswer& answer = answer_for(world, place, pods[place]);
+    if (!answer.waits) continue;
+    const std::int64_t due_at = answer.pending ? answer.timeline.running_at_ms : answer.timeline.ready_at_ms;
+    if (due_at <= world.now_ms) add_work_once(out, kStartPods, answer.cluster);
   }
 }
 
 std::optional<std::int64_t> Kubelet::next_timer_ms(const World& world) const {
   EarliestTimer timer(world.now_ms);
-  for (const Object& object : world.api.objects(Kind::Pod)) {
-    const auto& pod = std::get<Pod>(object);
-    if (!is_pending(pod) && !may_become_ready(pod)) continue;   // no lookup for a settled Pod
-    const std::optional<Timeline> timeline = timeline_of(world, pod);
-    if (!timeline) continue;
-    if (is_pending(pod)) timer.consider(timeline->running_at_ms);
-    if (is_pending(pod) || may_become_ready(pod)) timer.consider(timeline->ready_at_ms);
+  const std::span<const ObjectVersion> pods = world.api.objects(Kind::Pod);
+  for (std::size_t place = 0; place < pods.size(); ++place) {
+    const PodAnswer& answer = answer_for(world, place, pods[place]);
+    if (!answer.waits) continue;
+    if (answer.pending) timer.consider(answer.timeline.running_at_ms);
+    timer.consider(answer.timeline.ready_at_ms);
   }
   return timer.next_ms();
+}
+
+const Kubelet::PodAnswer& Kubelet::answer_for(const World& world, std::size_t place, const ObjectVersion& pod) const {
+  const ObjectVersion& cluster_existence = world.api.write_stamps().existence(Kind::RayCluster);
+  return pod_answers_.get(
+      place, pod,
+      [&](const PodAnswer& kept) { return kept.settled || kept.cluster_existence.same_version(cluster_existence); },
+      [&] { return compute_answer(world, std::get<Pod>(*pod)); });
+}
+
+Kubelet::PodAnswer Kubelet::compute_answer(const World& world, const Pod& pod) const {
+  PodAnswer answer;
+  answer.cluster_existence = world.api.write_stamps().existence(Kind::RayCluster);
+  // Its status first: most Pods are long Running and Ready, and need no lookup of their cluster.
+  answer.settled = !is_pending(pod) && !may_become_ready(pod);
+  if (answer.settled) return answer;
+  const std::optional<Timeline> timeline = timeline_of(world, pod);
+  if (!timeline) return answer;
+  answer.waits = true;
+  answer.pending = is_pending(pod);
+  answer.timeline = *timeline;
+  const OwnerReference* owner = controller_owner(pod.metadata);   // a timeline: a live cluster's Pod
+  answer.cluster = object_ref(Kind::RayCluster, pod.metadata.namespace_, owner->name);
+  return answer;
 }
 
 void Kubelet::apply(const ActorWork& work, StepContext& context) const {

@@ -15,12 +15,17 @@
 // within world.latency.kubelet. Submitter Pods (owned by a batch Job) are run by the
 // submitter actor, which is their kubelet. Deleted Pods are stopped by PodTermination
 // (pod_termination.h). Not modelled yet: image pulls, probes failing later, restarts of the Ray containers.
+// What each Pod waits for is kept per Pod version (version_answers.h; issue 30): a listing looks a
+// Pod's cluster up again only when the Pod changed, or a RayCluster was created or deleted since.
 #pragma once
 
+#include <cstddef>
 #include <optional>
+#include <string>
 
 #include "engine/actor.h"
 #include "engine/scenario_behaviour.h"
+#include "engine/version_answers.h"
 
 namespace rjsim::engine {
 
@@ -35,11 +40,28 @@ class Kubelet final : public Actor {
   void apply(const ActorWork& work, StepContext& context) const override;
   Latency reaction_latency() const override { return latency_; }
 
+  // How many Pods' answers were computed rather than kept (for tests).
+  std::size_t pod_answers_computed() const { return pod_answers_.computed(); }
+
  private:
   struct Timeline {
     std::int64_t running_at_ms = 0;
     std::int64_t ready_at_ms = 0;
   };
+  // What one Pod version waits for. A Pod that is Running and Ready, or that cannot become Ready,
+  // waits for nothing whatever its cluster; one that can waits for its times on its cluster's
+  // timeline, found by the cluster's name and uid, which hold while no RayCluster was created or
+  // deleted (WriteStamps::existence).
+  struct PodAnswer {
+    bool settled = false;                // waits for nothing, whatever its cluster
+    bool waits = false;                  // a status write will come due at `timeline`'s times
+    bool pending = false;                // it is Pending: Running comes first
+    Timeline timeline;
+    std::string cluster;                 // the work's object: its cluster's ref
+    ObjectVersion cluster_existence;     // RayCluster creates and deletes, as of the answer
+  };
+  const PodAnswer& answer_for(const World& world, std::size_t place, const ObjectVersion& pod) const;
+  PodAnswer compute_answer(const World& world, const Pod& pod) const;
   // The Pod's times on its cluster's timeline; nullopt for a Pod that is not a live cluster's.
   std::optional<Timeline> timeline_of(const World& world, const Pod& pod) const;
   // Whether the kubelet has a status write due for the Pod now.
@@ -47,6 +69,7 @@ class Kubelet final : public Actor {
 
   RayClusterBehaviour behaviour_;
   Latency latency_;
+  mutable VersionAnswers<PodAnswer> pod_answers_;   // one per place in the Pods' list
 };
 
 }  // namespace rjsim::engine

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <functional>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -334,61 +335,84 @@ std::optional<Submitter::Exit> Submitter::exit_now(const World& world,
 }
 
 void Submitter::enabled(const World& world, std::vector<ActorWork>& out) const {
-  for (const Object& object : world.api.objects(Kind::Pod)) {
-    const auto& pod = std::get<Pod>(object);
-    if (!is_submitter_pod(pod)) continue;
-    const int index = current_submitter_process(world, pod.metadata.uid);
-    if (index < 0) {
-      // A head Pod's sidecar starts in a Pod the kubelet already runs.
-      if ((is_pending(pod) || sidecar_index(pod) >= 0) &&
-          pod.metadata.creation_timestamp_ms + behaviour_.start_after_ms <= world.now_ms &&
-          sidecar_may_start(world, pod)) {
-        out.push_back({std::string(kStart), object_ref(object), 0});
-      }
-      continue;
-    }
-    if (pod.status.phase != "Running") continue;
-    if (sidecar_exited(pod)) {
-      const std::optional<std::int64_t> restart_at = sidecar_restart_at_ms(pod);
-      if (restart_at && *restart_at <= world.now_ms) out.push_back({std::string(kRestart), object_ref(object), index});
-      continue;
-    }
-    const SubmitterProcess& process = world.environment->submitters[static_cast<std::size_t>(index)];
-    if (process.submit_outcome.empty() && !process.stop_requested) {
-      // The 1.7 sidecar script first waits for the GCS (`until wget ...; do sleep 2; done`).
-      if (sidecar_may_start(world, pod)) out.push_back({std::string(kSubmit), object_ref(object), index});
-    } else if ((process.submit_outcome == "ok" || process.stop_requested) && exit_now(world, process)) {
-      out.push_back({std::string(kExit), object_ref(object), index});
+  const std::span<const ObjectVersion> pods = world.api.objects(Kind::Pod);
+  for (std::size_t place = 0; place < pods.size(); ++place) {
+    const PodAnswer& answer = answer_for(world, place, pods[place]);
+    if (!answer.runs) continue;
+    if (std::optional<ActorWork> work = work_for(world, std::get<Pod>(*pods[place]), answer)) {
+      out.push_back(std::move(*work));
     }
   }
 }
 
 std::optional<std::int64_t> Submitter::next_timer_ms(const World& world) const {
   EarliestTimer timer(world.now_ms);
-  for (const Object& object : world.api.objects(Kind::Pod)) {
-    const auto& pod = std::get<Pod>(object);
-    if (!is_submitter_pod(pod)) continue;
-    const int index = current_submitter_process(world, pod.metadata.uid);
-    if (index < 0) {
-      // As in enabled(): a head Pod's sidecar starts in a Pod the kubelet already runs.
-      if (is_pending(pod) || sidecar_index(pod) >= 0) {
-        timer.consider(pod.metadata.creation_timestamp_ms + behaviour_.start_after_ms);
-      }
-      continue;
-    }
-    if (pod.status.phase == "Running" && sidecar_exited(pod)) {
-      if (const std::optional<std::int64_t> restart_at = sidecar_restart_at_ms(pod)) timer.consider(*restart_at);
-      continue;
-    }
-    const SubmitterProcess& process = world.environment->submitters[static_cast<std::size_t>(index)];
-    if (pod.status.phase != "Running" || process.submit_outcome != "ok") continue;
-    if (process.attempt < behaviour_.fail_attempts) {
-      timer.consider(process.started_at_ms + behaviour_.fail_after_ms);
-    } else if (behaviour_.finishes_after_ms) {
-      timer.consider(process.started_at_ms + *behaviour_.finishes_after_ms);
+  const std::span<const ObjectVersion> pods = world.api.objects(Kind::Pod);
+  for (std::size_t place = 0; place < pods.size(); ++place) {
+    const PodAnswer& answer = answer_for(world, place, pods[place]);
+    if (!answer.runs) continue;
+    if (const std::optional<std::int64_t> at = timer_for(world, std::get<Pod>(*pods[place]), answer)) {
+      timer.consider(*at);
     }
   }
   return timer.next_ms();
+}
+
+const Submitter::PodAnswer& Submitter::answer_for(const World& world, std::size_t place,
+                                                  const ObjectVersion& pod) const {
+  const auto holds = [&](const PodAnswer& kept) {
+    return !kept.runs || kept.environment.shares_value_with(world.environment);
+  };
+  return pod_answers_.get(place, pod, holds, [&] {
+    const Pod& stored = std::get<Pod>(*pod);
+    if (!is_submitter_pod(stored)) return PodAnswer{};
+    return PodAnswer{true, world.environment, current_submitter_process(world, stored.metadata.uid),
+                     object_ref(Kind::Pod, stored.metadata)};
+  });
+}
+
+// A Pod the submitter runs: its one piece of work now, if any.
+std::optional<ActorWork> Submitter::work_for(const World& world, const Pod& pod, const PodAnswer& answer) const {
+  const int index = answer.process;
+  if (index < 0) {
+    // A head Pod's sidecar starts in a Pod the kubelet already runs.
+    if ((is_pending(pod) || sidecar_index(pod) >= 0) &&
+        pod.metadata.creation_timestamp_ms + behaviour_.start_after_ms <= world.now_ms &&
+        sidecar_may_start(world, pod)) {
+      return ActorWork{std::string(kStart), answer.object, 0};
+    }
+    return std::nullopt;
+  }
+  if (pod.status.phase != "Running") return std::nullopt;
+  if (sidecar_exited(pod)) {
+    const std::optional<std::int64_t> restart_at = sidecar_restart_at_ms(pod);
+    if (!restart_at || *restart_at > world.now_ms) return std::nullopt;
+    return ActorWork{std::string(kRestart), answer.object, index};
+  }
+  const SubmitterProcess& process = world.environment->submitters[static_cast<std::size_t>(index)];
+  if (process.submit_outcome.empty() && !process.stop_requested) {
+    // The 1.7 sidecar script first waits for the GCS (`until wget ...; do sleep 2; done`).
+    if (sidecar_may_start(world, pod)) return ActorWork{std::string(kSubmit), answer.object, index};
+  } else if ((process.submit_outcome == "ok" || process.stop_requested) && exit_now(world, process)) {
+    return ActorWork{std::string(kExit), answer.object, index};
+  }
+  return std::nullopt;
+}
+
+// A Pod the submitter runs: the time at which it next has work by the clock alone, if any.
+std::optional<std::int64_t> Submitter::timer_for(const World& world, const Pod& pod, const PodAnswer& answer) const {
+  const int index = answer.process;
+  if (index < 0) {
+    // As in work_for(): a head Pod's sidecar starts in a Pod the kubelet already runs.
+    if (!is_pending(pod) && sidecar_index(pod) < 0) return std::nullopt;
+    return pod.metadata.creation_timestamp_ms + behaviour_.start_after_ms;
+  }
+  if (pod.status.phase == "Running" && sidecar_exited(pod)) return sidecar_restart_at_ms(pod);
+  const SubmitterProcess& process = world.environment->submitters[static_cast<std::size_t>(index)];
+  if (pod.status.phase != "Running" || process.submit_outcome != "ok") return std::nullopt;
+  if (process.attempt < behaviour_.fail_attempts) return process.started_at_ms + behaviour_.fail_after_ms;
+  return behaviour_.finishes_after_ms ? std::optional(process.started_at_ms + *behaviour_.finishes_after_ms)
+                                      : std::nullopt;
 }
 
 void Submitter::apply(const ActorWork& work, StepContext& context) const {

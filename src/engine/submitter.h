@@ -33,13 +33,17 @@
 // An exit is one status write: phase Succeeded or Failed, the container terminated with its exit
 // code. Not modelled: image pulls, restarts of a Job's Pods in place (restartPolicy OnFailure in
 // a user's template: the Job controller's Pods are restartPolicy Never in KubeRay), log streaming.
+// Which Pods it runs, and their processes, are kept per Pod version (version_answers.h; issue 30).
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 
 #include "engine/actor.h"
 #include "engine/ray_dashboard.h"
 #include "engine/scenario_behaviour.h"
+#include "engine/version_answers.h"
 
 namespace rjsim::engine {
 
@@ -79,7 +83,23 @@ class Submitter final : public Actor {
   void apply(const ActorWork& work, StepContext& context) const override;
   Latency reaction_latency() const override { return latency_; }
 
+  // How many Pods' answers were computed rather than kept (for tests).
+  std::size_t pod_answers_computed() const { return pod_answers_.computed(); }
+
  private:
+  // Which process the submitter runs in one Pod version: none for a Pod it does not run, whatever
+  // else changes; for one it runs, its current process as of the environment state it was found
+  // in (shares compared, copy_on_write.h).
+  struct PodAnswer {
+    bool runs = false;
+    CopyOnWrite<EnvironmentState> environment;
+    int process = -1;     // current_submitter_process
+    std::string object;   // the work's object: the Pod's ref
+  };
+  const PodAnswer& answer_for(const World& world, std::size_t place, const ObjectVersion& pod) const;
+  std::optional<ActorWork> work_for(const World& world, const Pod& pod, const PodAnswer& answer) const;
+  std::optional<std::int64_t> timer_for(const World& world, const Pod& pod, const PodAnswer& answer) const;
+
   struct Exit {
     int code = 0;
     std::string_view reason;
@@ -106,6 +126,7 @@ class Submitter final : public Actor {
   SubmitterBehaviour behaviour_;
   const RayDashboard* dashboard_;
   Latency latency_;
+  mutable VersionAnswers<PodAnswer> pod_answers_;   // one per place in the Pods' list
 };
 
 }  // namespace rjsim::engine

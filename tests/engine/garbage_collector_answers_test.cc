@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -114,30 +115,8 @@ std::vector<ActorWork> listing(const GarbageCollector& collector, const World& w
 
 TEST_CASE("the garbage collector's kept answers list what a fresh collector lists, across writes and returns "
           "to earlier worlds") {
-  std::size_t garbage_listed = 0;
-  for (std::uint32_t seed = 1; seed <= 40; ++seed) {
-    CAPTURE(seed);
-    std::mt19937 random(seed);
-    const GarbageCollector kept;
-    rjsim::testing::ActorBench bench;
-    World& world = bench.world;
-    std::vector<World> snapshots;
-    for (int step = 0; step < 300; ++step) {
-      if (random() % 25 == 0) snapshots.push_back(world);
-      // Another run from a snapshot: the kept answers were given for worlds of other runs.
-      if (!snapshots.empty() && random() % 40 == 0) world = snapshots[random() % snapshots.size()];
-      const std::vector<ActorWork> fresh = listing(GarbageCollector(), world);
-      if (!fresh.empty() && random() % 3 == 0) {
-        kept.apply(fresh[random() % fresh.size()], bench.context);
-      } else {
-        change(world, random);
-      }
-      CAPTURE(step);
-      const std::vector<ActorWork> expected = listing(GarbageCollector(), world);
-      REQUIRE(listing(kept, world) == expected);
-      garbage_listed += expected.size();
-    }
-  }
+  const std::size_t garbage_listed =
+      rjsim::testing::compare_kept_with_fresh(40, [] { return std::make_unique<GarbageCollector>(); }, change);
   CHECK(garbage_listed > 1'000);   // the sequences do make garbage and finalizer work
 }
 
