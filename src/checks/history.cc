@@ -1,6 +1,8 @@
 #include "checks/history.h"
 
 #include <algorithm>
+#include <span>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -534,28 +536,59 @@ bool uses_submitter_job(const engine::RayJobSpec& spec) {
 void History::follow_submitters(const World& world, Moment now) {
   job_log_size_ = world.api.watch_log(Kind::Job).size();
   pod_log_size_ = world.api.watch_log(Kind::Pod).size();
-  for (engine::CopyOnWrite<RayJobHistory>& tracked : rayjobs_) {
-    const RayJobHistory& seen = *tracked;
+  const engine::WriteStamps& stamps = world.api.write_stamps();
+  engine::CopyOnWrite<std::vector<SubmitterRead>>& reads = submitter_reads_.reads;
+  for (std::size_t i = 0; i < rayjobs_.size(); ++i) {
+    const RayJobHistory& seen = *rayjobs_[i];
     if (seen.gone || seen.attempt().submitter_finished) continue;
+    if (i < reads->size() && still_unfinished((*reads)[i], seen, stamps)) continue;
+    if (reads->size() < rayjobs_.size()) reads.edit().resize(rayjobs_.size());
+    SubmitterRead& read = reads.edit()[i];
+    read = SubmitterRead{true, stamps.kind(Kind::RayJob), {}, SubmitterReads::nothing, !seen.uid.empty(),
+                         seen.attempts.size(), {}};
     const auto* stored = world.api.find<engine::RayJob>(seen.namespace_, seen.name);
     if (!stored || stored->metadata.uid != seen.uid) continue;
     std::string how;
     if (uses_submitter_job(*stored->spec)) {
+      read.reads = SubmitterReads::jobs;
+      read.others_written = stamps.kind(Kind::Job);
       how = submitter_job_finished(world, seen);
     } else if (stored->spec->submission_mode == "SidecarMode" && !seen.attempt().ray_cluster_name.empty()) {
+      read.reads = SubmitterReads::pods;
+      read.others_written = stamps.kind(Kind::Pod);
+      read.cluster_name = seen.attempt().ray_cluster_name;
       how = sidecar_finished(world, seen.namespace_, seen.attempt().ray_cluster_name);
     }
     if (how.empty()) continue;
-    Attempt& attempt = tracked.edit().attempts.back();
+    Attempt& attempt = rayjobs_[i].edit().attempts.back();
     attempt.submitter_finished = now;
     attempt.submitter_finished_how = std::move(how);
   }
+}
+
+bool History::still_unfinished(const SubmitterRead& read, const RayJobHistory& seen,
+                               const engine::WriteStamps& stamps) {
+  if (!read.taken || !read.rayjobs_written.same_version(stamps.kind(Kind::RayJob)) ||
+      read.uid_known != !seen.uid.empty() || read.attempts != seen.attempts.size()) {
+    return false;
+  }
+  switch (read.reads) {
+    case SubmitterReads::nothing: return true;
+    case SubmitterReads::jobs: return read.others_written.same_version(stamps.kind(Kind::Job));
+    case SubmitterReads::pods:
+      return read.others_written.same_version(stamps.kind(Kind::Pod)) &&
+             read.cluster_name == seen.attempt().ray_cluster_name;
+  }
+  return false;
 }
 
 void History::refresh_rayjobs(const World& world, std::span<const Event> step_events, StepFacts* facts) {
   rayjobs_scanned_ = true;
   rayjob_log_size_ = world.api.watch_log(Kind::RayJob).size();
   const Moment now{facts->last_seq, world.now_ms};
+  const std::span<const engine::ObjectVersion> stored_rayjobs = world.api.objects(Kind::RayJob);
+  // Which stored RayJobs a tracked history follows (by place): every other one is new to it.
+  std::vector<bool> followed(stored_rayjobs.size(), false);
   for (std::size_t i = 0; i < rayjobs_.size(); ++i) {
     const RayJobHistory& seen = *rayjobs_[i];
     if (seen.gone) continue;
@@ -566,6 +599,7 @@ void History::refresh_rayjobs(const World& world, std::span<const Event> step_ev
       facts->deleted.push_back(static_cast<int>(i));
       continue;
     }
+    followed[static_cast<std::size_t>(version - stored_rayjobs.data())] = true;
     const int index = static_cast<int>(i);
     const auto due = [index](const std::vector<int>& list) {
       return std::find(list.begin(), list.end(), index) != list.end();
@@ -597,13 +631,11 @@ void History::refresh_rayjobs(const World& world, std::span<const Event> step_ev
       }
     }
   }
-  // RayJobs that reached the API server without an event this history saw.
-  for (const engine::Object& object : world.api.objects(Kind::RayJob)) {
-    const std::string& uid = engine::meta(object).uid;
-    const bool known = std::any_of(rayjobs_.begin(), rayjobs_.end(), [&](const RayJobHistory& r) {
-      return !r.gone && r.uid == uid;
-    });
-    if (known) continue;
+  // RayJobs that reached the API server without an event this history saw. A history that is not
+  // gone follows the RayJob of its name and uid (above), so no other has that uid.
+  for (std::size_t place = 0; place < stored_rayjobs.size(); ++place) {
+    if (followed[place]) continue;
+    const engine::Object& object = *stored_rayjobs[place];
     const int index = track(world, engine::object_ref(object), now);
     RayJobHistory& rayjob = rayjobs_[static_cast<std::size_t>(index)].edit();
     const engine::RayJobStatus& status = std::get<engine::RayJob>(object).status;

@@ -212,7 +212,30 @@ class History {
   void follow_submissions(const engine::World& world, std::span<const events::Event> step_events,
                           StepFacts* facts);
 
+  // What follow_submitters last read to find that a tracked RayJob's submitter had not finished
+  // (issue 30): it reads again only when a write since may have changed the answer. The RayJob
+  // (found by name) decides the mode; a submitter Job reads the Jobs, a sidecar the Pods, any other
+  // mode nothing. Writes are told by the API server's stamps (write_stamps.h), compared by
+  // identity. A cache: it takes no part in the history's value.
+  enum class SubmitterReads : std::uint8_t { nothing, jobs, pods };
+  struct SubmitterRead {
+    bool taken = false;
+    engine::ObjectVersion rayjobs_written;
+    engine::ObjectVersion others_written;   // of the Jobs or the Pods, as `reads` says
+    SubmitterReads reads = SubmitterReads::nothing;
+    bool uid_known = false;                 // a history's uid is set once, from none (track)
+    std::size_t attempts = 0;
+    std::string cluster_name;               // the attempt's ray_cluster_name, which a sidecar reads
+  };
+  struct SubmitterReadCache {
+    // By index in rayjobs_; shared with the copies of this history until one reads again.
+    engine::CopyOnWrite<std::vector<SubmitterRead>> reads;
+    friend bool operator==(const SubmitterReadCache&, const SubmitterReadCache&) { return true; }
+  };
+  static bool still_unfinished(const SubmitterRead& read, const RayJobHistory& seen, const engine::WriteStamps& stamps);
+
   std::vector<engine::CopyOnWrite<RayJobHistory>> rayjobs_;
+  SubmitterReadCache submitter_reads_;
   // Shared with the copies of this history until a submission is added or moves on (rare).
   engine::CopyOnWrite<std::vector<RaySubmission>> submissions_;
   engine::CopyOnWrite<std::vector<std::vector<int>>> submission_of_;   // [head][job] -> index into submissions_, -1
