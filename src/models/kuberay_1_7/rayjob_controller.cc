@@ -278,13 +278,16 @@ std::string check_label(std::string value) {
   return value;
 }
 
+// The head Service's name as BuildHeadServiceForRayJob gives it (common/job.go:L24-45).
+std::string head_service_name(const RayJob& rayjob) { return fmt::format("{}-head-svc", rayjob.metadata.name); }
+
 // BuildHeadServiceForRayJob (common/job.go:L24-45) over BuildServiceForHeadPod
 // (common/service.go:L37-145): "<rayjob>-head-svc" selecting the current cluster's head Pod by
 // HeadServiceLabels (service.go:L25-33), with the default ports sorted by name (L436-446, L135-139).
 // Headless ClusterIP and the ports of the head container are not modelled (no field reads them).
 Service build_head_service_for_rayjob(const RayJob& rayjob, const RayCluster& cluster) {
   Service service;
-  service.metadata.name = fmt::format("{}-head-svc", rayjob.metadata.name);
+  service.metadata.name = head_service_name(rayjob);
   service.metadata.namespace_ = rayjob.metadata.namespace_;
   service.metadata.labels = StringMap{{kRayOriginatedFromCRNameLabelKey, rayjob.metadata.name},
                                       {kRayOriginatedFromCRDLabelKey, "RayJob"},
@@ -300,22 +303,23 @@ Service build_head_service_for_rayjob(const RayJob& rayjob, const RayCluster& cl
   return service;
 }
 
-// reconcileServices (RJC:L665-713).
+// reconcileServices (RJC:L665-713). The Go builds the whole Service first (L671); until a write,
+// only its name and its selector's cluster are read, so the rest is built when a write needs it
+// (building it at every reconcile was a tenth of a one-RayJob exploration; issue 30).
 Error reconcile_services(Clients& clients, const RayJob& rayjob, const RayCluster& cluster) {
   if (!rayjob.spec->cluster_selector.empty()) return {};
-  Service new_service = build_head_service_for_rayjob(rayjob, cluster);
   Service old_service;
-  Error err = clients.kube.get(rayjob.metadata.namespace_, new_service.metadata.name, old_service);
+  Error err = clients.kube.get(rayjob.metadata.namespace_, head_service_name(rayjob), old_service);
   if (!err) {
-    auto selected = [](const Service& s) {
-      auto it = s.spec->selector.find(kRayClusterLabelKey);
-      return it == s.spec->selector.end() ? std::string() : it->second;
-    };
-    if (selected(new_service) == selected(old_service)) return {};                   // RJC:L683-687
-    old_service.spec = new_service.spec;   // ClusterIP is carried over (not modelled)
+    const auto selected = old_service.spec->selector.find(kRayClusterLabelKey);
+    const std::string_view old_cluster = selected == old_service.spec->selector.end() ? "" : selected->second;
+    if (old_cluster == cluster.metadata.name) return {};                                    // RJC:L682-686
+    // ClusterIP is carried over (not modelled).
+    old_service.spec = build_head_service_for_rayjob(rayjob, cluster).spec;
     return clients.kube.update(old_service);                                          // RJC:L694
   }
   if (!is_not_found(err)) return err;
+  Service new_service = build_head_service_for_rayjob(rayjob, cluster);
   new_service.metadata.owner_references.push_back(controller_reference(rayjob));
   return clients.kube.create(new_service);                                            // RJC:L705
 }
