@@ -311,9 +311,10 @@ Error reconcile_services(Clients& clients, const RayJob& rayjob, const RayCluste
   Service old_service;
   Error err = clients.kube.get(rayjob.metadata.namespace_, head_service_name(rayjob), old_service);
   if (!err) {
+    // A missing key reads "" in Go, as a cluster's name never is.
     const auto selected = old_service.spec->selector.find(kRayClusterLabelKey);
-    const std::string_view old_cluster = selected == old_service.spec->selector.end() ? "" : selected->second;
-    if (old_cluster == cluster.metadata.name) return {};                                    // RJC:L682-686
+    const bool same_cluster = selected != old_service.spec->selector.end() && selected->second == cluster.metadata.name;
+    if (same_cluster) return {};                                                      // RJC:L682-686
     // ClusterIP is carried over (not modelled).
     old_service.spec = build_head_service_for_rayjob(rayjob, cluster).spec;
     return clients.kube.update(old_service);                                          // RJC:L694
