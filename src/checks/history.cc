@@ -553,11 +553,12 @@ void History::follow_submitters(const World& world, Moment now) {
       read.reads = SubmitterReads::jobs;
       read.others_written = stamps.kind(Kind::Job);
       how = submitter_job_finished(world, seen);
-    } else if (stored->spec->submission_mode == "SidecarMode" && !seen.attempt().ray_cluster_name.empty()) {
+    } else if (stored->spec->submission_mode == "SidecarMode") {
+      // The cluster's name too: the history learns it after this look (refresh_rayjobs).
       read.reads = SubmitterReads::pods;
       read.others_written = stamps.kind(Kind::Pod);
       read.cluster_name = seen.attempt().ray_cluster_name;
-      how = sidecar_finished(world, seen.namespace_, seen.attempt().ray_cluster_name);
+      if (!read.cluster_name.empty()) how = sidecar_finished(world, seen.namespace_, read.cluster_name);
     }
     if (how.empty()) continue;
     Attempt& attempt = rayjobs_[i].edit().attempts.back();

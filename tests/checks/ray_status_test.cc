@@ -311,6 +311,36 @@ TEST_CASE("submitter-finished-implies-terminal reads SidecarMode's end from the 
   }
 }
 
+// The history follows the submitters of a step before it reads the RayJobs the step wrote
+// (History::apply_step), so it learns a SidecarMode cluster's name one look after a step that
+// wrote both a Pod and the status naming the cluster. That look must not be skipped as "nothing
+// to read" until the next RayJob write: here none comes.
+TEST_CASE("submitter-finished-implies-terminal reads a sidecar's end when the cluster's name came with a Pod write") {
+  CheckRun run("submitter-finished-implies-terminal", {}, 60'000);
+  run.create_rayjob("demo", [](RayJobSpec& spec) { spec.submission_mode = "SidecarMode"; });
+  run.create_cluster("demo", kCluster);
+  run.head_up(kCluster);
+  run.submit(kCluster, kJobId, "submitter/demo-head");
+  run.ray_status(kCluster, kJobId, "RUNNING");
+  run.step([&](rjsim::engine::StepContext& c) {
+    rjsim::engine::Pod other;
+    other.metadata.name = "elsewhere";
+    other.metadata.namespace_ = "default";
+    rjsim::engine::Object object = other;
+    REQUIRE(!rjsim::engine::LoggedApi(c, "user").create(object).error);
+    run.write_status(c, "demo", "Running", "RUNNING", [](RayJobStatus& s) {
+      s.job_id = kJobId;
+      s.ray_cluster_name = kCluster;
+    });
+  });
+  sidecar_exits(run, 0, "OnFailure");
+  run.advance_to(60'000);
+  run.finish(RunEnd::time_limit);
+  REQUIRE(run.violations().size() == 1);
+  CHECK(run.violations().front().message.find("submitter container in Pod/default/demo-head exited") !=
+        std::string::npos);
+}
+
 TEST_CASE("eventually-terminal fires when Complete is not persisted within limits.eventually of Ray's end") {
   CheckRun run("eventually-terminal", {}, 60'000);
   run_to(run, "SUCCEEDED", 5'000);
