@@ -108,20 +108,23 @@ bool GarbageCollector::is_garbage(const ApiServer& api, Kind kind, std::size_t p
                                   const ObjectVersion& object) const {
   const ObjectMeta& m = meta(*object);
   if (!may_be_garbage(m)) return false;   // most objects: no owner to look up
-  std::vector<GarbageAnswer>& answers = garbage_answers_[static_cast<std::size_t>(kind_index(kind))];
-  if (answers.size() <= place) answers.resize(place + 1);
-  GarbageAnswer& answer = answers[place];
   const WriteStamps& stamps = api.write_stamps();
-  if (answer.object.same_version(object) && owner_kinds_unchanged(answer.owner_kind_existence, m, stamps)) {
-    return answer.garbage;
-  }
-  ++garbage_answers_computed_;
-  answer.object = object;
-  for (const OwnerReference& owner : m.owner_references) {
-    answer.owner_kind_existence[static_cast<std::size_t>(kind_index(owner.kind))] = stamps.existence(owner.kind);
-  }
-  answer.garbage = is_orphaned_garbage(api, m);
-  return answer.garbage;
+  const auto holds = [&](const GarbageAnswer& kept) {
+    return owner_kinds_unchanged(kept.owner_kind_existence, m, stamps);
+  };
+  const auto compute = [&](GarbageAnswer& answer) {
+    for (const OwnerReference& owner : m.owner_references) {
+      answer.owner_kind_existence[static_cast<std::size_t>(kind_index(owner.kind))] = stamps.existence(owner.kind);
+    }
+    answer.garbage = is_orphaned_garbage(api, m);
+  };
+  return garbage_answers_[static_cast<std::size_t>(kind_index(kind))].get(place, object, holds, compute).garbage;
+}
+
+std::size_t GarbageCollector::garbage_answers_computed() const {
+  std::size_t computed = 0;
+  for (const VersionAnswers<GarbageAnswer>& answers : garbage_answers_) computed += answers.computed();
+  return computed;
 }
 
 void GarbageCollector::apply(const ActorWork& work, StepContext& context) const {

@@ -7,17 +7,18 @@
 //    dependents, then loses the finalizer (batch/v1 Jobs deleted without a policy);
 //  - an owner with the `foregroundDeletion` finalizer has its blocking dependents deleted, then
 //    loses the finalizer once none remain.
-// Whether an owned object is garbage is kept per object (issue 30): a listing looks its owners up
-// again only for an object that changed, or when an object of its owners' kinds was created or
-// deleted since (write_stamps.h); the listing is the one a walk that keeps nothing gives.
+// Whether an owned object is garbage is kept per object version (version_answers.h; issue 30): a
+// listing looks its owners up again only for an object that changed, or when an object of its
+// owners' kinds was created or deleted since (write_stamps.h); the listing is the one a walk that
+// keeps nothing gives.
 #pragma once
 
 #include <array>
 #include <cstddef>
-#include <vector>
 
 #include "engine/actor.h"
 #include "engine/object_version.h"
+#include "engine/version_answers.h"
 
 namespace rjsim::engine {
 
@@ -36,15 +37,14 @@ class GarbageCollector final : public Actor {
 
   // How many objects' answers were computed rather than kept, since the collector was made (for
   // tests: a write that creates or deletes no owner computes the written object's answer only).
-  std::size_t garbage_answers_computed() const { return garbage_answers_computed_; }
+  std::size_t garbage_answers_computed() const;
 
  private:
-  // Whether one owned object, not being deleted, is garbage (every owner gone). It holds while the
-  // object is the same version and no object of its owners' kinds was created or deleted: owners
-  // are found by kind, namespace and name, and matched by uid, which only a create or a delete
-  // changes. Both compared by identity (write_stamps.h), so it holds across forks and runs.
+  // Whether one owned object version, not being deleted, is garbage (every owner gone). It holds
+  // while no object of its owners' kinds was created or deleted: owners are found by kind,
+  // namespace and name, and matched by uid, which only a create or a delete changes. Compared by
+  // identity (write_stamps.h), so it holds across forks and runs.
   struct GarbageAnswer {
-    ObjectVersion object;
     std::array<ObjectVersion, kKindCount> owner_kind_existence;   // of its owners' kinds only
     bool garbage = false;
   };
@@ -52,10 +52,8 @@ class GarbageCollector final : public Actor {
   bool is_garbage(const ApiServer& api, Kind kind, std::size_t place, const ObjectVersion& object) const;
 
   Latency latency_;
-  // One answer per place in each kind's list, as of the last listing (a cache: each answer holds
-  // what it was computed from). An actor belongs to one runner, which one thread uses.
-  mutable std::array<std::vector<GarbageAnswer>, kKindCount> garbage_answers_;
-  mutable std::size_t garbage_answers_computed_ = 0;
+  // Per kind, one answer per place in its list (version_answers.h).
+  mutable std::array<VersionAnswers<GarbageAnswer>, kKindCount> garbage_answers_;
 };
 
 }  // namespace rjsim::engine

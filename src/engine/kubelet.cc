@@ -73,7 +73,7 @@ const Kubelet::PodAnswer& Kubelet::answer_for(const World& world, std::size_t pl
   return pod_answers_.get(
       place, pod,
       [&](const PodAnswer& kept) { return kept.settled || kept.cluster_existence.same_version(cluster_existence); },
-      [&] { return compute_answer(world, std::get<Pod>(*pod)); });
+      [&](PodAnswer& answer) { answer = compute_answer(world, std::get<Pod>(*pod)); });
 }
 
 Kubelet::PodAnswer Kubelet::compute_answer(const World& world, const Pod& pod) const {

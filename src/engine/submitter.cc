@@ -363,11 +363,12 @@ const Submitter::PodAnswer& Submitter::answer_for(const World& world, std::size_
   const auto holds = [&](const PodAnswer& kept) {
     return !kept.runs || kept.environment.shares_value_with(world.environment);
   };
-  return pod_answers_.get(place, pod, holds, [&] {
+  return pod_answers_.get(place, pod, holds, [&](PodAnswer& answer) {
     const Pod& stored = std::get<Pod>(*pod);
-    if (!is_submitter_pod(stored)) return PodAnswer{};
-    return PodAnswer{true, world.environment, current_submitter_process(world, stored.metadata.uid),
-                     object_ref(Kind::Pod, stored.metadata)};
+    answer = is_submitter_pod(stored) ? PodAnswer{true, world.environment,
+                                                  current_submitter_process(world, stored.metadata.uid),
+                                                  object_ref(Kind::Pod, stored.metadata)}
+                                      : PodAnswer{};
   });
 }
 

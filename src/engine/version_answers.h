@@ -14,7 +14,6 @@
 #pragma once
 
 #include <cstddef>
-#include <utility>
 #include <vector>
 
 #include "engine/object_version.h"
@@ -25,14 +24,15 @@ template <class Answer>
 class VersionAnswers {
  public:
   // The answer for `object` at `place`: the kept one when it was computed for this version and
-  // `holds(answer)`, else `compute()`'s, kept.
+  // `holds(answer)`, else the one `compute(answer)` writes over the answer kept there (whose
+  // buffers it may reuse), kept.
   template <class Holds, class Compute>
   const Answer& get(std::size_t place, const ObjectVersion& object, Holds&& holds, Compute&& compute) {
     if (entries_.size() <= place) entries_.resize(place + 1);
     Entry& entry = entries_[place];
     if (entry.object.same_version(object) && holds(entry.answer)) return entry.answer;
     ++computed_;
-    entry.answer = compute();
+    compute(entry.answer);
     entry.object = object;
     return entry.answer;
   }
