@@ -1,6 +1,7 @@
 #include "engine/api_server.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cstring>
 #include <utility>
@@ -21,6 +22,12 @@ std::string_view to_string(WatchType type) {
 }
 
 namespace {
+
+// WatchEvent::write_serial: unique in the process, whichever thread writes, and never output.
+std::uint64_t next_write_serial() {
+  static std::atomic<std::uint64_t> serial{0};
+  return serial.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 // Equality without std::string_view::compare, which the build does not inline: a key lookup
 // confirms the one candidate its hash names.
@@ -160,7 +167,9 @@ bool ownership_changed(const ObjectMeta& before, const ObjectMeta& after) {
 
 void ApiServer::append_watch(WatchType type, const ObjectVersion& version, std::int64_t now_ms, bool ownership) {
   const int kind = kind_index(kind_of(*version));
-  WatchEvent event{meta(*version).resource_version, type, version, now_ms};
+  const ObjectMeta& m = meta(*version);
+  WatchEvent event{m.resource_version, type, version, now_ms, KeyIndex::hash_key(m.namespace_, m.name),
+                   next_write_serial()};
   if (takes_digests_) {
     watch_log_digests_[kind] = extend_watch_log_digest(watch_log_digests_[kind], event);
     if (ownership) ownership_digests_[kind] = extend_watch_log_digest(ownership_digests_[kind], event);

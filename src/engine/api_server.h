@@ -41,7 +41,16 @@ struct WatchEvent {
   WatchType type = WatchType::Added;
   ObjectVersion object;   // the version this event announced, shared with the store and caches
   std::int64_t written_at_ms = 0;   // virtual time of the write (world.latency.watch bounds its delivery)
-  friend bool operator==(const WatchEvent&, const WatchEvent&) = default;
+  // For readers that follow the log (watch_log_mark.h), derived and left out of == and the
+  // fingerprint: the object's KeyIndex::hash_key, kept when the version is dropped, and a number
+  // no other write of this process took, which tells a log that continues another from one that
+  // went another way after a fork.
+  std::uint64_t key_hash = 0;
+  std::uint64_t write_serial = 0;
+  friend bool operator==(const WatchEvent& a, const WatchEvent& b) {
+    return a.resource_version == b.resource_version && a.type == b.type && a.object == b.object &&
+           a.written_at_ms == b.written_at_ms;
+  }
 };
 
 // How a delete treats dependents (kubernetes-semantics §2.2 "Propagation policy").
@@ -87,6 +96,12 @@ class ApiServer {
                                                   std::string_view owner_uid) const;
   // A kind's objects, ordered by namespace then name.
   std::span<const ObjectVersion> objects(Kind kind) const { return *objects_[kind_index(kind)]; }
+  // Calls visit(place) for each object of `kind` whose key hashes to `key_hash`
+  // (KeyIndex::hash_key; WatchEvent::key_hash), in no particular order.
+  template <class Visit>
+  void for_each_with_key_hash(Kind kind, std::uint64_t key_hash, Visit visit) const {
+    key_indexes_[kind_index(kind)]->for_each(key_hash, visit);
+  }
   // The last resourceVersion handed out (0 before the first write).
   std::int64_t resource_version() const { return resource_version_; }
   const std::vector<WatchEvent>& watch_log(Kind kind) const { return *watch_logs_[kind_index(kind)]; }

@@ -263,7 +263,9 @@ class Fingerprinter {
 
   // ---- api_server.h ----
   void add(const WatchEvent& value) {
-    const auto& [resource_version, type, object, written_at_ms] = value;
+    const auto& [resource_version, type, object, written_at_ms, key_hash, write_serial] = value;
+    static_cast<void>(key_hash);       // derived from the object's key
+    static_cast<void>(write_serial);   // an identity for readers, not part of the value (api_server.h)
     static_cast<void>(resource_version);   // its place in the log is its position
     // Not when it was written: only an unapplied event's time matters (add_unapplied_write_times),
     // and leaving it out lets equal logs written at other times share their digest.

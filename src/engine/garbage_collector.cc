@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdint>
 #include <span>
 
 namespace rjsim::engine {
@@ -62,14 +63,6 @@ void list_finalizer_work(const ApiServer& api, const Object& owner, std::vector<
   if (!dependents_left) out.push_back({std::string(kRemoveFinalizer), object_ref(owner), 0});
 }
 
-// Whether no object of `m`'s owners' kinds was created or deleted since `existence` was taken.
-bool owner_kinds_unchanged(const std::array<ObjectVersion, kKindCount>& existence, const ObjectMeta& m,
-                           const WriteStamps& stamps) {
-  return std::all_of(m.owner_references.begin(), m.owner_references.end(), [&](const OwnerReference& owner) {
-    return existence[static_cast<std::size_t>(kind_index(owner.kind))].same_version(stamps.existence(owner.kind));
-  });
-}
-
 ObjectRef parse_work_object(const ActorWork& work) {
   ObjectRef ref;
   [[maybe_unused]] const bool ok = parse_object_ref(work.object, ref);
@@ -85,45 +78,55 @@ ObjectRef parse_work_object(const ActorWork& work) {
 // than the rest of the run.
 void GarbageCollector::enabled(const World& world, std::vector<ActorWork>& out) const {
   const ApiServer& api = world.api;
+  follow(api);
   for (Kind kind : kAllKinds) {
-    const std::span<const ObjectVersion> objects = api.objects(kind);
-    for (std::size_t place = 0; place < objects.size(); ++place) {
-      const Object& object = *objects[place];
-      const ObjectMeta& m = meta(object);
-      if (is_garbage(api, kind, place, objects[place])) {
+    for (const auto& [object, key_hash, answer] : answers_[static_cast<std::size_t>(kind_index(kind))].kept()) {
+      const ObjectMeta& m = meta(*object);
+      if (answer.garbage) {
         if (kind != Kind::Pod) {
-          out.push_back({std::string(kDeleteDependent), object_ref(object), 0});
+          out.push_back({std::string(kDeleteDependent), object_ref(*object), 0});
         } else {
           const OwnerReference& owner = m.owner_references.front();
-          std::string ref = object_ref(owner.kind, m.namespace_, owner.name);
-          add_work_once(out, kDeletePods, std::move(ref));
+          add_work_once(out, kDeletePods, object_ref(owner.kind, m.namespace_, owner.name));
         }
       }
-      list_finalizer_work(api, object, out);
+      if (answer.finalizing) list_finalizer_work(api, *object, out);
     }
   }
 }
 
-bool GarbageCollector::is_garbage(const ApiServer& api, Kind kind, std::size_t place,
-                                  const ObjectVersion& object) const {
-  const ObjectMeta& m = meta(*object);
-  if (!may_be_garbage(m)) return false;   // most objects: no owner to look up
-  const WriteStamps& stamps = api.write_stamps();
-  const auto holds = [&](const GarbageAnswer& kept) {
-    return owner_kinds_unchanged(kept.owner_kind_existence, m, stamps);
-  };
-  const auto compute = [&](GarbageAnswer& answer) {
-    for (const OwnerReference& owner : m.owner_references) {
-      answer.owner_kind_existence[static_cast<std::size_t>(kind_index(owner.kind))] = stamps.existence(owner.kind);
-    }
-    answer.garbage = is_orphaned_garbage(api, m);
-  };
-  return garbage_answers_[static_cast<std::size_t>(kind_index(kind))].get(place, object, holds, compute).garbage;
+void GarbageCollector::follow(const ApiServer& api) const {
+  std::uint8_t existence_changed = 0;   // a bit per kind
+  for (Kind kind : kAllKinds) {
+    const auto k = static_cast<std::size_t>(kind_index(kind));
+    const ObjectVersion& existence = api.write_stamps().existence(kind);
+    if (existence_[k].same_version(existence)) continue;
+    existence_changed |= static_cast<std::uint8_t>(1U << k);
+    existence_[k] = existence;
+  }
+  for (Kind kind : kAllKinds) {
+    const auto k = static_cast<std::size_t>(kind_index(kind));
+    const bool afresh = (owner_kinds_[k] & existence_changed) != 0;
+    answers_[k].follow(api, kind, afresh, [&](const ObjectVersion& object, ObjectAnswer& answer) {
+      return compute_answer(api, kind, meta(*object), answer);
+    });
+  }
+}
+
+bool GarbageCollector::compute_answer(const ApiServer& api, Kind kind, const ObjectMeta& m,
+                                      ObjectAnswer& answer) const {
+  for (const OwnerReference& owner : m.owner_references) {
+    owner_kinds_[static_cast<std::size_t>(kind_index(kind))] |= static_cast<std::uint8_t>(1U << kind_index(owner.kind));
+  }
+  answer.garbage = is_orphaned_garbage(api, m);
+  answer.finalizing = m.deletion_timestamp_ms &&
+                      (has_finalizer(m, kOrphanFinalizer) || has_finalizer(m, kForegroundFinalizer));
+  return answer.garbage || answer.finalizing;
 }
 
 std::size_t GarbageCollector::garbage_answers_computed() const {
   std::size_t computed = 0;
-  for (const VersionAnswers<GarbageAnswer>& answers : garbage_answers_) computed += answers.computed();
+  for (const FollowedAnswers<ObjectAnswer>& answers : answers_) computed += answers.computed();
   return computed;
 }
 

@@ -7,18 +7,21 @@
 //    dependents, then loses the finalizer (batch/v1 Jobs deleted without a policy);
 //  - an owner with the `foregroundDeletion` finalizer has its blocking dependents deleted, then
 //    loses the finalizer once none remain.
-// Whether an owned object is garbage is kept per object version (version_answers.h; issue 30): a
-// listing looks its owners up again only for an object that changed, or when an object of its
-// owners' kinds was created or deleted since (write_stamps.h); the listing is the one a walk that
-// keeps nothing gives.
+// What the collector lists of each object (whether it is garbage, whether it is an owner being
+// deleted with a finalizer the collector acts on) is kept for the objects of which it lists
+// something, found by following each kind's watch log (followed_answers.h; issue 30): a listing
+// asks again about the objects written since the last one, and about every object of a kind when
+// an object of a kind that owns some of them was created or deleted since (write_stamps.h); the
+// listing is the one a walk of every object gives.
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 
 #include "engine/actor.h"
+#include "engine/followed_answers.h"
 #include "engine/object_version.h"
-#include "engine/version_answers.h"
 
 namespace rjsim::engine {
 
@@ -40,20 +43,28 @@ class GarbageCollector final : public Actor {
   std::size_t garbage_answers_computed() const;
 
  private:
-  // Whether one owned object version, not being deleted, is garbage (every owner gone). It holds
-  // while no object of its owners' kinds was created or deleted: owners are found by kind,
-  // namespace and name, and matched by uid, which only a create or a delete changes. Compared by
-  // identity (write_stamps.h), so it holds across forks and runs.
-  struct GarbageAnswer {
-    std::array<ObjectVersion, kKindCount> owner_kind_existence;   // of its owners' kinds only
+  // What the collector lists of one object version: whether it is garbage (it has owners, is not
+  // being deleted, and every owner, looked up by kind, namespace and name and matched by uid, is
+  // gone: only a create or a delete of its owners' kinds changes that), and whether it is being
+  // deleted with the orphan or foregroundDeletion finalizer (its work depends on its dependents
+  // and is listed afresh each time).
+  struct ObjectAnswer {
     bool garbage = false;
+    bool finalizing = false;
   };
-  // Whether the object at `place` in its kind's list is garbage: kept when its answer holds.
-  bool is_garbage(const ApiServer& api, Kind kind, std::size_t place, const ObjectVersion& object) const;
+  // Brings the kept answers of every kind up to `api`.
+  void follow(const ApiServer& api) const;
+  // Writes the answer of an object of `kind`; false when the collector lists nothing of it.
+  bool compute_answer(const ApiServer& api, Kind kind, const ObjectMeta& m, ObjectAnswer& answer) const;
 
   Latency latency_;
-  // Per kind, one answer per place in its list (version_answers.h).
-  mutable std::array<VersionAnswers<GarbageAnswer>, kKindCount> garbage_answers_;
+  // Per kind, the answers of the objects of which something is listed.
+  mutable std::array<FollowedAnswers<ObjectAnswer>, kKindCount> answers_;
+  // Per kind, a bit for every kind an object of it was seen owned by (its answers then read that
+  // kind's creates and deletes); grows only, so that it holds whatever objects a world has.
+  mutable std::array<std::uint8_t, kKindCount> owner_kinds_{};
+  // Per kind, its last create or delete as of the answers (WriteStamps::existence).
+  mutable std::array<ObjectVersion, kKindCount> existence_;
 };
 
 }  // namespace rjsim::engine

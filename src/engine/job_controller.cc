@@ -208,30 +208,36 @@ bool has_true_condition(const Job& job, std::string_view type) {
 }
 
 void JobController::enabled(const World& world, std::vector<ActorWork>& out) const {
-  for (const Object& object : world.api.objects(Kind::Job)) {
-    const auto& job = std::get<Job>(object);
-    if (!is_managed(job)) continue;
-    const std::string_view what = work_for(view_of(world, job, tracking_), world.now_ms);
-    if (!what.empty()) out.push_back({std::string(what), object_ref(object), 0});
+  follow(world.api);
+  for (const auto& [object, key_hash, kept] : managed_jobs_.kept()) {
+    const std::string_view what = work_for(view_of(world, std::get<Job>(*object), tracking_), world.now_ms);
+    if (!what.empty()) out.push_back({std::string(what), object_ref(*object), 0});
   }
   if (tracking_ != JobPodTracking::finalizers) return;
-  for (const Object& object : world.api.objects(Kind::Pod)) {
-    const auto& pod = std::get<Pod>(object);
+  for (const auto& [object, key_hash, kept] : tracked_pods_.kept()) {
+    const auto& pod = std::get<Pod>(*object);
     if (is_orphan(world.api, pod)) add_work_once(out, kReleaseOrphans, orphan_group(pod));
   }
 }
 
 std::optional<std::int64_t> JobController::next_timer_ms(const World& world) const {
+  follow(world.api);
   std::optional<std::int64_t> next;
-  for (const Object& object : world.api.objects(Kind::Job)) {
-    const auto& job = std::get<Job>(object);
-    if (!is_managed(job)) continue;
-    const JobView view = view_of(world, job, tracking_);
+  for (const auto& [object, key_hash, kept] : managed_jobs_.kept()) {
+    const JobView view = view_of(world, std::get<Job>(*object), tracking_);
     if (!view.may_create_pod()) continue;
     const std::int64_t at = view.create_at_ms();
     if (at > world.now_ms && (!next || at < *next)) next = at;
   }
   return next;
+}
+
+void JobController::follow(const ApiServer& api) const {
+  managed_jobs_.follow(api, Kind::Job, false,
+                       [](const ObjectVersion& job, Kept&) { return is_managed(std::get<Job>(*job)); });
+  if (tracking_ != JobPodTracking::finalizers) return;
+  tracked_pods_.follow(api, Kind::Pod, false,
+                       [](const ObjectVersion& pod, Kept&) { return is_tracked(std::get<Pod>(*pod)); });
 }
 
 void JobController::apply(const ActorWork& work, StepContext& context) const {

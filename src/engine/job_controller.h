@@ -24,6 +24,9 @@
 // restartPolicy OnFailure, and its in-memory backoff record (podBackoffStore): the failure backoff
 // is measured from the failed Pods still in the API, so a failed Pod that is gone no longer delays
 // the replacement.
+// The Jobs it manages and the Pods that carry its finalizer are kept, found by following the Jobs'
+// and the Pods' watch logs (followed_answers.h; issue 30): a listing looks at those, not at every
+// Job and Pod, and works out what each needs as a walk of every one would.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +35,7 @@
 #include <vector>
 
 #include "engine/actor.h"
+#include "engine/followed_answers.h"
 
 namespace rjsim::engine {
 
@@ -62,9 +66,14 @@ class JobController final : public Actor {
 
  private:
   void release_orphans(const ActorWork& work, StepContext& context) const;
+  // Brings the kept Jobs and Pods up to `api`.
+  void follow(const ApiServer& api) const;
 
   JobPodTracking tracking_;
   Latency latency_;
+  struct Kept {};   // an object is all a kept entry needs
+  mutable FollowedAnswers<Kept> managed_jobs_;   // not being deleted, not finished
+  mutable FollowedAnswers<Kept> tracked_pods_;   // with the job-tracking finalizer (JobPodTracking::finalizers)
 };
 
 }  // namespace rjsim::engine

@@ -37,6 +37,14 @@ class KeyIndex {
       if (candidate.hash == hash && matches(place)) return place;
     }
   }
+  // Calls visit(place) for every object whose key hashes to `hash`.
+  template <class Visit>
+  void for_each(std::uint64_t hash, Visit visit) const {
+    find(hash, [&](std::size_t place) {
+      visit(place);
+      return false;   // on to the next candidate
+    });
+  }
   // An object whose key hashes to `hash` now stands at `place`; those at `place` and after it
   // moved one place up.
   void inserted(std::size_t place, std::uint64_t hash);

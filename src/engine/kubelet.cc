@@ -47,49 +47,42 @@ bool Kubelet::due(const World& world, const Pod& pod) const {
 }
 
 void Kubelet::enabled(const World& world, std::vector<ActorWork>& out) const {
-  const std::span<const ObjectVersion> pods = world.api.objects(Kind::Pod);
-  for (std::size_t place = 0; place < pods.size(); ++place) {
-    const PodAnswer& answer = answer_for(world, place, pods[place]);
-    if (!answer.waits) continue;
+  follow(world);
+  for (const auto& [pod, key_hash, answer] : waiting_pods_.kept()) {
     const std::int64_t due_at = answer.pending ? answer.timeline.running_at_ms : answer.timeline.ready_at_ms;
     if (due_at <= world.now_ms) add_work_once(out, kStartPods, answer.cluster);
   }
 }
 
 std::optional<std::int64_t> Kubelet::next_timer_ms(const World& world) const {
+  follow(world);
   EarliestTimer timer(world.now_ms);
-  const std::span<const ObjectVersion> pods = world.api.objects(Kind::Pod);
-  for (std::size_t place = 0; place < pods.size(); ++place) {
-    const PodAnswer& answer = answer_for(world, place, pods[place]);
-    if (!answer.waits) continue;
+  for (const auto& [pod, key_hash, answer] : waiting_pods_.kept()) {
     if (answer.pending) timer.consider(answer.timeline.running_at_ms);
     timer.consider(answer.timeline.ready_at_ms);
   }
   return timer.next_ms();
 }
 
-const Kubelet::PodAnswer& Kubelet::answer_for(const World& world, std::size_t place, const ObjectVersion& pod) const {
+void Kubelet::follow(const World& world) const {
   const ObjectVersion& cluster_existence = world.api.write_stamps().existence(Kind::RayCluster);
-  return pod_answers_.get(
-      place, pod,
-      [&](const PodAnswer& kept) { return kept.settled || kept.cluster_existence.same_version(cluster_existence); },
-      [&](PodAnswer& answer) { answer = compute_answer(world, std::get<Pod>(*pod)); });
+  const bool afresh = !cluster_existence_.same_version(cluster_existence);
+  cluster_existence_ = cluster_existence;
+  waiting_pods_.follow(world.api, Kind::Pod, afresh, [&](const ObjectVersion& pod, PodAnswer& answer) {
+    return compute_answer(world, std::get<Pod>(*pod), answer);
+  });
 }
 
-Kubelet::PodAnswer Kubelet::compute_answer(const World& world, const Pod& pod) const {
-  PodAnswer answer;
-  answer.cluster_existence = world.api.write_stamps().existence(Kind::RayCluster);
+bool Kubelet::compute_answer(const World& world, const Pod& pod, PodAnswer& answer) const {
   // Its status first: most Pods are long Running and Ready, and need no lookup of their cluster.
-  answer.settled = !is_pending(pod) && !may_become_ready(pod);
-  if (answer.settled) return answer;
+  if (!is_pending(pod) && !may_become_ready(pod)) return false;
   const std::optional<Timeline> timeline = timeline_of(world, pod);
-  if (!timeline) return answer;
-  answer.waits = true;
+  if (!timeline) return false;
   answer.pending = is_pending(pod);
   answer.timeline = *timeline;
   const OwnerReference* owner = controller_owner(pod.metadata);   // a timeline: a live cluster's Pod
   answer.cluster = object_ref(Kind::RayCluster, pod.metadata.namespace_, owner->name);
-  return answer;
+  return true;
 }
 
 void Kubelet::apply(const ActorWork& work, StepContext& context) const {

@@ -15,8 +15,9 @@
 // within world.latency.kubelet. Submitter Pods (owned by a batch Job) are run by the
 // submitter actor, which is their kubelet. Deleted Pods are stopped by PodTermination
 // (pod_termination.h). Not modelled yet: image pulls, probes failing later, restarts of the Ray containers.
-// What each Pod waits for is kept per Pod version (version_answers.h; issue 30): a listing looks a
-// Pod's cluster up again only when the Pod changed, or a RayCluster was created or deleted since.
+// What each Pod waits for is kept for the Pods that wait, found by following the Pods' watch log
+// (followed_answers.h; issue 30): a listing asks again only about the Pods written since the last
+// one, or about every Pod when a RayCluster was created or deleted since.
 #pragma once
 
 #include <cstddef>
@@ -25,7 +26,8 @@
 
 #include "engine/actor.h"
 #include "engine/scenario_behaviour.h"
-#include "engine/version_answers.h"
+#include "engine/followed_answers.h"
+#include "engine/object_version.h"
 
 namespace rjsim::engine {
 
@@ -41,27 +43,26 @@ class Kubelet final : public Actor {
   Latency reaction_latency() const override { return latency_; }
 
   // How many Pods' answers were computed rather than kept (for tests).
-  std::size_t pod_answers_computed() const { return pod_answers_.computed(); }
+  std::size_t pod_answers_computed() const { return waiting_pods_.computed(); }
 
  private:
   struct Timeline {
     std::int64_t running_at_ms = 0;
     std::int64_t ready_at_ms = 0;
   };
-  // What one Pod version waits for. A Pod that is Running and Ready, or that cannot become Ready,
-  // waits for nothing whatever its cluster; one that can waits for its times on its cluster's
+  // What one Pod version that waits for a status write waits for: its times on its cluster's
   // timeline, found by the cluster's name and uid, which hold while no RayCluster was created or
-  // deleted (WriteStamps::existence).
+  // deleted (WriteStamps::existence). A Pod that is Running and Ready, or that cannot become Ready,
+  // or is no live cluster's, waits for nothing and has no answer.
   struct PodAnswer {
-    bool settled = false;                // waits for nothing, whatever its cluster
-    bool waits = false;                  // a status write will come due at `timeline`'s times
     bool pending = false;                // it is Pending: Running comes first
     Timeline timeline;
     std::string cluster;                 // the work's object: its cluster's ref
-    ObjectVersion cluster_existence;     // RayCluster creates and deletes, as of the answer
   };
-  const PodAnswer& answer_for(const World& world, std::size_t place, const ObjectVersion& pod) const;
-  PodAnswer compute_answer(const World& world, const Pod& pod) const;
+  // Brings the answers of the Pods that wait up to `world`.
+  void follow(const World& world) const;
+  // Writes the Pod's answer; false when it waits for nothing.
+  bool compute_answer(const World& world, const Pod& pod, PodAnswer& answer) const;
   // The Pod's times on its cluster's timeline; nullopt for a Pod that is not a live cluster's.
   std::optional<Timeline> timeline_of(const World& world, const Pod& pod) const;
   // Whether the kubelet has a status write due for the Pod now.
@@ -69,7 +70,8 @@ class Kubelet final : public Actor {
 
   RayClusterBehaviour behaviour_;
   Latency latency_;
-  mutable VersionAnswers<PodAnswer> pod_answers_;   // one per place in the Pods' list
+  mutable FollowedAnswers<PodAnswer> waiting_pods_;
+  mutable ObjectVersion cluster_existence_;   // RayCluster creates and deletes, as of waiting_pods_
 };
 
 }  // namespace rjsim::engine

@@ -43,7 +43,7 @@ std::string_view message_for(std::string_view status) {
 }
 
 std::string cluster_ref(const RayHead& head) {
-  return fmt::format("RayCluster/{}/{}", head.cluster_namespace, head.cluster_name);
+  return object_ref(Kind::RayCluster, head.cluster_namespace, head.cluster_name);
 }
 
 int live_head(const RayState& ray, std::string_view cluster_uid) {
@@ -396,10 +396,10 @@ void RayDashboard::enabled(const World& world, std::vector<ActorWork>& out) cons
     }
   }
   // A ready cluster without a live head gets one once its head Pod is Ready.
-  for (const Object& object : world.api.objects(Kind::RayCluster)) {
-    const auto& cluster = std::get<RayCluster>(object);
-    if (head_comes_up(world, cluster) && cluster.metadata.creation_timestamp_ms + head_ready_after_ms_ <= world.now_ms) {
-      out.push_back({std::string(kHeadUp), object_ref(object), 0});
+  for (const auto& [object, key_hash, answer] : clusters_awaiting_head(world)) {
+    const auto& cluster = std::get<RayCluster>(*object);
+    if (cluster.metadata.creation_timestamp_ms + head_ready_after_ms_ <= world.now_ms) {
+      out.push_back({std::string(kHeadUp), object_ref(*object), 0});
     }
   }
   // Jobs of live tables move on their timers.
@@ -418,12 +418,20 @@ bool RayDashboard::head_comes_up(const World& world, const RayCluster& cluster) 
   return cluster.status.state == "ready" && live_head(world.ray, cluster.metadata.uid) < 0;
 }
 
+std::span<const FollowedAnswers<bool>::Entry> RayDashboard::clusters_awaiting_head(const World& world) const {
+  const bool afresh = !ray_state_.shares_value_with(world.ray);
+  ray_state_ = world.ray;
+  awaiting_head_.follow(world.api, Kind::RayCluster, afresh, [&](const ObjectVersion& cluster, bool&) {
+    return head_comes_up(world, std::get<RayCluster>(*cluster));
+  });
+  return awaiting_head_.kept();
+}
+
 std::optional<std::int64_t> RayDashboard::next_timer_ms(const World& world) const {
   std::optional<std::int64_t> next;
-  for (const Object& object : world.api.objects(Kind::RayCluster)) {
-    const auto& cluster = std::get<RayCluster>(object);
-    const std::int64_t at = cluster.metadata.creation_timestamp_ms + head_ready_after_ms_;
-    if (head_comes_up(world, cluster) && at > world.now_ms && (!next || at < *next)) next = at;
+  for (const auto& [object, key_hash, answer] : clusters_awaiting_head(world)) {
+    const std::int64_t at = meta(*object).creation_timestamp_ms + head_ready_after_ms_;
+    if (at > world.now_ms && (!next || at < *next)) next = at;
   }
   for (const RayHead& head : world.ray->heads) {
     if (head.table_lost) continue;

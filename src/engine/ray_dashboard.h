@@ -10,14 +10,20 @@
 // of a RayJob (across all tables) takes the n-th entry of `world.ray.results` (the last repeats).
 // The state is plain data in World::ray (ray_state.h); RayDashboard is behaviour only: the HTTP endpoints (for
 // the controller through ReconcileContext, and for submitter pods) and an Actor for the timers.
+// Its listing keeps the RayClusters that are ready and have no live head, found by following
+// their watch log (followed_answers.h; issue 30), and looks at those and the live heads, not at
+// every cluster; a change of the Ray state asks every cluster again.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/actor.h"
 #include "engine/dashboard_api.h"
+#include "engine/followed_answers.h"
 #include "engine/ray_state.h"
 #include "engine/scenario_behaviour.h"
 
@@ -61,11 +67,17 @@ class RayDashboard final : public Actor {
                     std::string_view cluster_name) const;
 
  private:
+  // Whether the cluster is ready and no head of its uid has a live table.
   bool head_comes_up(const World& world, const RayCluster& cluster) const;
+  // The RayClusters head_comes_up() holds for, brought up to `world`.
+  std::span<const FollowedAnswers<bool>::Entry> clusters_awaiting_head(const World& world) const;
 
   DashboardBehaviour dashboard_;
   RayBehaviour ray_;
   std::int64_t head_ready_after_ms_;
+  // The clusters awaiting their head, as of ray_state_ (shares compared, copy_on_write.h).
+  mutable FollowedAnswers<bool> awaiting_head_;
+  mutable CopyOnWrite<RayState> ray_state_;
 };
 
 }  // namespace rjsim::engine

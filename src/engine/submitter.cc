@@ -335,40 +335,30 @@ std::optional<Submitter::Exit> Submitter::exit_now(const World& world,
 }
 
 void Submitter::enabled(const World& world, std::vector<ActorWork>& out) const {
-  const std::span<const ObjectVersion> pods = world.api.objects(Kind::Pod);
-  for (std::size_t place = 0; place < pods.size(); ++place) {
-    const PodAnswer& answer = answer_for(world, place, pods[place]);
-    if (!answer.runs) continue;
-    if (std::optional<ActorWork> work = work_for(world, std::get<Pod>(*pods[place]), answer)) {
-      out.push_back(std::move(*work));
-    }
+  follow(world);
+  for (const auto& [pod, key_hash, answer] : running_pods_.kept()) {
+    if (std::optional<ActorWork> work = work_for(world, std::get<Pod>(*pod), answer)) out.push_back(std::move(*work));
   }
 }
 
 std::optional<std::int64_t> Submitter::next_timer_ms(const World& world) const {
+  follow(world);
   EarliestTimer timer(world.now_ms);
-  const std::span<const ObjectVersion> pods = world.api.objects(Kind::Pod);
-  for (std::size_t place = 0; place < pods.size(); ++place) {
-    const PodAnswer& answer = answer_for(world, place, pods[place]);
-    if (!answer.runs) continue;
-    if (const std::optional<std::int64_t> at = timer_for(world, std::get<Pod>(*pods[place]), answer)) {
-      timer.consider(*at);
-    }
+  for (const auto& [pod, key_hash, answer] : running_pods_.kept()) {
+    if (const std::optional<std::int64_t> at = timer_for(world, std::get<Pod>(*pod), answer)) timer.consider(*at);
   }
   return timer.next_ms();
 }
 
-const Submitter::PodAnswer& Submitter::answer_for(const World& world, std::size_t place,
-                                                  const ObjectVersion& pod) const {
-  const auto holds = [&](const PodAnswer& kept) {
-    return !kept.runs || kept.environment.shares_value_with(world.environment);
-  };
-  return pod_answers_.get(place, pod, holds, [&](PodAnswer& answer) {
-    const Pod& stored = std::get<Pod>(*pod);
-    answer = is_submitter_pod(stored) ? PodAnswer{true, world.environment,
-                                                  current_submitter_process(world, stored.metadata.uid),
-                                                  object_ref(Kind::Pod, stored.metadata)}
-                                      : PodAnswer{};
+void Submitter::follow(const World& world) const {
+  const bool afresh = !environment_.shares_value_with(world.environment);
+  environment_ = world.environment;
+  running_pods_.follow(world.api, Kind::Pod, afresh, [&](const ObjectVersion& version, PodAnswer& answer) {
+    const Pod& pod = std::get<Pod>(*version);
+    if (!is_submitter_pod(pod)) return false;
+    answer.process = current_submitter_process(world, pod.metadata.uid);
+    answer.object = object_ref(Kind::Pod, pod.metadata);
+    return true;
   });
 }
 

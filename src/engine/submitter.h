@@ -33,7 +33,9 @@
 // An exit is one status write: phase Succeeded or Failed, the container terminated with its exit
 // code. Not modelled: image pulls, restarts of a Job's Pods in place (restartPolicy OnFailure in
 // a user's template: the Job controller's Pods are restartPolicy Never in KubeRay), log streaming.
-// Which Pods it runs, and their processes, are kept per Pod version (version_answers.h; issue 30).
+// Which Pods it runs, and their processes, are kept for the Pods it runs, found by following the
+// Pods' watch log (followed_answers.h; issue 30): a listing asks again only about the Pods written
+// since the last one, or about every Pod when the environment's processes changed.
 #pragma once
 
 #include <cstddef>
@@ -43,7 +45,7 @@
 #include "engine/actor.h"
 #include "engine/ray_dashboard.h"
 #include "engine/scenario_behaviour.h"
-#include "engine/version_answers.h"
+#include "engine/followed_answers.h"
 
 namespace rjsim::engine {
 
@@ -84,19 +86,17 @@ class Submitter final : public Actor {
   Latency reaction_latency() const override { return latency_; }
 
   // How many Pods' answers were computed rather than kept (for tests).
-  std::size_t pod_answers_computed() const { return pod_answers_.computed(); }
+  std::size_t pod_answers_computed() const { return running_pods_.computed(); }
 
  private:
-  // Which process the submitter runs in one Pod version: none for a Pod it does not run, whatever
-  // else changes; for one it runs, its current process as of the environment state it was found
-  // in (shares compared, copy_on_write.h).
+  // The process the submitter runs in one Pod version it runs, as of the environment state it was
+  // found in (current_submitter_process).
   struct PodAnswer {
-    bool runs = false;
-    CopyOnWrite<EnvironmentState> environment;
-    int process = -1;     // current_submitter_process
+    int process = -1;
     std::string object;   // the work's object: the Pod's ref
   };
-  const PodAnswer& answer_for(const World& world, std::size_t place, const ObjectVersion& pod) const;
+  // Brings the answers of the Pods it runs up to `world`.
+  void follow(const World& world) const;
   std::optional<ActorWork> work_for(const World& world, const Pod& pod, const PodAnswer& answer) const;
   std::optional<std::int64_t> timer_for(const World& world, const Pod& pod, const PodAnswer& answer) const;
 
@@ -126,7 +126,9 @@ class Submitter final : public Actor {
   SubmitterBehaviour behaviour_;
   const RayDashboard* dashboard_;
   Latency latency_;
-  mutable VersionAnswers<PodAnswer> pod_answers_;   // one per place in the Pods' list
+  mutable FollowedAnswers<PodAnswer> running_pods_;
+  // The environment running_pods_ were found in (shares compared, copy_on_write.h).
+  mutable CopyOnWrite<EnvironmentState> environment_;
 };
 
 }  // namespace rjsim::engine

@@ -1,9 +1,9 @@
-// The garbage collector keeps, per owned object, whether it is garbage (issue 30): after any
-// create, delete, recreation under the same name (a new uid), change of ownerReferences or
-// finalizers, its own work, and any return to an earlier world (another run from a snapshot), its
-// listing is the one a collector that keeps nothing gives; and a write that creates or deletes no
-// object computes the written object's answer only. Random sequences come from a seeded
-// generator: a failure names the seed.
+// The garbage collector keeps what it lists of the objects of which it lists something, found by
+// following the watch logs (issue 30; followed_answers.h): after any create, delete, recreation
+// under the same name (a new uid), change of ownerReferences or finalizers, its own work, and any
+// return to an earlier world (another run from a snapshot), its listing is the one a collector
+// that keeps nothing gives; and a write that creates or deletes no object computes the written
+// object's answer only. Random sequences come from a seeded generator: a failure names the seed.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -130,19 +130,21 @@ TEST_CASE("a write that creates or deletes nothing computes the written object's
     meta(pod).owner_references.push_back(reference_to(world, {Kind::RayCluster, "owner"}));
     world.api.create(pod, 0);
   }
+  const std::size_t objects = kNames.size() + 1;
   (void)listing(kept, world);
-  CHECK(kept.garbage_answers_computed() == kNames.size());
+  CHECK(kept.garbage_answers_computed() == objects);   // the first listing asks about every object
   (void)listing(kept, world);
-  CHECK(kept.garbage_answers_computed() == kNames.size());   // nothing changed: all kept
+  CHECK(kept.garbage_answers_computed() == objects);   // nothing changed: all kept
 
   world.api.patch(Kind::Pod, kNamespace, "second", [](Object& pod) { meta(pod).labels.edit()["x"] = "y"; }, 0);
   (void)listing(kept, world);
-  CHECK(kept.garbage_answers_computed() == kNames.size() + 1);
+  CHECK(kept.garbage_answers_computed() == objects + 1);
 
-  // The owner goes: every Pod's answer is computed again, and each is garbage.
+  // The owner goes: every Pod's answer is computed again (the owner, gone, has none), and each is
+  // garbage.
   world.api.remove(Kind::RayCluster, kNamespace, "owner", Propagation::background, 0);
   const std::vector<ActorWork> work = listing(kept, world);
-  CHECK(kept.garbage_answers_computed() == 2 * kNames.size() + 1);
+  CHECK(kept.garbage_answers_computed() == objects + 1 + kNames.size());
   REQUIRE(work.size() == 1);   // a gone owner's Pods go in one step
   CHECK(work.front().object == "RayCluster/default/owner");
 }

@@ -1,10 +1,11 @@
-// The kubelet and the submitter keep, per Pod version, what the Pod waits for (issue 30;
-// version_answers.h): after any create, delete or recreation of a RayCluster or a Pod (a new uid
-// under the same name), any change of a Pod's phase, readiness or containers, a move of the clock,
-// the actors' own work and any return to an earlier world (another run from a snapshot), their
-// listing and their next timer are the ones an actor that keeps nothing gives; and a write to one
-// Pod computes that Pod's answer only. Random sequences come from a seeded generator: a failure
-// names the seed.
+// The kubelet, the submitter and the dashboard keep the answers of the Pods (or clusters) of
+// which they list something, found by following the watch logs (issue 30; followed_answers.h):
+// after any create, delete or recreation of a RayCluster or a Pod (a new uid under the same name),
+// any change of a Pod's phase, readiness or containers or of a cluster's State, a head coming up,
+// a move of the clock, the actors' own work and any return to an earlier world (another run from
+// a snapshot), their listing and their next timer are the ones an actor that keeps nothing gives;
+// and a write to one Pod computes that Pod's answer only. Random sequences come from a seeded
+// generator: a failure names the seed.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -156,7 +157,7 @@ void change(World& world, std::mt19937& random) {
   const std::string& cluster = kClusters[random() % kClusters.size()];
   const std::string_view role = kRoles[random() % 3];
   const std::string pod_name = cluster + "-" + std::string(role);
-  switch (random() % 10) {
+  switch (random() % 11) {
     case 0: create_cluster(world, cluster); break;
     case 1: world.api.remove(Kind::RayCluster, kNamespace, cluster, Propagation::background, world.now_ms); break;
     case 2:
@@ -169,6 +170,15 @@ void change(World& world, std::mt19937& random) {
       break;
     }
     case 7: head_up(world, cluster); break;
+    case 8: {
+      // The RayCluster controller's status: State ready or not (the dashboard brings up the heads of
+      // ready clusters).
+      const bool ready = random() % 3 != 0;
+      world.api.patch_status(Kind::RayCluster, kNamespace, cluster, [&](Object& object) {
+        std::get<RayCluster>(object).status.state = ready ? "ready" : "";
+      }, world.now_ms);
+      break;
+    }
     case 6: {
       // The user's stopSubmitter (user_actions.cc): the process alone changes, not its Pod.
       const std::size_t processes = world.environment->submitters.size();
@@ -194,6 +204,13 @@ TEST_CASE("the submitter's kept answers list what a fresh submitter lists, acros
   const auto make = [] { return std::make_unique<Submitter>(submitter_behaviour(), &dashboard); };
   const std::size_t listed = compare_kept_with_fresh(30, make, change);
   CHECK(listed > 1'000);   // the sequences do start, submit, restart and stop processes
+}
+
+TEST_CASE("the dashboard's listing from the ready clusters it keeps is what a fresh dashboard lists, across "
+          "writes, time and returns to earlier worlds") {
+  const auto make = [] { return std::make_unique<RayDashboard>(DashboardBehaviour{}, RayBehaviour{}, 10'000); };
+  const std::size_t listed = compare_kept_with_fresh(30, make, change);
+  CHECK(listed > 300);   // the sequences do bring heads up and lose them
 }
 
 TEST_CASE("a write to one Pod computes that Pod's answer only") {
