@@ -292,7 +292,10 @@ struct RayCluster {
   static constexpr Kind kind = Kind::RayCluster;
   ObjectMeta metadata;
   CopyOnWrite<RayClusterSpec> spec;
-  RayClusterStatus status;
+  // Shared as the spec is: the models copy each RayCluster they read, and a RayJob's status copies
+  // its cluster's (RayJobStatus::ray_cluster_status), which copying the strings, map and conditions
+  // made a tenth of a 1.7 reconcile (issue 30).
+  CopyOnWrite<RayClusterStatus> status;
   friend bool operator==(const RayCluster&, const RayCluster&) = default;
 };
 
@@ -360,7 +363,7 @@ struct RayJobStatus {
   std::optional<std::int64_t> ray_job_end_time_ms;     // rayJobInfo.endTime
   std::optional<int> succeeded;
   std::optional<int> failed;
-  RayClusterStatus ray_cluster_status;
+  CopyOnWrite<RayClusterStatus> ray_cluster_status;   // the cluster's, shared with it (RayCluster::status)
   std::optional<std::int64_t> job_status_check_failure_start_time_ms;
   std::int64_t observed_generation = 0;
   friend bool operator==(const RayJobStatus&, const RayJobStatus&) = default;

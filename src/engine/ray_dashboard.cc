@@ -415,7 +415,7 @@ void RayDashboard::enabled(const World& world, std::vector<ActorWork>& out) cons
 }
 
 bool RayDashboard::head_comes_up(const World& world, const RayCluster& cluster) const {
-  return cluster.status.state == "ready" && live_head(world.ray, cluster.metadata.uid) < 0;
+  return cluster.status->state == "ready" && live_head(world.ray, cluster.metadata.uid) < 0;
 }
 
 std::span<const FollowedAnswers<bool>::Entry> RayDashboard::clusters_awaiting_head(const World& world) const {

@@ -36,7 +36,7 @@ WorkerCounts worker_counts(const RayCluster& cluster, const std::vector<const Po
                            RayClusterReadiness release) {
   const bool v1_7 = is_v1_7(release);
   WorkerCounts counts;
-  counts.ready = cluster.status.ready_worker_replicas;
+  counts.ready = cluster.status->ready_worker_replicas;
   counts.available = static_cast<int>(std::count_if(pods.begin(), pods.end(), [](const Pod* pod) {
     return is_worker(*pod) && pod->status.phase == "Running";
   }));
@@ -90,7 +90,7 @@ std::string_view new_state(const RayCluster& cluster, const std::vector<const Po
                            RayClusterReadiness release) {
   const bool suspends = release != RayClusterReadiness::all_pods_running && cluster.spec->suspend.value_or(false);
   if (suspends && pods.empty()) return "suspended";
-  return ready ? std::string_view("ready") : std::string_view(cluster.status.state);
+  return ready ? std::string_view("ready") : std::string_view(cluster.status->state);
 }
 
 // updateEndpoints: each named port of the head Service (its target port is its port here), added
@@ -188,7 +188,7 @@ class ConditionWishes {
 // The conditions v1.7.0's calculateStatus sets (RC:L2023-2101), in its order; a later one of a
 // type overrides an earlier.
 ConditionWishes condition_wishes(const RayCluster& cluster, const std::vector<const Pod*>& pods) {
-  const std::vector<StatusCondition>& conditions = cluster.status.conditions;
+  const std::vector<StatusCondition>& conditions = cluster.status->conditions;
   ConditionWishes wishes;
   wishes.push_back(head_pod_ready_condition(only_head(pods)));
   const bool all_running = !pods.empty() && std::all_of(pods.begin(), pods.end(), [](const Pod* pod) {

@@ -249,9 +249,9 @@ TEST_CASE("a RayCluster's State becomes ready exactly readyAfter after its creat
   Harness h(behaviour);
   h.create(make_cluster());
   h.run_until(19'999);
-  CHECK(h.cluster()->status.state == "");
+  CHECK(h.cluster()->status->state == "");
   h.run_until(20'000);
-  CHECK(h.cluster()->status.state == "ready");
+  CHECK(h.cluster()->status->state == "ready");
   // The status is written when what KubeRay's calculateStatus compares changes: at creation (the
   // replica counts, the head Service), and once at 20 s, when the Pods run and the state is ready.
   std::vector<const Event*> writes = h.events("api.patch_status");
@@ -271,9 +271,9 @@ TEST_CASE("the RayCluster's status carries the head Pod's IP and the head Servic
   const Pod* head = h.world().api.find<Pod>(kNamespace, "demo-raycluster-abcde-head");
   REQUIRE(head != nullptr);
   CHECK(head->status.pod_ip.starts_with("10.244."));
-  CHECK(h.cluster()->status.head.pod_ip == head->status.pod_ip);
-  CHECK(h.cluster()->status.head.service_ip == service->spec->cluster_ip);
-  CHECK(h.cluster()->status.endpoints.at("dashboard") == "8265");
+  CHECK(h.cluster()->status->head.pod_ip == head->status.pod_ip);
+  CHECK(h.cluster()->status->head.service_ip == service->spec->cluster_ip);
+  CHECK(h.cluster()->status->endpoints.at("dashboard") == "8265");
 }
 
 // Pods: the head Running at 6 s and Ready at 10 s, the workers Running and Ready at 20 s.
@@ -289,9 +289,9 @@ TEST_CASE("v1.0.0's readiness rule: ready once the listed Pods run, before the h
   Harness h(pods_come_up_in_stages(), {}, RayClusterReadiness::all_pods_running);
   h.create(make_cluster());
   h.run_until(5'999);
-  CHECK(h.cluster()->status.state == "");
+  CHECK(h.cluster()->status->state == "");
   h.run_until(6'000);
-  CHECK(h.cluster()->status.state == "ready");
+  CHECK(h.cluster()->status->state == "ready");
   CHECK_FALSE(h.get("nothing").connected);   // the head Pod is not Ready: no dashboard yet
   h.run_until(9'999);
   CHECK(h.world().ray->heads.empty());
@@ -304,9 +304,9 @@ TEST_CASE("v1.1.0's readiness rule: ready when the head Pod is Ready, before wor
   Harness h(pods_come_up_in_stages(), {}, RayClusterReadiness::listed_pods_ready);
   h.create(make_cluster());
   h.run_until(9'999);
-  CHECK(h.cluster()->status.state == "");
+  CHECK(h.cluster()->status->state == "");
   h.run_until(10'000);
-  CHECK(h.cluster()->status.state == "ready");
+  CHECK(h.cluster()->status->state == "ready");
   CHECK(h.world().ray->heads.size() == 1);
 }
 
@@ -314,9 +314,9 @@ TEST_CASE("v1.7.0's readiness rule: ready only when every desired Pod is Running
   Harness h(pods_come_up_in_stages(), {}, RayClusterReadiness::desired_pods_ready);
   h.create(make_cluster_with_workers(2));
   h.run_until(19'999);
-  CHECK(h.cluster()->status.state == "");
+  CHECK(h.cluster()->status->state == "");
   h.run_until(20'000);
-  CHECK(h.cluster()->status.state == "ready");
+  CHECK(h.cluster()->status->state == "ready");
 }
 
 TEST_CASE("v1.7.0 keeps replicas within maxReplicas, numOfHosts Pods each, and is ready when those are") {
@@ -327,8 +327,8 @@ TEST_CASE("v1.7.0 keeps replicas within maxReplicas, numOfHosts Pods each, and i
   h.create(cluster);
   h.run_until(20'000);
   CHECK(h.world().api.objects(Kind::Pod).size() == 1 + 2 * 2);   // GetWorkerGroupDesiredReplicas, not replicas
-  CHECK(h.cluster()->status.desired_worker_replicas == 4);
-  CHECK(h.cluster()->status.state == "ready");
+  CHECK(h.cluster()->status->desired_worker_replicas == 4);
+  CHECK(h.cluster()->status->state == "ready");
 }
 
 TEST_CASE("deletionTakes keeps a deleted RayCluster for that long, then its head is lost") {

@@ -175,7 +175,7 @@ void change(World& world, std::mt19937& random) {
       // ready clusters).
       const bool ready = random() % 3 != 0;
       world.api.patch_status(Kind::RayCluster, kNamespace, cluster, [&](Object& object) {
-        std::get<RayCluster>(object).status.state = ready ? "ready" : "";
+        std::get<RayCluster>(object).status.edit().state = ready ? "ready" : "";
       }, world.now_ms);
       break;
     }

@@ -129,7 +129,7 @@ void change(World& world, std::mt19937& random) {
     case 2: world.api.remove(Kind::RayCluster, kNamespace, cluster, Propagation::background, world.now_ms); break;
     case 3:
       world.api.patch_status(Kind::RayCluster, kNamespace, cluster, [](Object& object) {
-        auto& status = std::get<RayCluster>(object).status;
+        auto& status = std::get<RayCluster>(object).status.edit();
         status.state = status.state.empty() ? "ready" : "";
       }, world.now_ms);
       break;

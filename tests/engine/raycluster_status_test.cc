@@ -158,7 +158,7 @@ TEST_CASE("the state becomes ready when the caller's rule holds and then stays; 
   RayCluster cluster = cluster_with({});
   const std::vector<Pod> none;
   cluster.status = calculate_raycluster_status(cluster, pointers(none), head_service(), true, kV11, 0);
-  CHECK(cluster.status.state == "ready");
+  CHECK(cluster.status->state == "ready");
   CHECK(calculate_raycluster_status(cluster, pointers(none), head_service(), false, kV11, 0).state == "ready");
   cluster.spec.edit().suspend = true;
   CHECK(calculate_raycluster_status(cluster, pointers(none), head_service(), false, kV11, 0).state == "suspended");
@@ -175,7 +175,7 @@ TEST_CASE("v1.7.0's conditions: HeadPodReady follows the head Pod, RayClusterPro
   CHECK(condition(cluster.status, "RayClusterSuspended")->status == "False");
   CHECK(condition(cluster.status, "RayClusterSuspending")->status == "False");
   std::vector<std::string> order;
-  for (const StatusCondition& c : cluster.status.conditions) order.push_back(c.type);
+  for (const StatusCondition& c : cluster.status->conditions) order.push_back(c.type);
   CHECK(order == std::vector<std::string>{"HeadPodReady", "RayClusterProvisioned", "RayClusterSuspended",
                                           "RayClusterSuspending"});
 

@@ -359,7 +359,7 @@ TEST_CASE("kuberay-1.0: a cluster that leaves ready sends Running back to Initia
   put_cluster_and_head(harness, rayjob, "failed", "RUNNING");
   CHECK(is_requeue_without_error(harness.reconcile("demo")));
   CHECK(persisted(harness).job_deployment_status == "Initializing");
-  CHECK(persisted(harness).ray_cluster_status.state == "failed");
+  CHECK(persisted(harness).ray_cluster_status->state == "failed");
 }
 
 // ---- step 12-13: the submitter Job (RJC:L219-246, L342-440) ----

@@ -490,7 +490,7 @@ TEST_CASE("kuberay-1.1: Running with Ray SUCCEEDED and the submitter Job Complet
   CHECK(status.job_deployment_status == "Complete");
   CHECK(status.job_status == "SUCCEEDED");
   CHECK(status.message == "from Ray");
-  CHECK(status.ray_cluster_status.state == "ready");
+  CHECK(status.ray_cluster_status->state == "ready");
   CHECK(status.end_time_ms == 50'000);
 }
 

@@ -68,7 +68,7 @@ RayCluster cluster_for(const RayJob& rayjob, const std::string& state) {
   cluster.metadata.name = rayjob.status.ray_cluster_name;
   cluster.metadata.namespace_ = "default";
   cluster.spec = *rayjob.spec->ray_cluster_spec;
-  cluster.status.state = state;
+  cluster.status.edit().state = state;
   return cluster;
 }
 
@@ -451,11 +451,11 @@ TEST_CASE("kuberay-1.7: Initializing creates the cluster <job>-<5> and mirrors i
   CHECK(harness.truth<RayJob>("demo")->status.job_deployment_status == "Initializing");
   // A later pass sees a cluster status that differs: it is written although JDS did not change.
   RayCluster changed = *cluster;
-  changed.status.state = "unhealthy";
-  changed.status.desired_worker_replicas = 1;
+  changed.status.edit().state = "unhealthy";
+  changed.status.edit().desired_worker_replicas = 1;
   harness.put(changed);
   harness.reconcile("demo");
-  CHECK(harness.truth<RayJob>("demo")->status.ray_cluster_status.state == "unhealthy");
+  CHECK(harness.truth<RayJob>("demo")->status.ray_cluster_status->state == "unhealthy");
   CHECK(harness.writes() == std::vector<std::string>{"update_status RayJob/default/demo"});
 }
 

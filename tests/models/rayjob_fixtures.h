@@ -33,7 +33,7 @@ inline engine::RayCluster cluster_for(const engine::RayJob& rayjob, const std::s
   cluster.metadata.name = rayjob.status.ray_cluster_name;
   cluster.metadata.namespace_ = "default";
   cluster.spec = *rayjob.spec->ray_cluster_spec;
-  cluster.status.state = state;
+  cluster.status.edit().state = state;
   return cluster;
 }
 

@@ -383,7 +383,7 @@ ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& cli
     dashboard.init_client(client_url);
   }
 
-  if (cluster.status.state != "ready") {                                            // :213-217, every pass
+  if (cluster.status->state != "ready") {                                            // :213-217, every pass
     return requeue_with(update_state(clients, rayjob, std::nullopt, status.job_status, kInitializing, {}));
   }
 

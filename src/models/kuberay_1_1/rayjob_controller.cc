@@ -287,7 +287,7 @@ StateResult reconcile_initializing(Clients& clients, RayJob& rayjob) {
   RayCluster cluster;
   if (Error err = get_or_create_raycluster_instance(clients, rayjob, cluster)) return requeue_with(err);  // :149
   if (rayjob.status.dashboard_url.empty()) {                                            // :154
-    if (cluster.status.state != "ready") return requeue();                              // :155-158, no write
+    if (cluster.status->state != "ready") return requeue();                              // :155-158, no write
     std::string url;
     if (Error err = fetch_head_service_url(clients, cluster, url); err || url.empty()) { // :160-163
       return requeue_with(err ? err : go_error("empty dashboard URL"));

@@ -772,7 +772,7 @@ StateResult reconcile_initializing(Clients& clients, RayJob& rayjob) {
   RayCluster cluster;
   if (Error err = get_or_create_raycluster_instance(clients, rayjob, cluster)) return requeue_with(err);   // :203
   if (rayjob.status.dashboard_url.empty()) {                                          // :208
-    if (cluster.status.state != "ready") {                                            // :209-215: mirror, break
+    if (cluster.status->state != "ready") {                                            // :209-215: mirror, break
       rayjob.status.ray_cluster_status = cluster.status;
       return std::nullopt;
     }

@@ -50,7 +50,7 @@ ReconcileResult ToyController::reconcile_initializing(RayJob& rayjob, Clients& c
     return ReconcileResult::requeue_after(3'000);
   }
   if (err) return ReconcileResult::error(err);
-  if (cluster.status.state != "ready") return ReconcileResult::requeue_after(3'000);
+  if (cluster.status->state != "ready") return ReconcileResult::requeue_after(3'000);
   rayjob.status.job_deployment_status = "Running";
   if (Error status_err = clients.kube.update_status(rayjob)) return ReconcileResult::error(status_err);
   return ReconcileResult::done();
@@ -59,7 +59,7 @@ ReconcileResult ToyController::reconcile_initializing(RayJob& rayjob, Clients& c
 void ToyClusterReadiness::enabled(const World& world, std::vector<ActorWork>& out) const {
   for (const Object& object : world.api.objects(Kind::RayCluster)) {
     const auto& cluster = std::get<RayCluster>(object);
-    if (cluster.status.state != "ready" &&
+    if (cluster.status->state != "ready" &&
         cluster.metadata.creation_timestamp_ms + ready_after_ms_ <= world.now_ms) {
       out.push_back({"ready", object_ref(object), 0});
     }
@@ -71,7 +71,7 @@ std::optional<std::int64_t> ToyClusterReadiness::next_timer_ms(const World& worl
   for (const Object& object : world.api.objects(Kind::RayCluster)) {
     const auto& cluster = std::get<RayCluster>(object);
     const std::int64_t at = cluster.metadata.creation_timestamp_ms + ready_after_ms_;
-    if (cluster.status.state != "ready" && at > world.now_ms && (!next || at < *next)) next = at;
+    if (cluster.status->state != "ready" && at > world.now_ms && (!next || at < *next)) next = at;
   }
   return next;
 }
@@ -81,7 +81,7 @@ void ToyClusterReadiness::apply(const ActorWork& work, StepContext& context) con
   if (!parse_object_ref(work.object, ref)) return;
   LoggedApi api(context, std::string(this->name()));
   api.patch_status(Kind::RayCluster, ref.namespace_, ref.name,
-                   [](Object& object) { std::get<RayCluster>(object).status.state = "ready"; });
+                   [](Object& object) { std::get<RayCluster>(object).status.edit().state = "ready"; });
 }
 
 RayJob toy_rayjob(std::string name, std::string namespace_) {
