@@ -35,11 +35,6 @@ bool same_text(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
-bool key_less(const ObjectMeta& meta, std::string_view namespace_, std::string_view name) {
-  if (meta.namespace_ != namespace_) return meta.namespace_ < namespace_;
-  return meta.name < name;
-}
-
 // Custom resources refuse an Update without resourceVersion; built-in kinds allow it
 // (customResourceStrategy vs jobStrategy.AllowUnconditionalUpdate, kubernetes-semantics §2.2).
 bool allows_unconditional_update(Kind kind) {

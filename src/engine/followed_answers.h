@@ -85,6 +85,9 @@ class FollowedAnswers {
       api.for_each_with_key_hash(kind, hash, [&](std::size_t place) {
         Answer answer{};
         if (!ask(objects[place], answer, compute)) return;
+        const auto stored_before = [](const Entry& entry, const ObjectMeta& key) {
+          return key_less(meta(*entry.object), key.namespace_, key.name);
+        };
         const auto at = std::lower_bound(entries_.begin(), entries_.end(), meta(*objects[place]), stored_before);
         entries_.insert(at, Entry{objects[place], hash, std::move(answer)});
       });
@@ -99,12 +102,6 @@ class FollowedAnswers {
   bool ask(const ObjectVersion& object, Answer& answer, Compute& compute) {
     ++computed_;
     return compute(object, answer);
-  }
-
-  // The store's order: namespace, then name.
-  static bool stored_before(const Entry& entry, const ObjectMeta& key) {
-    const ObjectMeta& m = meta(*entry.object);
-    return m.namespace_ != key.namespace_ ? m.namespace_ < key.namespace_ : m.name < key.name;
   }
 
   std::vector<Entry> entries_;          // ordered as the store orders their objects

@@ -117,6 +117,11 @@ std::int64_t uid_serial(std::string_view uid) {
   return serial;
 }
 
+bool key_less(const ObjectMeta& meta, std::string_view namespace_, std::string_view name) {
+  if (meta.namespace_ != namespace_) return meta.namespace_ < namespace_;
+  return meta.name < name;
+}
+
 std::string object_ref(Kind kind, const ObjectMeta& meta) { return object_ref(kind, meta.namespace_, meta.name); }
 
 std::string object_ref(Kind kind, std::string_view namespace_, std::string_view name) {

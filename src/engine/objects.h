@@ -409,6 +409,10 @@ std::string address_of_serial(std::string_view network, std::int64_t serial);
 std::int64_t uid_serial(std::string_view uid);
 std::string key_of(std::string_view namespace_, std::string_view name);
 // "Kind/namespace/name": how events and messages name an object.
+// The API server's store order (namespace, then name): whether `meta`'s key comes before the key
+// (`namespace_`, `name`).
+bool key_less(const ObjectMeta& meta, std::string_view namespace_, std::string_view name);
+
 std::string object_ref(Kind kind, const ObjectMeta& meta);
 std::string object_ref(Kind kind, std::string_view namespace_, std::string_view name);
 std::string object_ref(const Object& object);

@@ -37,15 +37,14 @@ class WatchLogMark {
   }
   // Whether `log` is the log the mark was taken of, with nothing after it.
   bool at_end_of(const std::vector<WatchEvent>& log) const {
-    return size_ && log.size() == *size_ && (*size_ == 0 || log.back().write_serial == last_serial_);
+    const std::optional<std::span<const WatchEvent>> events = events_since(log);
+    return events && events->empty();
   }
   // Moves the mark to the end of `log`.
   void take(const std::vector<WatchEvent>& log) {
     size_ = log.size();
     last_serial_ = log.empty() ? 0 : log.back().write_serial;
   }
-  // Forgets the mark: the next events_since() gives nullopt.
-  void clear() { size_.reset(); }
 
  private:
   std::optional<std::size_t> size_;

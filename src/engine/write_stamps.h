@@ -1,7 +1,7 @@
 // What the API server wrote last, per part of its store, as stamps that a reader which keeps
 // answers compares to tell whether a part changed since it answered (the simulated RayCluster
-// controller keeps one answer per cluster; the garbage collector, the kubelet and the dashboard
-// ask again when an object of a kind they read besides their own was created or deleted; issue 30).
+// controller keeps one answer per cluster; the garbage collector and the kubelet ask again when an
+// object of a kind they read besides their own was created or deleted; issue 30).
 // The parts: each kind; the Pods of each (namespace, ray.io/cluster value); which objects of each
 // kind exist.
 //
