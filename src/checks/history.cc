@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/key_index.h"
 #include "engine/raycluster_controller.h"   // kSubmitterSidecarName
 
 namespace rjsim::checks {
@@ -145,6 +146,7 @@ int History::track(const World& world, std::string_view ref, Moment at) {
     rayjob.namespace_ = parsed.namespace_;
     rayjob.name = parsed.name;
   }
+  rayjob.key_hash = engine::KeyIndex::hash_key(rayjob.namespace_, rayjob.name);
   if (const auto* stored = world.api.find<engine::RayJob>(rayjob.namespace_, rayjob.name)) {
     rayjob.uid = stored->metadata.uid;
     rayjob.deployment_status = stored->status.job_deployment_status;
@@ -585,14 +587,37 @@ bool History::still_unfinished(const SubmitterRead& read, const RayJobHistory& s
 
 void History::refresh_rayjobs(const World& world, std::span<const Event> step_events, StepFacts* facts) {
   rayjobs_scanned_ = true;
-  rayjob_log_size_ = world.api.watch_log(Kind::RayJob).size();
+  const std::vector<engine::WatchEvent>& log = world.api.watch_log(Kind::RayJob);
+  rayjob_log_size_ = log.size();
+  // Since the last refresh, every RayJob not named by the log is as it was then, when every
+  // stored one was followed and every followed history up to date with its RayJob: only the
+  // named ones, the histories tracked since and those due can change.
+  const std::optional<std::span<const engine::WatchEvent>> events = rayjob_log_read_.mark.events_since(log);
+  std::vector<std::uint64_t>& named = rayjob_log_read_.named;
+  named.clear();
+  if (events) {
+    for (const engine::WatchEvent& event : *events) named.push_back(event.key_hash);
+  }
+  const auto is_named = [&](std::uint64_t key_hash) { return std::find(named.begin(), named.end(), key_hash) != named.end(); };
+  const std::size_t tracked_before = events ? rayjob_log_read_.histories : 0;
   const Moment now{facts->last_seq, world.now_ms};
   const std::span<const engine::ObjectVersion> stored_rayjobs = world.api.objects(Kind::RayJob);
   // Which stored RayJobs a tracked history follows (by place): every other one is new to it.
-  std::vector<bool> followed(stored_rayjobs.size(), false);
+  // Following the log, only a named one can be new.
+  std::vector<bool> followed(stored_rayjobs.size(), events.has_value());
+  for (const std::uint64_t key_hash : named) {
+    world.api.for_each_with_key_hash(Kind::RayJob, key_hash, [&](std::size_t place) { followed[place] = false; });
+  }
+  const auto due = [](const std::vector<int>& list, std::size_t index) {
+    return std::find(list.begin(), list.end(), static_cast<int>(index)) != list.end();
+  };
   for (std::size_t i = 0; i < rayjobs_.size(); ++i) {
     const RayJobHistory& seen = *rayjobs_[i];
     if (seen.gone) continue;
+    if (i < tracked_before && !is_named(seen.key_hash) && !due(spec_snapshot_due_, i) &&
+        !due(validation_entered_, i)) {
+      continue;
+    }
     const engine::ObjectVersion* version = world.api.find_version(Kind::RayJob, seen.namespace_, seen.name);
     const auto* stored = version ? &std::get<engine::RayJob>(**version) : nullptr;
     if (!stored || (!seen.uid.empty() && stored->metadata.uid != seen.uid)) {
@@ -601,13 +626,9 @@ void History::refresh_rayjobs(const World& world, std::span<const Event> step_ev
       continue;
     }
     followed[static_cast<std::size_t>(version - stored_rayjobs.data())] = true;
-    const int index = static_cast<int>(i);
-    const auto due = [index](const std::vector<int>& list) {
-      return std::find(list.begin(), list.end(), index) != list.end();
-    };
     const bool snapshot_due =
-        due(spec_snapshot_due_) && (!seen.accepted_spec() || *seen.accepted_spec() != stored->spec);
-    const bool validation_due = due(validation_entered_);
+        due(spec_snapshot_due_, i) && (!seen.accepted_spec() || *seen.accepted_spec() != stored->spec);
+    const bool validation_due = due(validation_entered_, i);
     // Most refreshes change nothing: the history shared with a snapshot is then left shared.
     if (!snapshot_due && !validation_due && up_to_date(seen, *stored)) continue;
 
@@ -645,6 +666,8 @@ void History::refresh_rayjobs(const World& world, std::span<const Event> step_ev
     rayjob.attempts.back().job_id = status.job_id;
     rayjob.attempts.back().ray_cluster_name = status.ray_cluster_name;
   }
+  rayjob_log_read_.mark.take(log);
+  rayjob_log_read_.histories = rayjobs_.size();
 }
 
 std::string describe_ray_job(const RaySubmission& submission) {

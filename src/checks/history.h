@@ -18,6 +18,7 @@
 #include "engine/copy_on_write.h"
 #include "engine/objects.h"
 #include "engine/step_context.h"
+#include "engine/watch_log_mark.h"
 #include "engine/world.h"
 #include "events/event.h"
 #include "events/event_types.h"
@@ -71,6 +72,7 @@ struct RayJobHistory {
   std::string namespace_;
   std::string name;
   std::string uid;
+  std::uint64_t key_hash = 0;   // KeyIndex::hash_key(namespace_, name): how the RayJob log names it
   // Persisted status (API truth), as of the end of the last step observed.
   std::string deployment_status;
   std::string job_status;
@@ -243,6 +245,18 @@ class History {
   std::vector<int> open_submissions_;             // not final yet
   engine::CopyOnWrite<engine::RayState> followed_ray_;   // the Ray state the submissions were last followed in
   std::size_t rayjob_log_size_ = 0;
+  // Where refresh_rayjobs stopped in the RayJob log and how many histories it had then, so that
+  // the next refresh looks only at the RayJobs the log names since, those tracked since and those
+  // due (issue 30: with 20 RayJobs a refresh looked all of them up after any RayJob write). A
+  // cache: it takes no part in the history's value; a log that does not continue the marked one
+  // (watch_log_mark.h) is read whole.
+  struct RayJobLogRead {
+    engine::WatchLogMark mark;
+    std::size_t histories = 0;
+    std::vector<std::uint64_t> named;   // the key hashes the events since name (a reused buffer)
+    friend bool operator==(const RayJobLogRead&, const RayJobLogRead&) { return true; }
+  };
+  RayJobLogRead rayjob_log_read_;
   std::size_t job_log_size_ = 0;                   // follow_submitters ran when the Job and Pod
   std::size_t pod_log_size_ = 0;                   // logs had these sizes
   bool rayjobs_scanned_ = false;

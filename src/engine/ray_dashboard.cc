@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/key_index.h"
 #include "engine/name_suffix.h"
 
 namespace rjsim::engine {
@@ -385,18 +386,16 @@ DashboardResponse RayDashboard::delete_job(StepContext& context, DashboardCaller
 
 void RayDashboard::enabled(const World& world, std::vector<ActorWork>& out) const {
   const std::vector<RayHead>& heads = world.ray->heads;
+  const std::span<const FollowedAnswers<bool>::Entry> awaiting_head = clusters_awaiting_head(world);
   // A live head whose cluster (by uid) is gone from the API server loses its table once its Pod
   // has stopped too: a deleted head Pod runs until its kubelet stops it (pod_termination.h).
-  for (std::size_t i = 0; i < heads.size(); ++i) {
-    const RayHead& head = heads[i];
-    if (head.table_lost) continue;
-    const RayCluster* cluster = world.api.find<RayCluster>(head.cluster_namespace, head.cluster_name);
-    if ((!cluster || cluster->metadata.uid != head.cluster_uid) && !head_pod_runs(world, head)) {
-      out.push_back({std::string(kHeadLost), cluster_ref(head), static_cast<int>(i)});
+  for (const LiveHead& head : live_heads_) {
+    if (head.lost) {
+      out.push_back({std::string(kHeadLost), cluster_ref(heads[static_cast<std::size_t>(head.index)]), head.index});
     }
   }
   // A ready cluster without a live head gets one once its head Pod is Ready.
-  for (const auto& [object, key_hash, answer] : clusters_awaiting_head(world)) {
+  for (const auto& [object, key_hash, answer] : awaiting_head) {
     const auto& cluster = std::get<RayCluster>(*object);
     if (cluster.metadata.creation_timestamp_ms + head_ready_after_ms_ <= world.now_ms) {
       out.push_back({std::string(kHeadUp), object_ref(*object), 0});
@@ -414,17 +413,73 @@ void RayDashboard::enabled(const World& world, std::vector<ActorWork>& out) cons
   }
 }
 
-bool RayDashboard::head_comes_up(const World& world, const RayCluster& cluster) const {
-  return cluster.status->state == "ready" && live_head(world.ray, cluster.metadata.uid) < 0;
+bool RayDashboard::head_comes_up(const RayCluster& cluster) const {
+  return cluster.status->state == "ready" &&
+         std::none_of(live_heads_.begin(), live_heads_.end(),
+                      [&](const LiveHead& head) { return head.cluster_uid == cluster.metadata.uid; });
 }
 
 std::span<const FollowedAnswers<bool>::Entry> RayDashboard::clusters_awaiting_head(const World& world) const {
-  const bool afresh = !ray_state_.shares_value_with(world.ray);
-  ray_state_ = world.ray;
+  const bool afresh = follow_live_heads(world);
   awaiting_head_.follow(world.api, Kind::RayCluster, afresh, [&](const ObjectVersion& cluster, bool&) {
-    return head_comes_up(world, std::get<RayCluster>(*cluster));
+    return head_comes_up(std::get<RayCluster>(*cluster));
   });
   return awaiting_head_.kept();
+}
+
+bool RayDashboard::follow_live_heads(const World& world) const {
+  const std::vector<WatchEvent>& cluster_log = world.api.watch_log(Kind::RayCluster);
+  const std::vector<WatchEvent>& pod_log = world.api.watch_log(Kind::Pod);
+  const std::optional<std::span<const WatchEvent>> cluster_events = live_heads_cluster_log_.events_since(cluster_log);
+  const std::optional<std::span<const WatchEvent>> pod_events = live_heads_pod_log_.events_since(pod_log);
+  live_heads_cluster_log_.take(cluster_log);
+  live_heads_pod_log_.take(pod_log);
+  // Most changes of the Ray state are a job's, which leave the live heads as they were.
+  const bool changed = !live_heads_ray_.shares_value_with(world.ray) && !same_live_heads(world.ray->heads);
+  live_heads_ray_ = world.ray;
+  if (changed) {
+    live_heads_.clear();
+    const std::vector<RayHead>& heads = world.ray->heads;
+    for (std::size_t i = 0; i < heads.size(); ++i) {
+      if (heads[i].table_lost) continue;
+      LiveHead& head = live_heads_.emplace_back();
+      head.index = static_cast<int>(i);
+      head.cluster_uid = heads[i].cluster_uid;
+      head.cluster_key = KeyIndex::hash_key(heads[i].cluster_namespace, heads[i].cluster_name);
+      ask_live_head(world, head);
+    }
+    return true;
+  }
+  for (LiveHead& head : live_heads_) {
+    // Another run's logs, a write since to its cluster, or, for a head whose cluster is gone, to
+    // a Pod: asked again.
+    const bool asked_again =
+        !cluster_events || !pod_events || (head.cluster_gone && !pod_events->empty()) ||
+        std::any_of(cluster_events->begin(), cluster_events->end(),
+                    [&](const WatchEvent& event) { return event.key_hash == head.cluster_key; });
+    if (asked_again) ask_live_head(world, head);
+  }
+  return false;
+}
+
+bool RayDashboard::same_live_heads(const std::vector<RayHead>& heads) const {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    if (heads[i].table_lost) continue;
+    if (kept == live_heads_.size() || live_heads_[kept].index != static_cast<int>(i) ||
+        live_heads_[kept].cluster_uid != heads[i].cluster_uid) {
+      return false;
+    }
+    ++kept;
+  }
+  return kept == live_heads_.size();
+}
+
+void RayDashboard::ask_live_head(const World& world, LiveHead& head) const {
+  const RayHead& ray_head = world.ray->heads[static_cast<std::size_t>(head.index)];
+  const RayCluster* cluster = world.api.find<RayCluster>(ray_head.cluster_namespace, ray_head.cluster_name);
+  head.cluster_gone = !cluster || cluster->metadata.uid != ray_head.cluster_uid;
+  head.lost = head.cluster_gone && !head_pod_runs(world, ray_head);
 }
 
 std::optional<std::int64_t> RayDashboard::next_timer_ms(const World& world) const {

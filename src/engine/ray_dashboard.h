@@ -12,7 +12,10 @@
 // the controller through ReconcileContext, and for submitter pods) and an Actor for the timers.
 // Its listing keeps the RayClusters that are ready and have no live head, found by following
 // their watch log (followed_answers.h; issue 30), and looks at those and the live heads, not at
-// every cluster; a change of the Ray state asks every cluster again.
+// every cluster; a change of which heads are live asks every cluster again. Whether each live
+// head has lost its cluster is kept too, and asked again only for the heads whose cluster the
+// RayCluster log names since, or, for a head whose cluster is gone (it reads the Pods), after any
+// Pod write.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +29,7 @@
 #include "engine/followed_answers.h"
 #include "engine/ray_state.h"
 #include "engine/scenario_behaviour.h"
+#include "engine/watch_log_mark.h"
 
 namespace rjsim::engine {
 
@@ -67,17 +71,37 @@ class RayDashboard final : public Actor {
                     std::string_view cluster_name) const;
 
  private:
-  // Whether the cluster is ready and no head of its uid has a live table.
-  bool head_comes_up(const World& world, const RayCluster& cluster) const;
-  // The RayClusters head_comes_up() holds for, brought up to `world`.
+  // A head with a live table, as the listing last found it.
+  struct LiveHead {
+    int index = 0;                  // in RayState::heads
+    std::string cluster_uid;
+    std::uint64_t cluster_key = 0;  // KeyIndex::hash_key of its cluster's namespace and name
+    bool cluster_gone = false;      // no RayCluster of its name and uid: whether it is lost reads the Pods
+    bool lost = false;              // its cluster gone and its head Pod stopped: kHeadLost is due
+  };
+
+  // Brings live_heads_ up to `world`; returns whether the heads that are live changed since the
+  // last call (every cluster's head_comes_up may then have changed).
+  bool follow_live_heads(const World& world) const;
+  bool same_live_heads(const std::vector<RayHead>& heads) const;
+  void ask_live_head(const World& world, LiveHead& head) const;
+  // Whether the cluster is ready and no head of its uid has a live table (live_heads_).
+  bool head_comes_up(const RayCluster& cluster) const;
+  // The RayClusters head_comes_up() holds for, and the live heads, brought up to `world`.
   std::span<const FollowedAnswers<bool>::Entry> clusters_awaiting_head(const World& world) const;
 
   DashboardBehaviour dashboard_;
   RayBehaviour ray_;
   std::int64_t head_ready_after_ms_;
-  // The clusters awaiting their head, as of ray_state_ (shares compared, copy_on_write.h).
+  // The clusters awaiting their head, as of live_heads_.
   mutable FollowedAnswers<bool> awaiting_head_;
-  mutable CopyOnWrite<RayState> ray_state_;
+  // The live heads, in the order of RayState::heads, as of the Ray state live_heads_ray_ (shares
+  // compared, copy_on_write.h) and of the RayCluster and Pod logs where the marks stand
+  // (watch_log_mark.h). A cache, as awaiting_head_ is.
+  mutable std::vector<LiveHead> live_heads_;
+  mutable CopyOnWrite<RayState> live_heads_ray_;
+  mutable WatchLogMark live_heads_cluster_log_;
+  mutable WatchLogMark live_heads_pod_log_;
 };
 
 }  // namespace rjsim::engine

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/key_index.h"
 #include "engine/label_index.h"
 #include "engine/raycluster_status.h"
 
@@ -78,6 +79,14 @@ bool is_own_pod(const Pod* pod, const ObjectMeta& cluster) {
   return label != pod->metadata.labels->end() && label->second == cluster.name;
 }
 
+// `answer` looked the Pod `name` up and found `pod`: its answer reads the Pod's existence, and
+// when the Pod is not the cluster's own, no stamp of the cluster's Pods follows that.
+template <class Answer>
+void note_pod_lookup(Answer& answer, const ObjectMeta& cluster, std::string_view name, const Pod* pod) {
+  answer.looked_up_pods.push_back(KeyIndex::hash_key(cluster.namespace_, name));
+  if (!is_own_pod(pod, cluster)) answer.reads_pod_absence = true;
+}
+
 }  // namespace
 
 bool has_submitter_sidecar(const RayCluster& cluster) {
@@ -93,12 +102,13 @@ std::string head_service_name(const RayCluster& cluster) {
 }
 
 std::optional<std::pair<int, int>> RayClusterController::missing_worker(const World& world, const RayCluster& cluster,
-                                                                       bool* reads_absence) const {
+                                                                       ClusterAnswer* answer) const {
   const auto& groups = cluster.spec->worker_group_specs;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     for (int i = 0; i < expected_worker_pods(groups[g], readiness_); ++i) {
-      const Pod* pod = world.api.find<Pod>(cluster.metadata.namespace_, worker_pod_name(cluster.metadata, groups[g], i));
-      if (reads_absence && !is_own_pod(pod, cluster.metadata)) *reads_absence = true;
+      const std::string name = worker_pod_name(cluster.metadata, groups[g], i);
+      const Pod* pod = world.api.find<Pod>(cluster.metadata.namespace_, name);
+      if (answer) note_pod_lookup(*answer, cluster.metadata, name, pod);
       if (!pod) return std::pair<int, int>{static_cast<int>(g), i};
     }
   }
@@ -167,6 +177,7 @@ bool RayClusterController::status_due_memoized(const ObjectVersion& cluster_vers
 }
 
 void RayClusterController::enabled(const World& world, std::vector<ActorWork>& out) const {
+  follow_pod_existence(world);
   const std::span<const ObjectVersion> clusters = world.api.objects(Kind::RayCluster);
   for (std::size_t place = 0; place < clusters.size(); ++place) {
     const ClusterAnswer& answer = answer_for(world, clusters[place], place);
@@ -175,6 +186,7 @@ void RayClusterController::enabled(const World& world, std::vector<ActorWork>& o
 }
 
 std::optional<std::int64_t> RayClusterController::next_timer_ms(const World& world) const {
+  follow_pod_existence(world);
   EarliestTimer timer(world.now_ms);
   const std::span<const ObjectVersion> clusters = world.api.objects(Kind::RayCluster);
   for (std::size_t place = 0; place < clusters.size(); ++place) {
@@ -226,12 +238,35 @@ RayClusterController::ClusterAnswer& RayClusterController::answer_slot(const Obj
   return kept[place];
 }
 
+void RayClusterController::follow_pod_existence(const World& world) const {
+  const std::vector<WatchEvent>& log = world.api.watch_log(Kind::Pod);
+  const std::optional<std::span<const WatchEvent>> events = pod_log_mark_.events_since(log);
+  pod_existence_followed_ = events.has_value();
+  pods_come_or_gone_.clear();
+  if (events) {
+    for (const WatchEvent& event : *events) {
+      if (event.type != WatchType::Modified) pods_come_or_gone_.push_back(event.key_hash);
+    }
+  }
+  pod_log_mark_.take(log);
+}
+
+bool RayClusterController::pod_existence_kept(const ClusterAnswer& answer) const {
+  if (!pod_existence_followed_) return false;
+  return std::none_of(answer.looked_up_pods.begin(), answer.looked_up_pods.end(), [&](std::uint64_t pod) {
+    return std::find(pods_come_or_gone_.begin(), pods_come_or_gone_.end(), pod) != pods_come_or_gone_.end();
+  });
+}
+
 bool RayClusterController::still_holds(ClusterAnswer& answer, const World& world) const {
   if (world.now_ms < answer.valid_from_ms || world.now_ms >= answer.valid_until_ms) return false;
   const WriteStamps& stamps = world.api.write_stamps();
   const ObjectVersion* pods = stamps.pod_group(answer.pod_group);
   if ((pods != nullptr) != answer.pods_stamp.has_value() || (pods && !answer.pods_stamp->same_version(*pods))) return false;
-  if (answer.reads_pod_absence && !answer.pod_existence_stamp.same_version(stamps.existence(Kind::Pod))) return false;
+  if (answer.reads_pod_absence && !answer.pod_existence_stamp.same_version(stamps.existence(Kind::Pod))) {
+    if (!pod_existence_kept(answer)) return false;
+    answer.pod_existence_stamp = stamps.existence(Kind::Pod);
+  }
   if (answer.services_stamp.same_version(stamps.kind(Kind::Service))) return true;
   // A Service was written: the answer holds if it was not the cluster's head Service.
   const ObjectMeta& m = std::get<RayCluster>(*answer.cluster).metadata;
@@ -257,6 +292,7 @@ void RayClusterController::compute_answer(const World& world, const ObjectVersio
   answer.pods_stamp = pods ? std::optional<ObjectVersion>(*pods) : std::nullopt;
   answer.reads_pod_absence = false;
   answer.pod_existence_stamp = stamps.existence(Kind::Pod);
+  answer.looked_up_pods.clear();
   answer.work.clear();
   answer.timers_ms.clear();
 
@@ -294,12 +330,13 @@ void RayClusterController::add_live_cluster_work(const World& world, const Objec
   if (!answer.head_service) {
     answer.work.push_back({std::string(kCreateHeadService), object_ref(*version), 0});
   } else {
-    const Pod* head = world.api.find<Pod>(m.namespace_, head_pod_name(m));
-    if (!is_own_pod(head, m)) answer.reads_pod_absence = true;
+    const std::string head_name = head_pod_name(m);
+    const Pod* head = world.api.find<Pod>(m.namespace_, head_name);
+    note_pod_lookup(answer, m, head_name, head);
     if (!head) answer.work.push_back({std::string(kCreateHeadPod), object_ref(*version), 0});
   }
   const std::int64_t workers_due_ms = workers_due_at_ms(m);
-  if (missing_worker(world, cluster, &answer.reads_pod_absence)) {
+  if (missing_worker(world, cluster, &answer)) {
     if (workers_due_ms <= world.now_ms) {
       answer.work.push_back({std::string(kCreateWorkerPod), object_ref(*version), 0});
     }

@@ -42,6 +42,7 @@
 #include "engine/actor.h"
 #include "engine/object_version.h"
 #include "engine/scenario_behaviour.h"
+#include "engine/watch_log_mark.h"
 
 namespace rjsim::engine {
 
@@ -87,7 +88,8 @@ class RayClusterController final : public Actor {
     std::uint64_t pod_group = 0;                 // the hash of (namespace, name) its Pods' stamp is under
     std::optional<ObjectVersion> pods_stamp;     // the last write of its Pods (none: never written)
     bool reads_pod_absence = false;              // a Pod looked up by name was missing or not its own
-    ObjectVersion pod_existence_stamp;           // the last Pod create or delete when computed
+    ObjectVersion pod_existence_stamp;           // the last Pod create or delete it holds after
+    std::vector<std::uint64_t> looked_up_pods;   // the key hashes of the Pods it looked up by name
     std::int64_t valid_from_ms = 0;
     std::int64_t valid_until_ms = 0;
     std::vector<ActorWork> work;
@@ -99,9 +101,16 @@ class RayClusterController final : public Actor {
   const ClusterAnswer& answer_for(const World& world, const ObjectVersion& cluster, std::size_t place) const;
   // The kept answer for `cluster`'s name moved to `place` (a new one when none is kept).
   ClusterAnswer& answer_slot(const ObjectVersion& cluster, std::size_t place) const;
-  // Whether `answer` holds for `world`; a Service write that left its head Service alone moves
-  // its services_stamp on, so that the next listing need not look again.
+  // Whether `answer` holds for `world`; a Service write that left its head Service alone, or a
+  // Pod create or delete that named none of the Pods it looked up, moves its stamp on, so that
+  // the next listing need not look again.
   bool still_holds(ClusterAnswer& answer, const World& world) const;
+  // Reads the Pod creates and deletes since the last listing (pods_come_or_gone_), when the Pod
+  // log continues the one the last listing read; called at the start of each listing.
+  void follow_pod_existence(const World& world) const;
+  // Whether the Pod creates and deletes since the last listing are known and name none of the
+  // Pods `answer` looked up by name.
+  bool pod_existence_kept(const ClusterAnswer& answer) const;
   void compute_answer(const World& world, const ObjectVersion& cluster, ClusterAnswer& answer) const;
   // When the cluster's worker Pods are due: readyAfter after its creation.
   std::int64_t workers_due_at_ms(const ObjectMeta& cluster) const {
@@ -110,10 +119,10 @@ class RayClusterController final : public Actor {
   // The work of a cluster not being deleted, appended to answer.work.
   void add_live_cluster_work(const World& world, const ObjectVersion& version, ClusterAnswer& answer) const;
 
-  // The first worker Pod of the cluster not created yet: (group index, replica index). Sets
-  // `*reads_absence` when a Pod it looked up was missing or not labelled with the cluster's name.
+  // The first worker Pod of the cluster not created yet: (group index, replica index). With an
+  // `answer`, notes in it each Pod it looked up (note_pod_lookup).
   std::optional<std::pair<int, int>> missing_worker(const World& world, const RayCluster& cluster,
-                                                    bool* reads_absence = nullptr) const;
+                                                    ClusterAnswer* answer = nullptr) const;
   // `pods`: the cluster's Pods as the API lists them.
   bool pods_ready(const std::vector<const Pod*>& pods, const RayCluster& cluster) const;
   // Whether the release's RayCluster controller would write the cluster's status now: what its
@@ -145,6 +154,13 @@ class RayClusterController final : public Actor {
   // The clusters' answers, one per cluster name, kept in the order of the last listing (a cache
   // as status_memo_ is: each answer holds what it was computed from).
   mutable std::vector<ClusterAnswer> cluster_answers_;
+  // Where the last listing stopped in the Pod log, and the key hashes of the Pods created or
+  // deleted since, when the log continued (pod_existence_followed_). Every listing visits every
+  // cluster's answer, so an answer that holds after one listing has its existence stamp at the
+  // mark, and the events after it are every create and delete it has not seen.
+  mutable WatchLogMark pod_log_mark_;
+  mutable std::vector<std::uint64_t> pods_come_or_gone_;
+  mutable bool pod_existence_followed_ = false;
   mutable std::size_t cluster_answers_computed_ = 0;
 };
 

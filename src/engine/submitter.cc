@@ -351,8 +351,17 @@ std::optional<std::int64_t> Submitter::next_timer_ms(const World& world) const {
 }
 
 void Submitter::follow(const World& world) const {
-  const bool afresh = !environment_.shares_value_with(world.environment);
-  environment_ = world.environment;
+  bool afresh = false;
+  if (!environment_.shares_value_with(world.environment)) {
+    environment_ = world.environment;
+    const std::vector<SubmitterProcess>& processes = world.environment->submitters;
+    afresh = !std::equal(processes.begin(), processes.end(), process_pods_.begin(), process_pods_.end(),
+                         [](const SubmitterProcess& process, const std::string& pod) { return process.pod_uid == pod; });
+    if (afresh) {
+      process_pods_.clear();
+      for (const SubmitterProcess& process : processes) process_pods_.push_back(process.pod_uid);
+    }
+  }
   running_pods_.follow(world.api, Kind::Pod, afresh, [&](const ObjectVersion& version, PodAnswer& answer) {
     const Pod& pod = std::get<Pod>(*version);
     if (!is_submitter_pod(pod)) return false;

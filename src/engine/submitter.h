@@ -127,8 +127,12 @@ class Submitter final : public Actor {
   const RayDashboard* dashboard_;
   Latency latency_;
   mutable FollowedAnswers<PodAnswer> running_pods_;
-  // The environment running_pods_ were found in (shares compared, copy_on_write.h).
+  // The environment running_pods_ were found in (shares compared, copy_on_write.h), and the Pod
+  // uids of its submitter processes, in order: a Pod's answer (its latest process) reads only
+  // those, so a change of the environment that leaves them (a process's progress, most changes)
+  // leaves the answers.
   mutable CopyOnWrite<EnvironmentState> environment_;
+  mutable std::vector<std::string> process_pods_;
 };
 
 }  // namespace rjsim::engine

@@ -157,7 +157,7 @@ void change(World& world, std::mt19937& random) {
   const std::string& cluster = kClusters[random() % kClusters.size()];
   const std::string_view role = kRoles[random() % 3];
   const std::string pod_name = cluster + "-" + std::string(role);
-  switch (random() % 11) {
+  switch (random() % 12) {
     case 0: create_cluster(world, cluster); break;
     case 1: world.api.remove(Kind::RayCluster, kNamespace, cluster, Propagation::background, world.now_ms); break;
     case 2:
@@ -170,6 +170,18 @@ void change(World& world, std::mt19937& random) {
       break;
     }
     case 7: head_up(world, cluster); break;
+    case 9: {
+      // A job of a head's table moves: the Ray state changes and the live heads stay.
+      if (world.ray->heads.empty()) break;
+      RayHead& head = world.ray.edit().heads[random() % world.ray->heads.size()];
+      RayJobRecord job;
+      job.submission_id = "job-" + std::to_string(head.jobs.size());
+      job.status = "RUNNING";
+      job.result = "SUCCEEDED";
+      job.next_change_at_ms = world.now_ms + 2'000;
+      head.jobs.push_back(std::move(job));
+      break;
+    }
     case 8: {
       // The RayCluster controller's status: State ready or not (the dashboard brings up the heads of
       // ready clusters).
