@@ -6,7 +6,8 @@
 // its listing on objects no step had touched.
 //
 // What an answer reads besides its own object (another kind's objects, the Ray state) the actor
-// follows itself, and asks for everything afresh when it changed. The kept answers are a cache:
+// follows itself, and asks for everything afresh when it changed, or names the objects whose
+// answers it changed (`also_named`). The kept answers are a cache:
 // after any sequence of follow() calls they are those a walk of every object gives, in its order
 // (the tests compare a kept actor with a fresh one across writes and returns to earlier worlds).
 // An actor belongs to one runner, which one thread uses.
@@ -39,15 +40,17 @@ class FollowedAnswers {
   // answer for one stored version over a default one and returns whether it is kept (whether the
   // listing reports anything of it). Every object is asked when `afresh` (something the answers
   // read besides their objects changed) or when the log does not continue the one followed
-  // last; otherwise only those the new events name.
+  // last; otherwise only those the new events name, and those whose key hashes `also_named`
+  // holds (something they read besides their objects changed).
   template <class Compute>
-  void follow(const ApiServer& api, Kind kind, bool afresh, Compute&& compute) {
+  void follow(const ApiServer& api, Kind kind, bool afresh, Compute&& compute,
+              std::span<const std::uint64_t> also_named = {}) {
     const std::vector<WatchEvent>& log = api.watch_log(kind);
-    if (!afresh && mark_.at_end_of(log)) return;   // most listings: no write of this kind since
+    if (!afresh && also_named.empty() && mark_.at_end_of(log)) return;   // most listings: no write since
     const std::optional<std::span<const WatchEvent>> events =
         afresh ? std::nullopt : mark_.events_since(log);
     if (events) {
-      follow_events(api, kind, *events, compute);
+      follow_events(api, kind, *events, also_named, compute);
     } else {
       ask_every_object(api, kind, compute);
     }
@@ -74,10 +77,14 @@ class FollowedAnswers {
   // The events name each changed object by its key's hash: every kept answer under a named hash
   // goes, and every stored object under one is asked again (two keys may share a hash).
   template <class Compute>
-  void follow_events(const ApiServer& api, Kind kind, std::span<const WatchEvent> events, Compute& compute) {
+  void follow_events(const ApiServer& api, Kind kind, std::span<const WatchEvent> events,
+                     std::span<const std::uint64_t> also_named, Compute& compute) {
     changed_.clear();
     for (const WatchEvent& event : events) {
       if (!named(event.key_hash)) changed_.push_back(event.key_hash);
+    }
+    for (const std::uint64_t key_hash : also_named) {
+      if (!named(key_hash)) changed_.push_back(key_hash);
     }
     std::erase_if(entries_, [&](const Entry& entry) { return named(entry.key_hash); });
     const std::span<const ObjectVersion> objects = api.objects(kind);

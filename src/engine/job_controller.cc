@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cassert>
 #include <functional>
+#include <limits>
 
 #include <fmt/format.h>
 
+#include "engine/key_index.h"
 #include "engine/name_suffix.h"
 
 namespace rjsim::engine {
@@ -208,36 +210,97 @@ bool has_true_condition(const Job& job, std::string_view type) {
 }
 
 void JobController::enabled(const World& world, std::vector<ActorWork>& out) const {
-  follow(world.api);
-  for (const auto& [object, key_hash, kept] : managed_jobs_.kept()) {
-    const std::string_view what = work_for(view_of(world, std::get<Job>(*object), tracking_), world.now_ms);
+  follow(world);
+  for (const auto& [object, key_hash, answer] : managed_jobs_.kept()) {
+    // work_for(), with the clock's part left to now.
+    std::string_view what = answer.work;
+    if (what.empty() && answer.may_create_pod && answer.create_at_ms <= world.now_ms) what = kCreatePod;
     if (!what.empty()) out.push_back({std::string(what), object_ref(*object), 0});
   }
   if (tracking_ != JobPodTracking::finalizers) return;
-  for (const auto& [object, key_hash, kept] : tracked_pods_.kept()) {
-    const auto& pod = std::get<Pod>(*object);
-    if (is_orphan(world.api, pod)) add_work_once(out, kReleaseOrphans, orphan_group(pod));
+  for (const auto& [object, key_hash, tracked] : tracked_pods_.kept()) {
+    if (tracked.orphan) add_work_once(out, kReleaseOrphans, orphan_group(std::get<Pod>(*object)));
   }
 }
 
 std::optional<std::int64_t> JobController::next_timer_ms(const World& world) const {
-  follow(world.api);
+  follow(world);
   std::optional<std::int64_t> next;
-  for (const auto& [object, key_hash, kept] : managed_jobs_.kept()) {
-    const JobView view = view_of(world, std::get<Job>(*object), tracking_);
-    if (!view.may_create_pod()) continue;
-    const std::int64_t at = view.create_at_ms();
+  for (const auto& [object, key_hash, answer] : managed_jobs_.kept()) {
+    if (!answer.may_create_pod) continue;
+    const std::int64_t at = answer.create_at_ms;
     if (at > world.now_ms && (!next || at < *next)) next = at;
   }
   return next;
 }
 
-void JobController::follow(const ApiServer& api) const {
-  managed_jobs_.follow(api, Kind::Job, false,
-                       [](const ObjectVersion& job, Kept&) { return is_managed(std::get<Job>(*job)); });
+bool JobController::answer_for(const World& world, const Job& job, JobAnswer& answer) const {
+  if (!is_managed(job)) return false;
+  const std::vector<const Pod*> pods = pods_of_job(world.api, job.metadata.namespace_, job.metadata.uid);
+  const JobView view = tracking_ == JobPodTracking::finalizers ? view_from_finalizers(world, job, pods)
+                                                               : view_from_listed_pods(job, pods);
+  answer.work = work_for(view, std::numeric_limits<std::int64_t>::min());   // no Pod creation is due before all time
+  answer.may_create_pod = view.may_create_pod();
+  answer.create_at_ms = view.create_at_ms();
+  for (const Pod* pod : pods) answer.pods.push_back(KeyIndex::hash_key(pod->metadata.namespace_, pod->metadata.name));
+  return true;
+}
+
+bool JobController::name_jobs_of_written_pods(const ApiServer& api) const {
+  const std::optional<std::span<const WatchEvent>> events = pod_log_mark_.advance(api.watch_log(Kind::Pod));
+  jobs_named_.clear();
+  if (!events) return false;
+  if (events->empty()) return true;
+  if (!api.keeps_watch_objects(Kind::Pod)) return false;
+  for (const WatchEvent& event : *events) {
+    for (const auto& [job, key_hash, answer] : managed_jobs_.kept()) {
+      if (std::find(answer.pods.begin(), answer.pods.end(), event.key_hash) != answer.pods.end()) {
+        jobs_named_.push_back(key_hash);
+      }
+    }
+    const Pod& pod = std::get<Pod>(*event.object);
+    if (const OwnerReference* owner = job_owner(pod)) {
+      jobs_named_.push_back(KeyIndex::hash_key(pod.metadata.namespace_, owner->name));
+    }
+  }
+  return true;
+}
+
+void JobController::follow(const World& world) const {
+  const ApiServer& api = world.api;
+  bool afresh = !name_jobs_of_written_pods(api);
+  if (tracking_ == JobPodTracking::finalizers && world.environment->job_backoffs != backoffs_) {
+    backoffs_ = world.environment->job_backoffs;
+    afresh = true;
+  }
+  managed_jobs_.follow(
+      api, Kind::Job, afresh,
+      [&](const ObjectVersion& job, JobAnswer& kept) { return answer_for(world, std::get<Job>(*job), kept); },
+      jobs_named_);
   if (tracking_ != JobPodTracking::finalizers) return;
-  tracked_pods_.follow(api, Kind::Pod, false,
-                       [](const ObjectVersion& pod, Kept&) { return is_tracked(std::get<Pod>(*pod)); });
+  const bool pods_afresh = !name_pods_of_written_jobs(api);
+  tracked_pods_.follow(
+      api, Kind::Pod, pods_afresh,
+      [&](const ObjectVersion& version, TrackedPod& tracked) {
+        const Pod& pod = std::get<Pod>(*version);
+        if (!is_tracked(pod)) return false;
+        tracked.orphan = is_orphan(api, pod);
+        if (const OwnerReference* owner = job_owner(pod)) tracked.job = KeyIndex::hash_key(pod.metadata.namespace_, owner->name);
+        return true;
+      },
+      pods_named_);
+}
+
+bool JobController::name_pods_of_written_jobs(const ApiServer& api) const {
+  const std::optional<std::span<const WatchEvent>> events = job_log_mark_.advance(api.watch_log(Kind::Job));
+  pods_named_.clear();
+  if (!events) return false;
+  for (const WatchEvent& event : *events) {
+    for (const auto& [pod, key_hash, tracked] : tracked_pods_.kept()) {
+      if (tracked.job == event.key_hash) pods_named_.push_back(key_hash);
+    }
+  }
+  return true;
 }
 
 void JobController::apply(const ActorWork& work, StepContext& context) const {

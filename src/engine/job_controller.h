@@ -26,7 +26,9 @@
 // the replacement.
 // The Jobs it manages and the Pods that carry its finalizer are kept, found by following the Jobs'
 // and the Pods' watch logs (followed_answers.h; issue 30): a listing looks at those, not at every
-// Job and Pod, and works out what each needs as a walk of every one would.
+// Job and Pod. What a managed Job needs is kept with it, and worked out again only when the Job,
+// one of its Pods (one it counted, or one that names it its controller now) or the backoff
+// records changed; the clock only decides whether a Pod's creation is due.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +37,9 @@
 #include <vector>
 
 #include "engine/actor.h"
+#include "engine/environment_state.h"
 #include "engine/followed_answers.h"
+#include "engine/watch_log_mark.h"
 
 namespace rjsim::engine {
 
@@ -65,15 +69,44 @@ class JobController final : public Actor {
   Latency reaction_latency() const override { return latency_; }
 
  private:
+  // What a managed Job needs, from it, its Pods and its backoff record: work whatever the clock
+  // says, or a Pod to create from a time on.
+  struct JobAnswer {
+    std::string_view work;             // complete, fail or sync-status; empty: none of them
+    bool may_create_pod = false;
+    std::int64_t create_at_ms = 0;
+    std::vector<std::uint64_t> pods;   // the key hashes of the Pods it counted
+  };
+
   void release_orphans(const ActorWork& work, StepContext& context) const;
-  // Brings the kept Jobs and Pods up to `api`.
-  void follow(const ApiServer& api) const;
+  // Brings the kept Jobs and Pods, and the Jobs' answers, up to `world`.
+  void follow(const World& world) const;
+  // Names, in jobs_named_, the kept Jobs whose Pods the Pod log wrote since the last listing (a
+  // Pod one counted, or the Job a written Pod names its controller). False when that cannot be
+  // told: another run's log, or one that keeps no versions (unwatched Pods).
+  bool name_jobs_of_written_pods(const ApiServer& api) const;
+  // Writes the answer for `job` and returns whether the Job is managed (kept).
+  bool answer_for(const World& world, const Job& job, JobAnswer& answer) const;
 
   JobPodTracking tracking_;
   Latency latency_;
-  struct Kept {};   // an object is all a kept entry needs
-  mutable FollowedAnswers<Kept> managed_jobs_;   // not being deleted, not finished
-  mutable FollowedAnswers<Kept> tracked_pods_;   // with the job-tracking finalizer (JobPodTracking::finalizers)
+  // A Pod with the job-tracking finalizer: whether it is an orphan, and the key hash of the Job
+  // that decides it (a write to that Job asks it again).
+  struct TrackedPod {
+    bool orphan = false;
+    std::uint64_t job = 0;
+  };
+  // Names, in pods_named_, the kept Pods whose Job the Job log wrote since the last listing; false
+  // when the log does not continue the one marked.
+  bool name_pods_of_written_jobs(const ApiServer& api) const;
+
+  mutable FollowedAnswers<JobAnswer> managed_jobs_;   // not being deleted, not finished
+  mutable FollowedAnswers<TrackedPod> tracked_pods_;   // with the job-tracking finalizer (JobPodTracking::finalizers)
+  mutable WatchLogMark pod_log_mark_;
+  mutable WatchLogMark job_log_mark_;
+  mutable std::vector<std::uint64_t> jobs_named_;
+  mutable std::vector<std::uint64_t> pods_named_;
+  mutable std::vector<JobBackoffRecord> backoffs_;   // the records the answers were worked out with
 };
 
 }  // namespace rjsim::engine

@@ -428,12 +428,9 @@ std::span<const FollowedAnswers<bool>::Entry> RayDashboard::clusters_awaiting_he
 }
 
 bool RayDashboard::follow_live_heads(const World& world) const {
-  const std::vector<WatchEvent>& cluster_log = world.api.watch_log(Kind::RayCluster);
-  const std::vector<WatchEvent>& pod_log = world.api.watch_log(Kind::Pod);
-  const std::optional<std::span<const WatchEvent>> cluster_events = live_heads_cluster_log_.events_since(cluster_log);
-  const std::optional<std::span<const WatchEvent>> pod_events = live_heads_pod_log_.events_since(pod_log);
-  live_heads_cluster_log_.take(cluster_log);
-  live_heads_pod_log_.take(pod_log);
+  const std::optional<std::span<const WatchEvent>> cluster_events =
+      live_heads_cluster_log_.advance(world.api.watch_log(Kind::RayCluster));
+  const std::optional<std::span<const WatchEvent>> pod_events = live_heads_pod_log_.advance(world.api.watch_log(Kind::Pod));
   // Most changes of the Ray state are a job's, which leave the live heads as they were.
   const bool changed = !live_heads_ray_.shares_value_with(world.ray) && !same_live_heads(world.ray->heads);
   live_heads_ray_ = world.ray;

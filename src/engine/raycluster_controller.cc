@@ -239,8 +239,7 @@ RayClusterController::ClusterAnswer& RayClusterController::answer_slot(const Obj
 }
 
 void RayClusterController::follow_pod_existence(const World& world) const {
-  const std::vector<WatchEvent>& log = world.api.watch_log(Kind::Pod);
-  const std::optional<std::span<const WatchEvent>> events = pod_log_mark_.events_since(log);
+  const std::optional<std::span<const WatchEvent>> events = pod_log_mark_.advance(world.api.watch_log(Kind::Pod));
   pod_existence_followed_ = events.has_value();
   pods_come_or_gone_.clear();
   if (events) {
@@ -248,7 +247,6 @@ void RayClusterController::follow_pod_existence(const World& world) const {
       if (event.type != WatchType::Modified) pods_come_or_gone_.push_back(event.key_hash);
     }
   }
-  pod_log_mark_.take(log);
 }
 
 bool RayClusterController::pod_existence_kept(const ClusterAnswer& answer) const {

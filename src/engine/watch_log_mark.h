@@ -40,6 +40,12 @@ class WatchLogMark {
     const std::optional<std::span<const WatchEvent>> events = events_since(log);
     return events && events->empty();
   }
+  // events_since(log), and the mark moved to the end of `log` (which the events stay part of).
+  std::optional<std::span<const WatchEvent>> advance(const std::vector<WatchEvent>& log) {
+    const std::optional<std::span<const WatchEvent>> events = events_since(log);
+    take(log);
+    return events;
+  }
   // Moves the mark to the end of `log`.
   void take(const std::vector<WatchEvent>& log) {
     size_ = log.size();

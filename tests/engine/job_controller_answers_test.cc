@@ -58,7 +58,7 @@ void change(World& world, std::mt19937& random) {
   const std::string& job = kJobs[random() % kJobs.size()];
   const int index = static_cast<int>(random() % 3);
   const std::string pod = job + "-" + std::to_string(index);
-  switch (random() % 9) {
+  switch (random() % 11) {
     case 0: create_job(world, job); break;
     case 1: world.api.remove(Kind::Job, kNamespace, job, Propagation::background, world.now_ms); break;
     case 2:
@@ -81,6 +81,24 @@ void change(World& world, std::mt19937& random) {
         std::get<Job>(object).status.conditions.push_back({"Complete", "True", "", "", world.now_ms});
       }, world.now_ms);
       break;
+    case 8: {
+      // The Pod's controller becomes another Job: it leaves one Job's Pods for another's.
+      const std::string& other = kJobs[random() % kJobs.size()];
+      const Object* found = world.api.find(Kind::Job, kNamespace, other);
+      world.api.patch(Kind::Pod, kNamespace, pod, [&](Object& object) {
+        OwnerReference& owner = meta(object).owner_references.front();
+        owner.name = other;
+        owner.uid = found ? meta(*found).uid : "gone-" + other;
+      }, world.now_ms);
+      break;
+    }
+    case 9: {
+      // A failure remembered for the Job (JobPodTracking::finalizers reads it for the backoff).
+      const Object* found = world.api.find(Kind::Job, kNamespace, job);
+      if (!found) break;
+      world.environment.edit().job_backoffs.push_back({meta(*found).uid, world.now_ms});
+      break;
+    }
     default: world.now_ms += static_cast<std::int64_t>(random() % 15) * 1'000; break;
   }
 }
@@ -95,6 +113,23 @@ TEST_CASE("the Job controller's kept Jobs and Pods list what a fresh controller 
     const std::size_t listed = compare_kept_with_fresh(30, make, change);
     CHECK(listed > 1'000);   // the sequences do create, count, fail and release Pods
   }
+}
+
+TEST_CASE("a Job's backoff record moving its replacement Pod's time is seen by the kept answers") {
+  const JobController kept(JobPodTracking::finalizers);
+  World world;
+  create_job(world, "first");
+  // One failed Pod counted, none left: the replacement waits 10 s from the recorded failure.
+  world.api.patch_status(Kind::Job, kNamespace, "first", [](Object& object) { std::get<Job>(object).status.failed = 1; },
+                         world.now_ms);
+  const std::string uid = meta(*world.api.find(Kind::Job, kNamespace, "first")).uid;
+  world.environment.edit().job_backoffs.push_back({uid, 5'000});
+  const auto fresh = [&] { return rjsim::testing::listing_of(JobController(JobPodTracking::finalizers), world); };
+  REQUIRE(rjsim::testing::listing_of(kept, world) == fresh());
+  CHECK(fresh().timer_ms == 15'000);
+  world.environment.edit().job_backoffs.front().last_failure_ms = 20'000;   // no Job or Pod write
+  CHECK(rjsim::testing::listing_of(kept, world) == fresh());
+  CHECK(fresh().timer_ms == 30'000);
 }
 
 }  // namespace job_controller_answers_test
