@@ -229,10 +229,10 @@ void History::apply_step(const World& world, const engine::StepLog& step, StepFa
 
   // Submissions are found and followed in the Ray state, and every change to them (a submit, a
   // status, a head restart) is a change to it: a step that left it shared has none.
-  if (!followed_ray_.shares_value_with(world.ray)) {
+  if (followed_ray_.serial != world.ray.serial()) {
     discover_submissions(world, &facts);
     follow_submissions(world, step_events, &facts);
-    followed_ray_ = world.ray;
+    followed_ray_.serial = world.ray.serial();
   }
   if (world.api.watch_log(Kind::Job).size() != job_log_size_ || world.api.watch_log(Kind::Pod).size() != pod_log_size_) {
     follow_submitters(world, {last_seq_, world.now_ms});
@@ -538,12 +538,13 @@ bool uses_submitter_job(const engine::RayJobSpec& spec) {
 void History::follow_submitters(const World& world, Moment now) {
   job_log_size_ = world.api.watch_log(Kind::Job).size();
   pod_log_size_ = world.api.watch_log(Kind::Pod).size();
+  name_submitter_writes(world);
   const engine::WriteStamps& stamps = world.api.write_stamps();
   engine::CopyOnWrite<std::vector<SubmitterRead>>& reads = submitter_reads_.reads;
   for (std::size_t i = 0; i < rayjobs_.size(); ++i) {
     const RayJobHistory& seen = *rayjobs_[i];
     if (seen.gone || seen.attempt().submitter_finished) continue;
-    if (i < reads->size() && still_unfinished((*reads)[i], seen, stamps)) continue;
+    if (i < reads->size() && still_unfinished((*reads)[i], seen, stamps, submitter_reads_)) continue;
     if (reads->size() < rayjobs_.size()) reads.edit().resize(rayjobs_.size());
     SubmitterRead& read = reads.edit()[i];
     read = SubmitterRead{true, stamps.kind(Kind::RayJob), {}, SubmitterReads::nothing, !seen.uid.empty(),
@@ -569,15 +570,29 @@ void History::follow_submitters(const World& world, Moment now) {
   }
 }
 
+void History::name_submitter_writes(const World& world) {
+  SubmitterReadCache& cache = submitter_reads_;
+  const auto rayjob_events = cache.rayjob_mark.advance(world.api.watch_log(Kind::RayJob));
+  const auto job_events = cache.job_mark.advance(world.api.watch_log(Kind::Job));
+  cache.named.clear();
+  cache.named_known = rayjob_events && job_events;
+  if (!cache.named_known) return;
+  for (const engine::WatchEvent& event : *rayjob_events) cache.named.push_back(event.key_hash);
+  for (const engine::WatchEvent& event : *job_events) cache.named.push_back(event.key_hash);
+}
+
 bool History::still_unfinished(const SubmitterRead& read, const RayJobHistory& seen,
-                               const engine::WriteStamps& stamps) {
-  if (!read.taken || !read.rayjobs_written.same_version(stamps.kind(Kind::RayJob)) ||
-      read.uid_known != !seen.uid.empty() || read.attempts != seen.attempts.size()) {
+                               const engine::WriteStamps& stamps, const SubmitterReadCache& cache) {
+  if (!read.taken || read.uid_known != !seen.uid.empty() || read.attempts != seen.attempts.size()) return false;
+  if (cache.named_known) {
+    // The RayJob and its submitter Job share a key: a write to either names it.
+    if (std::find(cache.named.begin(), cache.named.end(), seen.key_hash) != cache.named.end()) return false;
+  } else if (!read.rayjobs_written.same_version(stamps.kind(Kind::RayJob))) {
     return false;
   }
   switch (read.reads) {
     case SubmitterReads::nothing: return true;
-    case SubmitterReads::jobs: return read.others_written.same_version(stamps.kind(Kind::Job));
+    case SubmitterReads::jobs: return cache.named_known || read.others_written.same_version(stamps.kind(Kind::Job));
     case SubmitterReads::pods:
       return read.others_written.same_version(stamps.kind(Kind::Pod)) &&
              read.cluster_name == seen.attempt().ray_cluster_name;

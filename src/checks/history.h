@@ -232,9 +232,22 @@ class History {
   struct SubmitterReadCache {
     // By index in rayjobs_; shared with the copies of this history until one reads again.
     engine::CopyOnWrite<std::vector<SubmitterRead>> reads;
+    // Where the last follow stopped in the RayJob and Job logs, and the key hashes their events
+    // named since (a submitter Job has its RayJob's namespace and name, so its key's hash too):
+    // a read of a RayJob in K8sJobMode changes only with a write that names it (issue 30: with 20
+    // RayJobs, any Job write read every RayJob's submitter again).
+    engine::WatchLogMark rayjob_mark;
+    engine::WatchLogMark job_mark;
+    std::vector<std::uint64_t> named;
+    bool named_known = false;   // both logs continued the marked ones
     friend bool operator==(const SubmitterReadCache&, const SubmitterReadCache&) { return true; }
   };
-  static bool still_unfinished(const SubmitterRead& read, const RayJobHistory& seen, const engine::WriteStamps& stamps);
+  // Whether `read` still holds for `seen`: by the names the logs gave since the last follow when
+  // known (`cache.named_known`), else by the stamps.
+  static bool still_unfinished(const SubmitterRead& read, const RayJobHistory& seen, const engine::WriteStamps& stamps,
+                               const SubmitterReadCache& cache);
+  // Reads the RayJob and Job events since the last follow into submitter_reads_.named.
+  void name_submitter_writes(const engine::World& world);
 
   std::vector<engine::CopyOnWrite<RayJobHistory>> rayjobs_;
   SubmitterReadCache submitter_reads_;
@@ -243,7 +256,13 @@ class History {
   engine::CopyOnWrite<std::vector<std::vector<int>>> submission_of_;   // [head][job] -> index into submissions_, -1
   std::vector<std::size_t> scanned_jobs_;          // per head: jobs below this index are tracked
   std::vector<int> open_submissions_;             // not final yet
-  engine::CopyOnWrite<engine::RayState> followed_ray_;   // the Ray state the submissions were last followed in
+  // The serial (copy_on_write.h) of the Ray state the submissions were last followed in: where
+  // this history stands, not what it holds, so == leaves it out (the submissions are compared).
+  struct FollowedRay {
+    std::uint64_t serial = 0;
+    friend bool operator==(const FollowedRay&, const FollowedRay&) { return true; }
+  };
+  FollowedRay followed_ray_;
   std::size_t rayjob_log_size_ = 0;
   // Where refresh_rayjobs stopped in the RayJob log and how many histories it had then, so that
   // the next refresh looks only at the RayJobs the log names since, those tracked since and those

@@ -72,10 +72,10 @@ struct ActorInputs {
 
 // Appends the work `what` on `object` unless `out` lists it already: for actors whose one step does
 // the work of every object of a group (a cluster's Pods), named by the group.
-inline void add_work_once(std::vector<ActorWork>& out, std::string_view what, std::string object) {
+inline void add_work_once(std::vector<ActorWork>& out, std::string_view what, std::string_view object) {
   const bool listed = std::any_of(out.begin(), out.end(),
                                   [&](const ActorWork& work) { return work.what == what && work.object == object; });
-  if (!listed) out.push_back({std::string(what), std::move(object), 0});
+  if (!listed) out.push_back({std::string(what), std::string(object), 0});
 }
 
 // The earliest of the times an actor's next_timer_ms() considers that is still to come.

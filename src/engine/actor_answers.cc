@@ -6,11 +6,11 @@ namespace rjsim::engine {
 
 namespace {
 
-// Keeps a share of `now` in `kept`; true when `kept` held another value.
+// Keeps the serial of `now` in `kept`; true when `kept` named another value.
 template <class T>
-bool keep_share(CopyOnWrite<T>& kept, const CopyOnWrite<T>& now) {
-  if (kept.shares_value_with(now)) return false;
-  kept = now;
+bool keep_serial(std::uint64_t& kept, const CopyOnWrite<T>& now) {
+  if (kept == now.serial()) return false;
+  kept = now.serial();
   return true;
 }
 
@@ -57,7 +57,7 @@ void ActorAnswers::refresh(const World& world) {
 
 bool ActorAnswers::seen_unchanged(const World& world) const {
   return seen_.resource_version == world.api.resource_version() && seen_.now_ms == world.now_ms &&
-         seen_.ray.shares_value_with(world.ray) && seen_.environment.shares_value_with(world.environment);
+         seen_.ray_serial == world.ray.serial() && seen_.environment_serial == world.environment.serial();
 }
 
 ActorAnswers::Changes ActorAnswers::see(const World& world) {
@@ -82,8 +82,8 @@ ActorAnswers::Changes ActorAnswers::see(const World& world) {
   changes.clock = seen_.now_ms != world.now_ms;
   changes.clock_was_ms = seen_.now_ms;
   seen_.now_ms = world.now_ms;
-  const bool ray_changed = keep_share(seen_.ray, world.ray);
-  const bool environment_changed = keep_share(seen_.environment, world.environment);
+  const bool ray_changed = keep_serial(seen_.ray_serial, world.ray);
+  const bool environment_changed = keep_serial(seen_.environment_serial, world.environment);
   changes.ray_or_environment = ray_changed || environment_changed;
   return changes;
 }

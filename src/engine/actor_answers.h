@@ -68,8 +68,8 @@ class ActorAnswers {
     std::array<Hash128, kKindCount> log_digests{};
     std::array<Hash128, kKindCount> ownership_digests{};
     std::int64_t now_ms = 0;
-    CopyOnWrite<RayState> ray;
-    CopyOnWrite<EnvironmentState> environment;
+    std::uint64_t ray_serial = 0;           // CopyOnWrite::serial(): kept without keeping a share
+    std::uint64_t environment_serial = 0;
   };
   // What a refresh found changed since the one before it.
   struct Changes {

@@ -300,8 +300,9 @@ class Fingerprinter {
     add_all(key, label_value);
   }
   void add(const Informer& value) {
-    const auto& [kind, fifo, selector, cache, pending, received, last_sync_resource_version, rewound_until] =
+    const auto& [kind, fifo, selector, cache, index, pending, received, last_sync_resource_version, rewound_until] =
         value;
+    static_cast<void>(index);   // derived from the cache
     add_all(kind, fifo, selector, cache, pending, received);
     add_resource_version(kind, last_sync_resource_version);
     add_resource_version(kind, rewound_until);

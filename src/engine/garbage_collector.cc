@@ -96,28 +96,53 @@ void GarbageCollector::enabled(const World& world, std::vector<ActorWork>& out) 
 }
 
 void GarbageCollector::follow(const ApiServer& api) const {
-  std::uint8_t existence_changed = 0;   // a bit per kind
+  OwnerChanges changes;
   for (Kind kind : kAllKinds) {
     const auto k = static_cast<std::size_t>(kind_index(kind));
-    const ObjectVersion& existence = api.write_stamps().existence(kind);
-    if (existence_[k].same_version(existence)) continue;
-    existence_changed |= static_cast<std::uint8_t>(1U << k);
-    existence_[k] = existence;
+    const auto bit = static_cast<std::uint8_t>(1U << k);
+    const std::optional<std::span<const WatchEvent>> events = owner_marks_[k].advance(api.watch_log(kind));
+    if (!events) {
+      changes.unknown |= bit;
+      continue;
+    }
+    changes.events[k] = *events;
+    if (std::any_of(events->begin(), events->end(), [](const WatchEvent& e) { return e.type != WatchType::Modified; })) {
+      changes.created_or_deleted |= bit;
+    }
   }
   for (Kind kind : kAllKinds) {
     const auto k = static_cast<std::size_t>(kind_index(kind));
-    const bool afresh = (owner_kinds_[k] & existence_changed) != 0;
-    answers_[k].follow(api, kind, afresh, [&](const ObjectVersion& object, ObjectAnswer& answer) {
-      return compute_answer(api, kind, meta(*object), answer);
-    });
+    named_.clear();
+    const bool afresh = !name_owned(api, kind, changes, named_);
+    answers_[k].follow(
+        api, kind, afresh,
+        [&](const ObjectVersion& object, ObjectAnswer& answer) { return compute_answer(api, kind, meta(*object), answer); },
+        named_);
   }
+}
+
+bool GarbageCollector::name_owned(const ApiServer& api, Kind kind, const OwnerChanges& changes,
+                                  std::vector<std::uint64_t>& named) const {
+  const auto k = static_cast<std::size_t>(kind_index(kind));
+  if ((owner_kinds_[k] & changes.unknown) != 0) return false;
+  const std::uint8_t owners_come_or_gone = owner_kinds_[k] & changes.created_or_deleted;
+  if (owners_come_or_gone == 0) return true;   // most listings: no owner of its objects came or went
+  if (other_owners_[k]) return false;
+  for (Kind owner : kAllKinds) {
+    const auto o = static_cast<std::size_t>(kind_index(owner));
+    if ((owners_come_or_gone & (1U << o)) == 0) continue;
+    if (!name_controlled_by_created_or_deleted(api, owner, kind, changes.events[o], named)) return false;
+  }
+  return true;
 }
 
 bool GarbageCollector::compute_answer(const ApiServer& api, Kind kind, const ObjectMeta& m,
                                       ObjectAnswer& answer) const {
+  const auto k = static_cast<std::size_t>(kind_index(kind));
   for (const OwnerReference& owner : m.owner_references) {
-    owner_kinds_[static_cast<std::size_t>(kind_index(kind))] |= static_cast<std::uint8_t>(1U << kind_index(owner.kind));
+    owner_kinds_[k] |= static_cast<std::uint8_t>(1U << kind_index(owner.kind));
   }
+  if (m.owner_references.size() > 1 || (m.owner_references.size() == 1 && !controller_owner(m))) other_owners_[k] = true;
   answer.garbage = is_orphaned_garbage(api, m);
   answer.finalizing = m.deletion_timestamp_ms &&
                       (has_finalizer(m, kOrphanFinalizer) || has_finalizer(m, kForegroundFinalizer));

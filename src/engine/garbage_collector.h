@@ -10,18 +10,22 @@
 // What the collector lists of each object (whether it is garbage, whether it is an owner being
 // deleted with a finalizer the collector acts on) is kept for the objects of which it lists
 // something, found by following each kind's watch log (followed_answers.h; issue 30): a listing
-// asks again about the objects written since the last one, and about every object of a kind when
-// an object of a kind that owns some of them was created or deleted since (write_stamps.h); the
-// listing is the one a walk of every object gives.
+// asks again about the objects written since the last one, and about the objects controlled by an
+// owner created or deleted since (every object of a kind whose objects have owners besides their
+// controller); the listing is the one a walk of every object gives.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
 
 #include "engine/actor.h"
 #include "engine/followed_answers.h"
 #include "engine/object_version.h"
+#include "engine/watch_log_mark.h"
 
 namespace rjsim::engine {
 
@@ -54,6 +58,15 @@ class GarbageCollector final : public Actor {
   };
   // Brings the kept answers of every kind up to `api`.
   void follow(const ApiServer& api) const;
+  // What changed in each kind's log since the last listing, as its objects' owners.
+  struct OwnerChanges {
+    std::array<std::span<const WatchEvent>, kKindCount> events;   // the events since, when known
+    std::uint8_t unknown = 0;               // a bit per kind whose log does not continue the one read
+    std::uint8_t created_or_deleted = 0;    // a bit per kind with a create or a delete since
+  };
+  // Appends to `named` the objects of `kind` whose answers the creates and deletes of their
+  // owners' kinds may change; false when every object of `kind` must be asked.
+  bool name_owned(const ApiServer& api, Kind kind, const OwnerChanges& changes, std::vector<std::uint64_t>& named) const;
   // Writes the answer of an object of `kind`; false when the collector lists nothing of it.
   bool compute_answer(const ApiServer& api, Kind kind, const ObjectMeta& m, ObjectAnswer& answer) const;
 
@@ -63,8 +76,12 @@ class GarbageCollector final : public Actor {
   // Per kind, a bit for every kind an object of it was seen owned by (its answers then read that
   // kind's creates and deletes); grows only, so that it holds whatever objects a world has.
   mutable std::array<std::uint8_t, kKindCount> owner_kinds_{};
-  // Per kind, its last create or delete as of the answers (WriteStamps::existence).
-  mutable std::array<ObjectVersion, kKindCount> existence_;
+  // Per kind, a bit set when an object of it was seen with an owner besides its controller (then
+  // a create or delete of that kind's owners cannot name the objects it changes); grows only.
+  mutable std::array<bool, kKindCount> other_owners_{};
+  // Per kind, where the last listing stopped in its log (its creates and deletes name owners).
+  mutable std::array<WatchLogMark, kKindCount> owner_marks_;
+  mutable std::vector<std::uint64_t> named_;   // name_owned's buffer
 };
 
 }  // namespace rjsim::engine

@@ -71,11 +71,24 @@ std::vector<ObjectVersion>::iterator Informer::find_slot(std::string_view namesp
   });
 }
 
+std::optional<std::size_t> Informer::find_cached(std::uint64_t hash, std::string_view namespace_,
+                                                 std::string_view name) const {
+  return index_->find(hash, [&](std::size_t place) {
+    const ObjectMeta& m = meta(*cache_[place]);
+    return m.name == name && m.namespace_ == namespace_;
+  });
+}
+
+void Informer::index_cache() {
+  std::vector<std::uint64_t> hashes;
+  hashes.reserve(cache_.size());
+  for (const ObjectVersion& object : cache_) hashes.push_back(KeyIndex::hash_key(meta(*object).namespace_, meta(*object).name));
+  index_.edit().assign(hashes);
+}
+
 const ObjectVersion* Informer::get_version(std::string_view namespace_, std::string_view name) const {
-  auto it = const_cast<Informer*>(this)->find_slot(namespace_, name);
-  if (it == cache_.end()) return nullptr;
-  const ObjectMeta& m = meta(*it);
-  return (m.namespace_ == namespace_ && m.name == name) ? &*it : nullptr;
+  const std::optional<std::size_t> place = find_cached(KeyIndex::hash_key(namespace_, name), namespace_, name);
+  return place ? &cache_[*place] : nullptr;
 }
 
 std::optional<Notification> Informer::apply(const WatchEvent& event) {
@@ -84,21 +97,24 @@ std::optional<Notification> Informer::apply(const WatchEvent& event) {
   // and lastSyncResourceVersion must still never go backwards (§7.3).
   last_sync_resource_version_ = std::max(last_sync_resource_version_, event.resource_version);
   const ObjectMeta& m = meta(event.object);
-  auto slot = find_slot(m.namespace_, m.name);
-  const bool cached = slot != cache_.end() && meta(*slot).name == m.name &&
-                      meta(*slot).namespace_ == m.namespace_;
+  const std::uint64_t hash = KeyIndex::hash_key(m.namespace_, m.name);
+  const std::optional<std::size_t> cached = find_cached(hash, m.namespace_, m.name);
   const bool visible = event.type != WatchType::Deleted && selector_.matches(m);
   if (!visible) {
     // A delete, or an object that left the selector: gone from this cache (§1.7).
     if (!cached) return std::nullopt;
-    cache_.erase(slot);
+    cache_.erase(cache_.begin() + static_cast<std::ptrdiff_t>(*cached));
+    index_.edit().erased(*cached);
     return Notification{WatchType::Deleted, std::nullopt, event.object};
   }
   if (cached) {
-    Notification notification{WatchType::Modified, std::move(*slot), event.object};
-    *slot = event.object;
+    ObjectVersion& slot = cache_[*cached];
+    Notification notification{WatchType::Modified, std::move(slot), event.object};
+    slot = event.object;
     return notification;
   }
+  const auto slot = find_slot(m.namespace_, m.name);
+  index_.edit().inserted(static_cast<std::size_t>(slot - cache_.begin()), hash);
   cache_.insert(slot, event.object);
   return Notification{WatchType::Added, std::nullopt, event.object};
 }
@@ -129,12 +145,14 @@ std::vector<Notification> Informer::relist(const ApiServer& api, std::int64_t re
   const std::vector<WatchEvent>& log = api.watch_log(kind_);
   pending_.clear();
   cache_.clear();
+  index_ = CopyOnWrite<KeyIndex>();
   received_ = 0;
   rewound_until_ = 0;
   if (resource_version >= api.resource_version()) {
     for (const ObjectVersion& object : api.objects(kind_)) {
       if (selector_.matches(meta(*object))) cache_.push_back(object);
     }
+    index_cache();
     received_ = log.size();
   } else {
     // The state as of an older revision: fold the log up to it (time travel, §1.7).

@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "engine/api_server.h"
+#include "engine/copy_on_write.h"
+#include "engine/key_index.h"
 #include "engine/objects.h"
 
 namespace rjsim::engine {
@@ -104,12 +106,22 @@ class Informer {
 
  private:
   std::optional<Notification> apply(const WatchEvent& event);
+  // Where an object of this key would stand in the cache (the first place not before it).
   std::vector<ObjectVersion>::iterator find_slot(std::string_view namespace_, std::string_view name);
+  // The place of the cached object of this key (its KeyIndex::hash_key is `hash`), if any.
+  std::optional<std::size_t> find_cached(std::uint64_t hash, std::string_view namespace_, std::string_view name) const;
+  // Rebuilds index_ from the cache.
+  void index_cache();
 
   Kind kind_;
   FifoBehaviour fifo_;
   LabelSelector selector_;
   std::vector<ObjectVersion> cache_;       // sorted by namespace, name; versions of the log
+  // The places of cache_ by key (key_index.h), as the API server keeps its store's: a read
+  // hashes the key once where a binary search compared names with long shared prefixes at every
+  // halving (a fifth of a read's cost with 20 RayJobs). Derived from cache_, shared by the
+  // informer's copies until a create or a delete, and left out of == and the fingerprint.
+  CopyOnWrite<KeyIndex> index_;
   std::vector<std::size_t> pending_;       // watch-log positions received, in arrival order
   std::size_t received_ = 0;               // log positions below this were received
   std::int64_t last_sync_resource_version_ = 0;

@@ -40,6 +40,17 @@ void KeyIndex::erased(std::size_t place) {
   rebuild(entries, slots_.size());
 }
 
+void KeyIndex::assign(const std::vector<std::uint64_t>& hashes) {
+  std::vector<Slot> entries;
+  entries.reserve(hashes.size());
+  for (std::size_t place = 0; place < hashes.size(); ++place) {
+    entries.push_back({hashes[place], static_cast<std::uint32_t>(place + 1)});
+  }
+  std::size_t capacity = kSmallestCapacity;
+  while (entries.size() * 2 > capacity) capacity *= 2;
+  rebuild(entries, capacity);
+}
+
 std::vector<KeyIndex::Slot> KeyIndex::live_entries() const {
   std::vector<Slot> entries;
   entries.reserve(size_ + 1);

@@ -50,6 +50,8 @@ class KeyIndex {
   void inserted(std::size_t place, std::uint64_t hash);
   // The object at `place` is gone; those after it moved one place down.
   void erased(std::size_t place);
+  // Holds exactly the objects whose key hashes `hashes` lists, each at its place in the list.
+  void assign(const std::vector<std::uint64_t>& hashes);
   std::size_t size() const { return size_; }
 
   friend bool operator==(const KeyIndex&, const KeyIndex&) { return true; }   // see above

@@ -65,12 +65,17 @@ std::optional<std::int64_t> Kubelet::next_timer_ms(const World& world) const {
 }
 
 void Kubelet::follow(const World& world) const {
-  const ObjectVersion& cluster_existence = world.api.write_stamps().existence(Kind::RayCluster);
-  const bool afresh = !cluster_existence_.same_version(cluster_existence);
-  cluster_existence_ = cluster_existence;
-  waiting_pods_.follow(world.api, Kind::Pod, afresh, [&](const ObjectVersion& pod, PodAnswer& answer) {
-    return compute_answer(world, std::get<Pod>(*pod), answer);
-  });
+  // A Pod's timeline reads whether its controlling cluster exists: the Pods of the clusters
+  // created or deleted since are asked again.
+  const std::optional<std::span<const WatchEvent>> cluster_events =
+      cluster_log_mark_.advance(world.api.watch_log(Kind::RayCluster));
+  pods_of_clusters_come_or_gone_.clear();
+  const bool afresh = !cluster_events || !name_controlled_by_created_or_deleted(world.api, Kind::RayCluster, Kind::Pod,
+                                                                                *cluster_events, pods_of_clusters_come_or_gone_);
+  waiting_pods_.follow(
+      world.api, Kind::Pod, afresh,
+      [&](const ObjectVersion& pod, PodAnswer& answer) { return compute_answer(world, std::get<Pod>(*pod), answer); },
+      pods_of_clusters_come_or_gone_);
 }
 
 bool Kubelet::compute_answer(const World& world, const Pod& pod, PodAnswer& answer) const {

@@ -17,17 +17,20 @@
 // (pod_termination.h). Not modelled yet: image pulls, probes failing later, restarts of the Ray containers.
 // What each Pod waits for is kept for the Pods that wait, found by following the Pods' watch log
 // (followed_answers.h; issue 30): a listing asks again only about the Pods written since the last
-// one, or about every Pod when a RayCluster was created or deleted since.
+// one, and about the Pods of the RayClusters created or deleted since.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/actor.h"
 #include "engine/scenario_behaviour.h"
 #include "engine/followed_answers.h"
 #include "engine/object_version.h"
+#include "engine/watch_log_mark.h"
 
 namespace rjsim::engine {
 
@@ -51,8 +54,8 @@ class Kubelet final : public Actor {
     std::int64_t ready_at_ms = 0;
   };
   // What one Pod version that waits for a status write waits for: its times on its cluster's
-  // timeline, found by the cluster's name and uid, which hold while no RayCluster was created or
-  // deleted (WriteStamps::existence). A Pod that is Running and Ready, or that cannot become Ready,
+  // timeline, found by the cluster's name and uid, which hold while the cluster that controls it
+  // was neither created nor deleted. A Pod that is Running and Ready, or that cannot become Ready,
   // or is no live cluster's, waits for nothing and has no answer.
   struct PodAnswer {
     bool pending = false;                // it is Pending: Running comes first
@@ -71,7 +74,10 @@ class Kubelet final : public Actor {
   RayClusterBehaviour behaviour_;
   Latency latency_;
   mutable FollowedAnswers<PodAnswer> waiting_pods_;
-  mutable ObjectVersion cluster_existence_;   // RayCluster creates and deletes, as of waiting_pods_
+  // Where the last listing stopped in the RayCluster log, and the key hashes of the Pods of the
+  // clusters created or deleted since (follow's buffer).
+  mutable WatchLogMark cluster_log_mark_;
+  mutable std::vector<std::uint64_t> pods_of_clusters_come_or_gone_;
 };
 
 }  // namespace rjsim::engine

@@ -432,8 +432,8 @@ bool RayDashboard::follow_live_heads(const World& world) const {
       live_heads_cluster_log_.advance(world.api.watch_log(Kind::RayCluster));
   const std::optional<std::span<const WatchEvent>> pod_events = live_heads_pod_log_.advance(world.api.watch_log(Kind::Pod));
   // Most changes of the Ray state are a job's, which leave the live heads as they were.
-  const bool changed = !live_heads_ray_.shares_value_with(world.ray) && !same_live_heads(world.ray->heads);
-  live_heads_ray_ = world.ray;
+  const bool changed = live_heads_ray_serial_ != world.ray.serial() && !same_live_heads(world.ray->heads);
+  live_heads_ray_serial_ = world.ray.serial();
   if (changed) {
     live_heads_.clear();
     const std::vector<RayHead>& heads = world.ray->heads;

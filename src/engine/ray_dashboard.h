@@ -95,11 +95,11 @@ class RayDashboard final : public Actor {
   std::int64_t head_ready_after_ms_;
   // The clusters awaiting their head, as of live_heads_.
   mutable FollowedAnswers<bool> awaiting_head_;
-  // The live heads, in the order of RayState::heads, as of the Ray state live_heads_ray_ (shares
-  // compared, copy_on_write.h) and of the RayCluster and Pod logs where the marks stand
-  // (watch_log_mark.h). A cache, as awaiting_head_ is.
+  // The live heads, in the order of RayState::heads, as of the Ray state whose serial is
+  // live_heads_ray_serial_ (copy_on_write.h) and of the RayCluster and Pod logs where the marks
+  // stand (watch_log_mark.h). A cache, as awaiting_head_ is.
   mutable std::vector<LiveHead> live_heads_;
-  mutable CopyOnWrite<RayState> live_heads_ray_;
+  mutable std::uint64_t live_heads_ray_serial_ = 0;
   mutable WatchLogMark live_heads_cluster_log_;
   mutable WatchLogMark live_heads_pod_log_;
 };

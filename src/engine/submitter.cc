@@ -12,6 +12,8 @@
 
 namespace rjsim::engine {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 namespace {
 
 constexpr std::string_view kStart = "start";
@@ -61,7 +63,7 @@ std::vector<std::string> split_words(std::string_view text) {
 bool is_shell(std::string_view program) {
   const auto slash = program.rfind('/');
   if (slash != std::string_view::npos) program.remove_prefix(slash + 1);
-  return program == "sh" || program == "bash";
+  return program == "sh"sv || program == "bash"sv;
 }
 
 std::string without_scheme(std::string url) {
@@ -89,6 +91,15 @@ bool is_submitter_pod(const Pod& pod) {
   return owner && (owner->kind == Kind::Job || sidecar_index(pod) >= 0) && !containers_stopped(pod);
 }
 
+// Whether a Pod the submitter runs, whose latest process is `process` (-1: none started), can have
+// work or a timer while it and its processes stay as they are (work_for, timer_for): one not
+// started must be Pending or have the sidecar, one started must be Running. The Pods of finished
+// submitters are most of those a listing would otherwise visit.
+bool may_have_work(const Pod& pod, int process) {
+  if (process < 0) return is_pending(pod) || sidecar_index(pod) >= 0;
+  return pod.status.phase == "Running"sv;
+}
+
 const ContainerStatus* sidecar_status(const Pod& pod) {
   const int sidecar = sidecar_index(pod);
   if (sidecar < 0) return nullptr;
@@ -102,7 +113,7 @@ const ContainerStatus* sidecar_status(const Pod& pod) {
 // A sidecar that exited: its container terminated (or waits to restart) while the head Pod runs on.
 bool sidecar_exited(const Pod& pod) {
   const ContainerStatus* status = sidecar_status(pod);
-  return status && (status->state == "terminated" || status->state == "waiting");
+  return status && (status->state == "terminated"sv || status->state == "waiting"sv);
 }
 
 // The kubelet's CrashLoopBackOff before restart number `restart_count + 1` (kubernetes-semantics
@@ -119,13 +130,13 @@ std::optional<std::int64_t> sidecar_restart_at_ms(const Pod& pod) {
   const int sidecar = sidecar_index(pod);
   const ContainerStatus* status = sidecar_status(pod);
   if (!status || pod.metadata.deletion_timestamp_ms ||
-      pod.spec->containers[static_cast<std::size_t>(sidecar)].restart_policy != "OnFailure") {
+      pod.spec->containers[static_cast<std::size_t>(sidecar)].restart_policy != "OnFailure"sv) {
     return std::nullopt;
   }
-  if (status->state == "terminated" && status->exit_code.value_or(0) != 0) {
+  if (status->state == "terminated"sv && status->exit_code.value_or(0) != 0) {
     return status->finished_at_ms.value_or(0) + crash_loop_backoff_ms(status->restart_count);
   }
-  if (status->state == "waiting" && status->last_termination_state) {
+  if (status->state == "waiting"sv && status->last_termination_state) {
     return status->last_termination_state->finished_at_ms + crash_loop_backoff_ms(status->restart_count);
   }
   return std::nullopt;
@@ -167,7 +178,7 @@ void write_sidecar_exit(StepContext& context, const Pod& pod, std::size_t sideca
       it = containers.insert(containers.end(), std::move(status_of_sidecar));
     }
     it->ready = false;
-    const bool backs_off = spec.restart_policy == "OnFailure" && exit_code != 0 && it->restart_count > 0;
+    const bool backs_off = spec.restart_policy == "OnFailure"sv && exit_code != 0 && it->restart_count > 0;
     if (backs_off) {
       it->state = "waiting";
       it->exit_code.reset();
@@ -244,15 +255,15 @@ bool parse_submit_command(const Container& container, SubmitCommand& out) {
   // `sh -c SCRIPT`, or bash with combined options and an end of options: `/bin/bash -ce -- SCRIPT`.
   if (words.size() >= 3 && is_shell(words[0]) && words[1].starts_with('-') &&
       words[1].find('c') != std::string::npos) {
-    const std::size_t script = words[2] == "--" ? 3 : 2;
+    const std::size_t script = words[2] == "--"sv ? 3 : 2;
     if (script < words.size()) words = split_words(words[script]);
   }
 
   out = SubmitCommand{};
   for (std::size_t i = 0; i < words.size(); ++i) {
     const std::string& word = words[i];
-    if (word == "--") {
-      for (std::size_t j = i + 1; j < words.size() && words[j] != ";"; ++j) {
+    if (word == "--"sv) {
+      for (std::size_t j = i + 1; j < words.size() && words[j] != ";"sv; ++j) {
         if (!out.entrypoint.empty()) out.entrypoint += ' ';
         out.entrypoint += words[j];
       }
@@ -276,9 +287,9 @@ bool parse_submit_command(const Container& container, SubmitCommand& out) {
   }
   // `ray job status` and `ray job logs --follow` anywhere in the script.
   for (std::size_t i = 0; i + 2 < words.size(); ++i) {
-    if (words[i] != "ray" || words[i + 1] != "job") continue;
-    if (words[i + 2] == "status") out.status_guard = true;
-    if (words[i + 2] == "logs" && std::find(words.begin() + static_cast<std::ptrdiff_t>(i), words.end(),
+    if (words[i] != "ray"sv || words[i + 1] != "job"sv) continue;
+    if (words[i + 2] == "status"sv) out.status_guard = true;
+    if (words[i + 2] == "logs"sv && std::find(words.begin() + static_cast<std::ptrdiff_t>(i), words.end(),
                                             "--follow") != words.end()) {
       out.follows_logs = true;
     }
@@ -297,7 +308,7 @@ bool parse_submit_command(const Container& container, SubmitCommand& out) {
 std::optional<Submitter::Exit> Submitter::exit_now(const World& world,
                                                    const SubmitterProcess& process) const {
   if (process.stop_requested) return Exit{kKilledExitCode, "killed"};
-  assert(process.submit_outcome == "ok" && "rjsim bug: only a submitted process waits");
+  assert(process.submit_outcome == "ok"sv && "rjsim bug: only a submitted process waits");
   const std::int64_t now = world.now_ms;
   if (process.attempt < behaviour_.fail_attempts) {
     if (now >= process.started_at_ms + behaviour_.fail_after_ms) return Exit{1, "fail_after"};
@@ -322,15 +333,15 @@ std::optional<Submitter::Exit> Submitter::exit_now(const World& world,
   }
   if (!job) return Exit{1, "job_lost"};
   if (process.follows_logs) {   // `ray job logs --follow` returns once the job is terminal
-    if (job->status == "SUCCEEDED" || job->status == "FAILED" || job->status == "STOPPED") {
+    if (job->status == "SUCCEEDED"sv || job->status == "FAILED"sv || job->status == "STOPPED"sv) {
       return Exit{0, "logs_followed"};
     }
     return std::nullopt;
   }
-  if (job->status == "SUCCEEDED") return Exit{0, "succeeded"};
-  if (job->status == "FAILED") return Exit{1, "failed"};
+  if (job->status == "SUCCEEDED"sv) return Exit{0, "succeeded"};
+  if (job->status == "FAILED"sv) return Exit{1, "failed"};
   // `ray job submit` exits non-zero only for FAILED (Ray dashboard/modules/job/cli.py).
-  if (job->status == "STOPPED") return Exit{0, "stopped"};
+  if (job->status == "STOPPED"sv) return Exit{0, "stopped"};
   return std::nullopt;
 }
 
@@ -352,8 +363,8 @@ std::optional<std::int64_t> Submitter::next_timer_ms(const World& world) const {
 
 void Submitter::follow(const World& world) const {
   bool afresh = false;
-  if (!environment_.shares_value_with(world.environment)) {
-    environment_ = world.environment;
+  if (environment_serial_ != world.environment.serial()) {
+    environment_serial_ = world.environment.serial();
     const std::vector<SubmitterProcess>& processes = world.environment->submitters;
     afresh = !std::equal(processes.begin(), processes.end(), process_pods_.begin(), process_pods_.end(),
                          [](const SubmitterProcess& process, const std::string& pod) { return process.pod_uid == pod; });
@@ -366,6 +377,7 @@ void Submitter::follow(const World& world) const {
     const Pod& pod = std::get<Pod>(*version);
     if (!is_submitter_pod(pod)) return false;
     answer.process = current_submitter_process(world, pod.metadata.uid);
+    if (!may_have_work(pod, answer.process)) return false;
     answer.object = object_ref(Kind::Pod, pod.metadata);
     return true;
   });
@@ -383,7 +395,7 @@ std::optional<ActorWork> Submitter::work_for(const World& world, const Pod& pod,
     }
     return std::nullopt;
   }
-  if (pod.status.phase != "Running") return std::nullopt;
+  if (pod.status.phase != "Running"sv) return std::nullopt;
   if (sidecar_exited(pod)) {
     const std::optional<std::int64_t> restart_at = sidecar_restart_at_ms(pod);
     if (!restart_at || *restart_at > world.now_ms) return std::nullopt;
@@ -393,7 +405,7 @@ std::optional<ActorWork> Submitter::work_for(const World& world, const Pod& pod,
   if (process.submit_outcome.empty() && !process.stop_requested) {
     // The 1.7 sidecar script first waits for the GCS (`until wget ...; do sleep 2; done`).
     if (sidecar_may_start(world, pod)) return ActorWork{std::string(kSubmit), answer.object, index};
-  } else if ((process.submit_outcome == "ok" || process.stop_requested) && exit_now(world, process)) {
+  } else if ((process.submit_outcome == "ok"sv || process.stop_requested) && exit_now(world, process)) {
     return ActorWork{std::string(kExit), answer.object, index};
   }
   return std::nullopt;
@@ -407,9 +419,9 @@ std::optional<std::int64_t> Submitter::timer_for(const World& world, const Pod& 
     if (!is_pending(pod) && sidecar_index(pod) < 0) return std::nullopt;
     return pod.metadata.creation_timestamp_ms + behaviour_.start_after_ms;
   }
-  if (pod.status.phase == "Running" && sidecar_exited(pod)) return sidecar_restart_at_ms(pod);
+  if (pod.status.phase == "Running"sv && sidecar_exited(pod)) return sidecar_restart_at_ms(pod);
   const SubmitterProcess& process = world.environment->submitters[static_cast<std::size_t>(index)];
-  if (pod.status.phase != "Running" || process.submit_outcome != "ok") return std::nullopt;
+  if (pod.status.phase != "Running"sv || process.submit_outcome != "ok"sv) return std::nullopt;
   if (process.attempt < behaviour_.fail_attempts) return process.started_at_ms + behaviour_.fail_after_ms;
   return behaviour_.finishes_after_ms ? std::optional(process.started_at_ms + *behaviour_.finishes_after_ms)
                                       : std::nullopt;
@@ -472,7 +484,7 @@ void Submitter::restart(const Pod& pod, StepContext& context) const {
   write_pod_status(context, pod, [&](PodStatus& status) {
     for (ContainerStatus& container : status.container_statuses) {
       if (container.name != name) continue;
-      if (container.state == "terminated") {
+      if (container.state == "terminated"sv) {
         container.last_termination_state = ContainerTerminated{container.exit_code.value_or(0), container.reason,
                                                                container.finished_at_ms.value_or(0)};
       }
@@ -506,7 +518,7 @@ SubmitterProcess Submitter::begin_process(const Pod& pod, int attempt, StepConte
 }
 
 bool Submitter::exited_at_start(const SubmitterProcess& process, const Pod& pod, StepContext& context) const {
-  if (process.submit_outcome != "not_submitted") return false;
+  if (process.submit_outcome != "not_submitted"sv) return false;
   write_terminated(context, pod, 1);   // the patch edits the stored status; `pod` names it
   emit_exit(context, process, 1, "not_submitted");
   return true;
@@ -556,7 +568,7 @@ void Submitter::submit(int index, const Pod& pod, StepContext& context) const {
       for (std::size_t h = 0; h < heads.size() && head < 0; ++h) {
         if (heads[h].table_lost || heads[h].jobs.empty()) continue;
         RayJobRecord& job = heads[h].jobs.back();
-        if (job.submission_id == response.submission_id && job.submitted_by == "submitter" &&
+        if (job.submission_id == response.submission_id && job.submitted_by == "submitter"sv &&
             job.submitted_at_ms == context.now_ms()) {
           job.submitted_by = fmt::format("submitter/{}", pod.metadata.name);
           head = static_cast<int>(h);
@@ -571,7 +583,7 @@ void Submitter::submit(int index, const Pod& pod, StepContext& context) const {
   process.submit_outcome = outcome;
   process.head = head;
   process.follows_logs = command.follows_logs;
-  if (outcome != "ok") {
+  if (outcome != "ok"sv) {
     const SubmitterProcess copy = process;
     write_terminated(context, pod, 1);
     emit_exit(context, copy, 1, outcome);

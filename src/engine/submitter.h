@@ -33,12 +33,13 @@
 // An exit is one status write: phase Succeeded or Failed, the container terminated with its exit
 // code. Not modelled: image pulls, restarts of a Job's Pods in place (restartPolicy OnFailure in
 // a user's template: the Job controller's Pods are restartPolicy Never in KubeRay), log streaming.
-// Which Pods it runs, and their processes, are kept for the Pods it runs, found by following the
-// Pods' watch log (followed_answers.h; issue 30): a listing asks again only about the Pods written
+// Which Pods it runs, and their processes, are kept for the Pods it runs that may still have work
+// (not those whose process ended with the Pod), found by following the Pods' watch log (followed_answers.h; issue 30): a listing asks again only about the Pods written
 // since the last one, or about every Pod when the environment's processes changed.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -127,11 +128,11 @@ class Submitter final : public Actor {
   const RayDashboard* dashboard_;
   Latency latency_;
   mutable FollowedAnswers<PodAnswer> running_pods_;
-  // The environment running_pods_ were found in (shares compared, copy_on_write.h), and the Pod
+  // The serial of the environment running_pods_ were found in (copy_on_write.h), and the Pod
   // uids of its submitter processes, in order: a Pod's answer (its latest process) reads only
   // those, so a change of the environment that leaves them (a process's progress, most changes)
   // leaves the answers.
-  mutable CopyOnWrite<EnvironmentState> environment_;
+  mutable std::uint64_t environment_serial_ = 0;
   mutable std::vector<std::string> process_pods_;
 };
 

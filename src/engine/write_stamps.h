@@ -1,7 +1,8 @@
 // What the API server wrote last, per part of its store, as stamps that a reader which keeps
 // answers compares to tell whether a part changed since it answered (the simulated RayCluster
-// controller keeps one answer per cluster; the garbage collector and the kubelet ask again when an
-// object of a kind they read besides their own was created or deleted; issue 30).
+// controller keeps one answer per cluster, and asks again whether the Pods it looked up by name
+// exist only after a Pod was created or deleted; the checks' history reads a SidecarMode RayJob's
+// submitter again after a Pod write; issue 30).
 // The parts: each kind; the Pods of each (namespace, ray.io/cluster value); which objects of each
 // kind exist.
 //

@@ -1,10 +1,13 @@
 // CopyOnWrite (engine/copy_on_write.h): copies share one value until one of them is edited;
-// an edit is never seen by another copy; == compares contents.
+// an edit is never seen by another copy; == compares contents; the serial names a value as it is.
 #include "engine/copy_on_write.h"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace copy_on_write_test {
@@ -62,6 +65,39 @@ TEST_CASE("copy-on-write: == compares contents, not which value is shared") {
   CHECK(a == b);
   CHECK(a == Spec{"python main.py", {}});
   CHECK_FALSE(a == CopyOnWrite<Spec>(Spec{"python other.py", {}}));
+}
+
+TEST_CASE("copy-on-write: the serial names the value as it is now, without keeping it") {
+  CopyOnWrite<Spec> world(Spec{"python main.py", {}});
+  const std::uint64_t seen = world.serial();   // a reader that asks only whether it changed
+  CHECK(seen != 0);
+  CHECK(CopyOnWrite<Spec>(world).serial() == seen);   // copies share the value and its serial
+  CHECK(CopyOnWrite<Spec>().serial() == 0);           // the default value
+
+  // The serial keeps nothing alive: the edit is made in place, and the value has a new serial.
+  const Spec* before = &*world;
+  world.edit().args.push_back("--fast");
+  CHECK(&*world == before);
+  CHECK(world.serial() != seen);
+
+  // Copied for an edit: a new serial for the copy, the old one for the value left behind.
+  const CopyOnWrite<Spec> kept = world;
+  const std::uint64_t kept_serial = kept.serial();
+  world.edit().entrypoint = "python other.py";
+  CHECK(kept.serial() == kept_serial);
+  CHECK(world.serial() != kept_serial);
+  CHECK(world.serial() != seen);
+}
+
+TEST_CASE("copy-on-write: serials are not repeated across threads") {
+  std::vector<std::uint64_t> serials(2'000);
+  std::thread other([&] {
+    for (std::size_t i = 0; i < serials.size() / 2; ++i) serials[i] = CopyOnWrite<Spec>(Spec{}).serial();
+  });
+  for (std::size_t i = serials.size() / 2; i < serials.size(); ++i) serials[i] = CopyOnWrite<Spec>(Spec{}).serial();
+  other.join();
+  std::sort(serials.begin(), serials.end());
+  CHECK(std::adjacent_find(serials.begin(), serials.end()) == serials.end());
 }
 
 }  // namespace

@@ -61,15 +61,16 @@ OwnerReference reference_to(const World& world, const Pick& owner) {
   return ref;
 }
 
-// One random change to `world`: a create (with up to two owners), a delete by each propagation, a
-// change of an object's ownerReferences or finalizers, or a write that leaves ownership alone.
-void change(World& world, std::mt19937& random) {
+// One random change to `world`: a create (with up to `max_owners` owners), a delete by each
+// propagation, a change of an object's ownerReferences or finalizers, or a write that leaves
+// ownership alone.
+void change_owned(World& world, std::mt19937& random, std::uint32_t max_owners) {
   const Pick target = pick(random);
   switch (random() % 7) {
     case 0:
     case 1: {
       Object object = object_of(target.kind, target.name);
-      for (int owners = static_cast<int>(random() % 3); owners > 0; --owners) {
+      for (int owners = static_cast<int>(random() % (max_owners + 1)); owners > 0; --owners) {
         meta(object).owner_references.push_back(reference_to(world, pick(random)));
       }
       world.api.create(object, world.now_ms);
@@ -86,7 +87,12 @@ void change(World& world, std::mt19937& random) {
       const bool clear = random() % 2 == 0;
       world.api.patch(target.kind, kNamespace, target.name, [&](Object& object) {
         auto& owners = meta(object).owner_references;
-        if (clear) owners.clear(); else owners.push_back(added);
+        if (clear) {
+          owners.clear();
+          return;
+        }
+        if (max_owners == 1) owners.clear();   // the new owner replaces the old
+        owners.push_back(added);
       }, world.now_ms);
       break;
     }
@@ -105,6 +111,12 @@ void change(World& world, std::mt19937& random) {
   }
 }
 
+// Objects with up to two owners (one not its controller, when two).
+void change(World& world, std::mt19937& random) { change_owned(world, random, 2); }
+// Objects owned by their controller alone: whom an owner's create or delete concerns is named by
+// the API server's controller index.
+void change_controlled(World& world, std::mt19937& random) { change_owned(world, random, 1); }
+
 std::vector<ActorWork> listing(const GarbageCollector& collector, const World& world) {
   std::vector<ActorWork> work;
   collector.enabled(world, work);
@@ -118,6 +130,13 @@ TEST_CASE("the garbage collector's kept answers list what a fresh collector list
   const std::size_t garbage_listed =
       rjsim::testing::compare_kept_with_fresh(40, [] { return std::make_unique<GarbageCollector>(); }, change);
   CHECK(garbage_listed > 1'000);   // the sequences do make garbage and finalizer work
+}
+
+TEST_CASE("the garbage collector's kept answers list what a fresh collector lists when each object is owned by "
+          "its controller alone") {
+  const std::size_t garbage_listed = rjsim::testing::compare_kept_with_fresh(
+      40, [] { return std::make_unique<GarbageCollector>(); }, change_controlled);
+  CHECK(garbage_listed > 1'000);
 }
 
 TEST_CASE("a write that creates or deletes nothing computes the written object's answer only") {
@@ -147,6 +166,47 @@ TEST_CASE("a write that creates or deletes nothing computes the written object's
   CHECK(kept.garbage_answers_computed() == objects + 1 + kNames.size());
   REQUIRE(work.size() == 1);   // a gone owner's Pods go in one step
   CHECK(work.front().object == "RayCluster/default/owner");
+}
+
+TEST_CASE("a create or delete of an owner computes the answers of the objects it controls only, unless "
+          "their kind has objects with other owners") {
+  const GarbageCollector kept;
+  World world;
+  for (const std::string owner : {"one", "two"}) {
+    Object cluster = object_of(Kind::RayCluster, owner);
+    world.api.create(cluster, 0);
+    for (const std::string& name : kNames) {
+      Object pod = object_of(Kind::Pod, owner + "-" + name);
+      meta(pod).owner_references.push_back(reference_to(world, {Kind::RayCluster, owner}));
+      world.api.create(pod, 0);
+    }
+  }
+  std::size_t computed = 2 + 2 * kNames.size();
+  (void)listing(kept, world);
+  REQUIRE(kept.garbage_answers_computed() == computed);
+
+  // "one" goes: its Pods are asked again, those of "two" are not.
+  world.api.remove(Kind::RayCluster, kNamespace, "one", Propagation::background, 0);
+  CHECK(listing(kept, world).size() == 1);
+  computed += kNames.size();
+  CHECK(kept.garbage_answers_computed() == computed);
+
+  // A Pod owned by "two" and, not as its controller, by a Service: a Service's create or delete
+  // may change any Pod's answer, and every Pod is asked again.
+  Object service = object_of(Kind::Service, "svc");
+  world.api.create(service, 0);
+  Object shared = object_of(Kind::Pod, "shared");
+  meta(shared).owner_references.push_back(reference_to(world, {Kind::RayCluster, "two"}));
+  OwnerReference by_service = reference_to(world, {Kind::Service, "svc"});
+  by_service.controller = false;
+  meta(shared).owner_references.push_back(by_service);
+  world.api.create(shared, 0);
+  (void)listing(kept, world);
+  computed += 2;   // the Service and the new Pod
+  CHECK(kept.garbage_answers_computed() == computed);
+  world.api.remove(Kind::Service, kNamespace, "svc", Propagation::background, 0);
+  (void)listing(kept, world);
+  CHECK(kept.garbage_answers_computed() == computed + world.api.objects(Kind::Pod).size());
 }
 
 }  // namespace garbage_collector_answers_test

@@ -121,6 +121,27 @@ TEST_CASE("the index follows places: inserts and erases move the later places, l
   CHECK_FALSE(place_of("absent").has_value());
 }
 
+TEST_CASE("assign holds exactly the listed keys, each at its place, and later inserts move them as usual") {
+  KeyIndex index;
+  index.inserted(0, KeyIndex::hash_key("default", "gone"));   // replaced by the assignment
+  std::vector<std::string> keys;
+  std::vector<std::uint64_t> hashes;
+  for (int i = 0; i < 40; ++i) {
+    keys.push_back("key-" + std::to_string(i));
+    hashes.push_back(KeyIndex::hash_key("default", keys.back()));
+  }
+  index.assign(hashes);
+  const auto place_of = [&](const std::string& key) {
+    return index.find(KeyIndex::hash_key("default", key), [&](std::size_t at) { return keys[at] == key; });
+  };
+  CHECK(index.size() == keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) CHECK(place_of(keys[i]) == i);
+  CHECK_FALSE(place_of("gone").has_value());
+  keys.insert(keys.begin(), "first");
+  index.inserted(0, KeyIndex::hash_key("default", "first"));
+  for (std::size_t i = 0; i < keys.size(); ++i) CHECK(place_of(keys[i]) == i);
+}
+
 TEST_CASE("a copy's creates and deletes move its own index, not the index of the server it was copied from") {
   ApiServer original;
   for (int i = 0; i < 20; ++i) create(original, "default", "pod-" + std::to_string(i));
