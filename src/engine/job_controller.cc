@@ -121,10 +121,14 @@ JobView view_from_finalizers(const World& world, const Job& job, std::span<const
   return view;
 }
 
-JobView view_of(const World& world, const Job& job, JobPodTracking tracking) {
-  const std::vector<const Pod*> pods = pods_of_job(world.api, job.metadata.namespace_, job.metadata.uid);
+// The Job as the release's controller sees it, from `pods`: its Pods (pods_of_job).
+JobView view_with_pods(const World& world, const Job& job, JobPodTracking tracking, std::span<const Pod* const> pods) {
   return tracking == JobPodTracking::finalizers ? view_from_finalizers(world, job, pods)
                                                 : view_from_listed_pods(job, pods);
+}
+
+JobView view_of(const World& world, const Job& job, JobPodTracking tracking) {
+  return view_with_pods(world, job, tracking, pods_of_job(world.api, job.metadata.namespace_, job.metadata.uid));
 }
 
 // Remembers the Job's last failure once its Pods are counted (JobPodTracking::finalizers).
@@ -237,8 +241,7 @@ std::optional<std::int64_t> JobController::next_timer_ms(const World& world) con
 bool JobController::answer_for(const World& world, const Job& job, JobAnswer& answer) const {
   if (!is_managed(job)) return false;
   const std::vector<const Pod*> pods = pods_of_job(world.api, job.metadata.namespace_, job.metadata.uid);
-  const JobView view = tracking_ == JobPodTracking::finalizers ? view_from_finalizers(world, job, pods)
-                                                               : view_from_listed_pods(job, pods);
+  const JobView view = view_with_pods(world, job, tracking_, pods);
   answer.work = work_for(view, std::numeric_limits<std::int64_t>::min());   // no Pod creation is due before all time
   answer.may_create_pod = view.may_create_pod();
   answer.create_at_ms = view.create_at_ms();

@@ -11,6 +11,13 @@ namespace {
 
 constexpr std::size_t kSmallestCapacity = 16;
 
+// The smallest power of two, at least `capacity`, that keeps `entries` at most half full.
+std::size_t capacity_for(std::size_t entries, std::size_t capacity) {
+  capacity = std::max(capacity, kSmallestCapacity);
+  while (entries * 2 > capacity) capacity *= 2;
+  return capacity;
+}
+
 }  // namespace
 
 // The name alone: namespaces are few (most scenarios have one), and a lookup compares the whole
@@ -25,9 +32,7 @@ void KeyIndex::inserted(std::size_t place, std::uint64_t hash) {
     if (entry.place_plus_one - 1 >= place) ++entry.place_plus_one;
   }
   entries.push_back({hash, static_cast<std::uint32_t>(place + 1)});
-  std::size_t capacity = std::max(slots_.size(), kSmallestCapacity);
-  while (entries.size() * 2 > capacity) capacity *= 2;
-  rebuild(entries, capacity);
+  rebuild(entries, capacity_for(entries.size(), slots_.size()));
 }
 
 void KeyIndex::erased(std::size_t place) {
@@ -46,9 +51,7 @@ void KeyIndex::assign(const std::vector<std::uint64_t>& hashes) {
   for (std::size_t place = 0; place < hashes.size(); ++place) {
     entries.push_back({hashes[place], static_cast<std::uint32_t>(place + 1)});
   }
-  std::size_t capacity = kSmallestCapacity;
-  while (entries.size() * 2 > capacity) capacity *= 2;
-  rebuild(entries, capacity);
+  rebuild(entries, capacity_for(entries.size(), kSmallestCapacity));
 }
 
 std::vector<KeyIndex::Slot> KeyIndex::live_entries() const {
