@@ -144,36 +144,41 @@ bool RayClusterController::status_due_memoized(const ObjectVersion& cluster_vers
                                                const ObjectVersion* head_service,
                                                const std::vector<const ObjectVersion*>& pods) const {
   const auto& cluster = std::get<RayCluster>(*cluster_version);
-  const auto same = [&](const StatusMemo& memo) {
-    if (!memo.cluster.same_version(cluster_version) || memo.pods.size() != pods.size()) return false;
-    if (memo.head_service.has_value() != (head_service != nullptr)) return false;
-    if (head_service && !memo.head_service->same_version(*head_service)) return false;
-    for (std::size_t i = 0; i < pods.size(); ++i) {
-      if (!memo.pods[i].same_version(*pods[i])) return false;
-    }
-    return true;
-  };
-  const auto kept = std::find_if(status_memo_.begin(), status_memo_.end(), same);
-  if (kept != status_memo_.end()) return kept->due;
-
-  StatusMemo memo{cluster_version, head_service ? std::optional<ObjectVersion>(*head_service) : std::nullopt, {},
-                  status_due(cluster, head_service ? &std::get<Service>(**head_service) : nullptr, pods_of(pods))};
-  for (const ObjectVersion* pod : pods) memo.pods.push_back(*pod);
-  // One entry per cluster name: its newer versions replace the older, so the memo stays as
-  // large as the clusters a run has.
-  const auto older = std::find_if(status_memo_.begin(), status_memo_.end(), [&](const StatusMemo& m) {
-    const ObjectMeta& other = std::get<RayCluster>(*m.cluster).metadata;
+  // One entry per cluster name: only the entry of this name can hold this version. Runs name
+  // their clusters differently, so the memo holds many names; their key hashes are searched, not
+  // their names.
+  const std::uint64_t key_hash = KeyIndex::hash_key(cluster.metadata.namespace_, cluster.metadata.name);
+  const auto entry = std::find_if(status_memo_.begin(), status_memo_.end(), [&](const StatusMemo& memo) {
+    if (memo.key_hash != key_hash) return false;
+    const ObjectMeta& other = std::get<RayCluster>(*memo.cluster).metadata;
     return other.name == cluster.metadata.name && other.namespace_ == cluster.metadata.namespace_;
   });
+  if (entry != status_memo_.end() && same_inputs(*entry, cluster_version, head_service, pods)) return entry->due;
+
+  StatusMemo memo{cluster_version, key_hash, head_service ? std::optional<ObjectVersion>(*head_service) : std::nullopt,
+                  {}, status_due(cluster, head_service ? &std::get<Service>(**head_service) : nullptr, pods_of(pods))};
+  for (const ObjectVersion* pod : pods) memo.pods.push_back(*pod);
   const bool due = memo.due;
-  if (older != status_memo_.end()) {
-    *older = std::move(memo);
+  if (entry != status_memo_.end()) {   // a newer version of the cluster replaces the older
+    *entry = std::move(memo);
     return due;
   }
   // Runs that name their clusters differently would grow it without end: forget the oldest.
   if (status_memo_.size() == kStatusMemoClusters) status_memo_.erase(status_memo_.begin());
   status_memo_.push_back(std::move(memo));
   return due;
+}
+
+bool RayClusterController::same_inputs(const StatusMemo& memo, const ObjectVersion& cluster_version,
+                                       const ObjectVersion* head_service,
+                                       const std::vector<const ObjectVersion*>& pods) {
+  if (!memo.cluster.same_version(cluster_version) || memo.pods.size() != pods.size()) return false;
+  if (memo.head_service.has_value() != (head_service != nullptr)) return false;
+  if (head_service && !memo.head_service->same_version(*head_service)) return false;
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    if (!memo.pods[i].same_version(*pods[i])) return false;
+  }
+  return true;
 }
 
 void RayClusterController::enabled(const World& world, std::vector<ActorWork>& out) const {

@@ -146,11 +146,15 @@ class RayClusterController final : public Actor {
   // actor belongs to one runner, which one thread uses (explore::ScenarioRunner).
   struct StatusMemo {
     ObjectVersion cluster;
+    std::uint64_t key_hash = 0;   // KeyIndex::hash_key of the cluster's namespace and name
     std::optional<ObjectVersion> head_service;
     std::vector<ObjectVersion> pods;
     bool due = false;
   };
   mutable std::vector<StatusMemo> status_memo_;
+  // Whether `memo` was computed from these very versions.
+  static bool same_inputs(const StatusMemo& memo, const ObjectVersion& cluster, const ObjectVersion* head_service,
+                          const std::vector<const ObjectVersion*>& pods);
   // The clusters' answers, one per cluster name, kept in the order of the last listing (a cache
   // as status_memo_ is: each answer holds what it was computed from).
   mutable std::vector<ClusterAnswer> cluster_answers_;

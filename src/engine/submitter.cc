@@ -1,6 +1,7 @@
 #include "engine/submitter.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <functional>
 #include <span>
@@ -23,14 +24,37 @@ constexpr std::string_view kRestart = "restart";
 // What `crictl stop` (timeout 0: SIGKILL) leaves: 128 + 9.
 constexpr int kKilledExitCode = 137;
 
+// Whether `c` ends a run of plain characters in a shell word list: a blank, ";", a quote or a
+// backslash.
+constexpr std::array<bool, 256> kShellSpecial = [] {
+  std::array<bool, 256> special{};
+  for (const unsigned char c : std::string_view(" \t\n\r;'\"\\")) special[c] = true;
+  return special;
+}();
+
+bool is_shell_special(char c) { return kShellSpecial[static_cast<unsigned char>(c)]; }
+
 // Splits a shell word list: blanks separate words; single quotes, double quotes and backslashes
-// quote. Enough for the commands KubeRay and users put in a submitter template.
+// quote. Enough for the commands KubeRay and users put in a submitter template. Runs of plain
+// characters are appended whole: a KubeRay 1.7 script is about 900 characters, split once a run.
 std::vector<std::string> split_words(std::string_view text) {
   std::vector<std::string> words;
   std::string word;
   bool in_word = false;
   char quote = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    // A run of characters that stand for themselves: plain ones, or within quotes any but the
+    // closing quote and a backslash.
+    const auto plain = [&](char c) { return quote == 0 ? !is_shell_special(c) : c != quote && c != '\\'; };
+    if (plain(text[i])) {
+      std::size_t end = i + 1;
+      while (end < text.size() && plain(text[end])) ++end;
+      word.append(text.substr(i, end - i));
+      in_word = true;
+      i = end;
+      continue;
+    }
     const char c = text[i];
     if (quote != 0) {
       if (c == quote) {
@@ -46,15 +70,16 @@ std::vector<std::string> split_words(std::string_view text) {
     } else if (c == '\\' && i + 1 < text.size()) {
       word += text[++i];
       in_word = true;
-    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';') {
+    } else if (c == '\\') {
+      word += c;   // a backslash that ends the text is itself
+      in_word = true;
+    } else {   // a blank or ";"
       if (in_word) words.push_back(std::move(word));
       word.clear();
       in_word = false;
       if (c == ';') words.emplace_back(";");
-    } else {
-      word += c;
-      in_word = true;
     }
+    ++i;
   }
   if (in_word) words.push_back(std::move(word));
   return words;

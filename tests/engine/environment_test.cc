@@ -619,6 +619,26 @@ TEST_CASE("the submitter command gives the address, the submission id and the en
   CHECK_FALSE(parse_submit_command(Container{}, command));
 }
 
+TEST_CASE("the submitter splits a script's words as the shell does: quotes, backslashes, blanks and \";\"") {
+  const auto entrypoint_of = [](std::string script) {
+    Container container;
+    container.command = {"/bin/bash", "-ce", "--"};
+    container.args = {"ray job submit --address http://h:8265 --submission-id s1 -- " + std::move(script)};
+    SubmitCommand command;
+    REQUIRE(parse_submit_command(container, command));
+    return command.entrypoint;
+  };
+  CHECK(entrypoint_of("python  main.py\targ") == "python main.py arg");
+  CHECK(entrypoint_of("python -c 'print(\"a;b\")' x") == "python -c print(\"a;b\") x");
+  CHECK(entrypoint_of("python -c \"x=\\\"q\\\" 'y' \\$z\"") == "python -c x=\"q\" 'y' $z");
+  CHECK(entrypoint_of("a\\ b c") == "a b c");            // an escaped blank joins: one word "a b"
+  CHECK(entrypoint_of("a''b \"\" c") == "ab  c");        // an empty quoted word is a word
+  CHECK(entrypoint_of("one; two") == "one");                 // the entrypoint stops at ";"
+  CHECK(entrypoint_of("tail\\") == "tail\\");             // a backslash that ends the text stays
+  CHECK(entrypoint_of("'unclosed quote") == "unclosed quote");
+  CHECK(entrypoint_of("'single \\ keeps' x") == "single \\ keeps x");
+}
+
 TEST_CASE("a submitter Job runs a pod that submits, succeeds with the Ray job, and completes the Job") {
   Harness h(ready_at_once());   // startAfter 2 s, pendingFor 2 s, runsFor 30 s
   h.ready_cluster(0);
@@ -663,6 +683,30 @@ TEST_CASE("a submitter Job runs a pod that submits, succeeds with the Ray job, a
   const auto& log = h.world().api.watch_log(Kind::Job);
   REQUIRE(log.size() >= 2);
   CHECK(std::get<Job>(*log[log.size() - 2].object).status.conditions.size() == 1);
+}
+
+TEST_CASE("each submitter Pod submits what its own template says, the same template as the last or another") {
+  // A second Job from another template must not submit the first's id, and a third from the
+  // first's template must (the dashboard then refuses the duplicate).
+  Harness h(ready_at_once());
+  h.ready_cluster(0);
+  const auto submit_from = [&](std::string_view job_name, std::string_view submission_id) {
+    Job job = make_submitter_job(submission_id);
+    job.metadata.name = std::string(job_name);
+    h.create(job);
+    h.run_until(h.world().now_ms + 2'000);   // startAfter 2 s
+  };
+  submit_from("demo", "first-id");
+  submit_from("demo-2", "second-id");
+  submit_from("demo-3", "first-id");   // a duplicate: the dashboard refuses it and keeps one job
+  std::vector<std::string> submitted;
+  for (const RayJobRecord& job : h.world().ray->heads[0].jobs) submitted.push_back(job.submission_id);
+  CHECK(submitted == std::vector<std::string>{"first-id", "second-id"});
+  const auto submits = h.events("dashboard.submit_job");
+  REQUIRE(submits.size() == 3);
+  CHECK(text_field(*submits[1], "submission_id") == "second-id");
+  CHECK(text_field(*submits[2], "submission_id") == "first-id");
+  CHECK(text_field(*submits[2], "outcome") == "duplicate");
 }
 
 TEST_CASE("two failing attempts back off 10 s then 20 s, and the third succeeds") {
