@@ -65,11 +65,11 @@ struct Node {
 class PrefixChooser final : public engine::Chooser {
  public:
   PrefixChooser(PrefixView prefix, std::uint64_t seed) : prefix_(prefix), names_(seed) {
-    taken_.reserve(prefix.size());
+    taken_.reserve(capacity_for(prefix));
   }
   PrefixChooser(PrefixView prefix, const Fork& fork) : prefix_(prefix), names_(fork.names) {
     // A fork lies before the prefix's last decision, so what led to it is the parent's.
-    taken_.reserve(prefix.size());
+    taken_.reserve(capacity_for(prefix));
     taken_.assign(prefix.parent->begin(), prefix.parent->begin() + static_cast<std::ptrdiff_t>(fork.decisions));
   }
 
@@ -86,6 +86,11 @@ class PrefixChooser final : public engine::Chooser {
   const engine::DefaultChooser& names() const { return names_; }
 
  private:
+  // Room for the prefix and the few decisions most runs take past it before they reach a state
+  // seen before: the schedule is kept as it is for the run's children, so a capacity doubled by
+  // one decision too many would double what the search's stack holds.
+  static std::size_t capacity_for(PrefixView prefix) { return prefix.size() + 8; }
+
   PrefixView prefix_;
   engine::DefaultChooser names_;
   Schedule taken_;
@@ -117,6 +122,9 @@ class VisitedStates {
 // the order taken, so the fork moves forward with the decision). The children share `taken`.
 void push_children(std::size_t prefix_size, Schedule taken, const std::vector<std::shared_ptr<const Fork>>& forks,
                    std::vector<Node>& stack, std::int64_t shard_index, std::int64_t shard_count) {
+  // Kept as long as a child waits on the stack: without room to spare. A run that went far past
+  // its prefix outgrew its reserve (capacity_for) by doubling, and its own steps dwarf the copy.
+  if (taken.capacity() > taken.size() + 8) taken.shrink_to_fit();
   const auto shared_taken = std::make_shared<const Schedule>(std::move(taken));
   std::shared_ptr<const Fork> latest_fork;
   std::size_t next_fork = 0;
