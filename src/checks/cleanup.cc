@@ -18,7 +18,7 @@ using engine::RayCluster;
 
 bool owned_by(const engine::ObjectMeta& meta, std::string_view rayjob_uid) {
   if (rayjob_uid.empty()) return false;
-  for (const engine::OwnerReference& owner : meta.owner_references) {
+  for (const engine::OwnerReference& owner : *meta.owner_references) {
     if (owner.kind == Kind::RayJob && owner.uid == rayjob_uid) return true;
   }
   return false;

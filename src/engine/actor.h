@@ -32,10 +32,25 @@ struct ActorWork {
 // The parts of the World that an actor's enabled() and next_timer_ms() read. The Simulation
 // reuses an actor's last answers while those parts are unchanged (actor_answers.h), so an actor
 // must not read more than it declares (Simulation::check_reused_answers finds one that does).
+// A set of kinds, one bit each: whether an actor reads a change is one AND per part of the world
+// (ActorAnswers asks it of every actor at every step).
+class KindSet {
+ public:
+  void add(Kind kind) { bits_ |= bit(kind); }
+  bool contains(Kind kind) const { return (bits_ & bit(kind)) != 0; }
+  bool intersects(KindSet other) const { return (bits_ & other.bits_) != 0; }
+  friend bool operator==(KindSet, KindSet) = default;
+
+ private:
+  static std::uint8_t bit(Kind kind) { return static_cast<std::uint8_t>(1U << kind_index(kind)); }
+  std::uint8_t bits_ = 0;
+};
+static_assert(kKindCount <= 8, "KindSet holds a bit per kind in a byte");
+
 struct ActorInputs {
   bool whole_world = true;                       // anything: asked again at every listing
-  std::array<bool, kKindCount> objects{};        // the API server's objects of these kinds
-  std::array<bool, kKindCount> ownership{};      // only which of them exist and what owns them
+  KindSet objects;                               // the API server's objects of these kinds
+  KindSet ownership;                             // only which of them exist and what owns them
   // World::now_ms. Such an actor answers alike at every time from the one it was asked at up
   // to its next timer, not including it: its work comes due only at the times next_timer_ms()
   // names (and none when it names none), and no answer carries the time itself.
@@ -47,7 +62,7 @@ struct ActorInputs {
   static ActorInputs objects_of(std::initializer_list<Kind> kinds) {
     ActorInputs inputs;
     inputs.whole_world = false;
-    for (Kind kind : kinds) inputs.objects[kind_index(kind)] = true;
+    for (Kind kind : kinds) inputs.objects.add(kind);
     return inputs;
   }
   // Reads only which objects of `kinds` exist, their keys, uids, ownerReferences, finalizers and
@@ -55,7 +70,7 @@ struct ActorInputs {
   static ActorInputs ownership_of(std::initializer_list<Kind> kinds) {
     ActorInputs inputs;
     inputs.whole_world = false;
-    for (Kind kind : kinds) inputs.ownership[kind_index(kind)] = true;
+    for (Kind kind : kinds) inputs.ownership.add(kind);
     return inputs;
   }
   ActorInputs and_clock() const {

@@ -70,12 +70,12 @@ ActorAnswers::Changes ActorAnswers::see(const World& world) {
       Hash128& kept = seen_.log_digests[kind_index(kind)];
       if (kept == digest) continue;
       kept = digest;
-      changes.kinds[kind_index(kind)] = true;
+      changes.kinds.add(kind);
       const Hash128& ownership = world.api.ownership_digest(kind);
       Hash128& kept_ownership = seen_.ownership_digests[kind_index(kind)];
       if (kept_ownership == ownership) continue;
       kept_ownership = ownership;
-      changes.ownership[kind_index(kind)] = true;
+      changes.ownership.add(kind);
     }
     seen_.resource_version = resource_version;
   }
@@ -90,10 +90,7 @@ ActorAnswers::Changes ActorAnswers::see(const World& world) {
 
 bool ActorAnswers::reads_a_change(const Answer& answer, const Changes& changes, std::int64_t now_ms) {
   const ActorInputs& inputs = answer.inputs;
-  for (Kind kind : kAllKinds) {
-    if (inputs.objects[kind_index(kind)] && changes.kinds[kind_index(kind)]) return true;
-    if (inputs.ownership[kind_index(kind)] && changes.ownership[kind_index(kind)]) return true;
-  }
+  if (inputs.objects.intersects(changes.kinds) || inputs.ownership.intersects(changes.ownership)) return true;
   if (inputs.clock && changes.clock && !hold_until(answer, changes.clock_was_ms, now_ms)) return true;
   return inputs.ray_and_environment && changes.ray_or_environment;
 }

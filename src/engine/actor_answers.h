@@ -73,8 +73,8 @@ class ActorAnswers {
   };
   // What a refresh found changed since the one before it.
   struct Changes {
-    std::array<bool, kKindCount> kinds{};
-    std::array<bool, kKindCount> ownership{};
+    KindSet kinds;
+    KindSet ownership;
     bool clock = false;
     std::int64_t clock_was_ms = 0;
     bool ray_or_environment = false;

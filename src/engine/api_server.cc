@@ -54,7 +54,7 @@ void keep_server_metadata(const ObjectMeta& stored, ObjectMeta& next) {
 
 // Once deletion started, finalizers can only be removed (ValidateNoNewFinalizers, §2.2).
 bool adds_finalizer(const ObjectMeta& stored, const ObjectMeta& next) {
-  return std::any_of(next.finalizers.begin(), next.finalizers.end(),
+  return std::any_of(next.finalizers->begin(), next.finalizers->end(),
                      [&](const std::string& f) { return !has_finalizer(stored, f); });
 }
 
@@ -322,15 +322,17 @@ WriteOutcome ApiServer::commit_change(const ObjectVersion& stored, Object next, 
   outcome.changed = true;
   outcome.resource_version_after = next_meta.resource_version;
 
-  if (next_meta.deletion_timestamp_ms && next_meta.finalizers.empty() &&
+  if (next_meta.deletion_timestamp_ms && next_meta.finalizers->empty() &&
       next_meta.deletion_grace_period_seconds.value_or(0) == 0) {
     // The update that empties the last finalizer deletes the object: one DELETED event that
     // carries the last stored object stamped with the deletion revision (§2.2).
     Object last = *stored;
     meta(last).resource_version = next_meta.resource_version;
     outcome.watch_type = WatchType::Deleted;
-    erase(kind_of(last), meta(last));
-    append_watch(WatchType::Deleted, ObjectVersion(std::move(last), takes_digests_), now_ms, true);
+    const Kind kind = kind_of(last);
+    ObjectVersion deleted(std::move(last), takes_digests_, stored);   // before erase() drops `stored`
+    erase(kind, meta(*deleted));
+    append_watch(WatchType::Deleted, deleted, now_ms, true);
     return outcome;
   }
   outcome.watch_type = WatchType::Modified;
@@ -344,7 +346,7 @@ WriteOutcome ApiServer::commit_change(const ObjectVersion& stored, Object next, 
   reindex(kind_of(next), index, meta(*stored), next_meta);
   const bool ownership = ownership_changed(meta(*stored), next_meta);
   ObjectVersion& slot = objects_[kind].edit()[index];
-  slot = ObjectVersion(std::move(next), takes_digests_);
+  slot = ObjectVersion(std::move(next), takes_digests_, slot);
   append_watch(WatchType::Modified, slot, now_ms, ownership);
   if (relabelled && group_before) write_stamps_.edit().left_group(*group_before, slot);
   return outcome;
@@ -440,18 +442,19 @@ WriteOutcome ApiServer::remove(Kind kind, std::string_view namespace_, std::stri
   }
   Object next = **stored;
   ObjectMeta& next_meta = meta(next);
-  if (propagation == Propagation::orphan) next_meta.finalizers.emplace_back(kOrphanFinalizer);
-  if (propagation == Propagation::foreground) next_meta.finalizers.emplace_back(kForegroundFinalizer);
+  if (propagation == Propagation::orphan) next_meta.finalizers.edit().emplace_back(kOrphanFinalizer);
+  if (propagation == Propagation::foreground) next_meta.finalizers.edit().emplace_back(kForegroundFinalizer);
 
   const std::int64_t grace = graceful_deletion_seconds(next, grace_period_seconds);
-  if (next_meta.finalizers.empty() && grace == 0) {
+  if (next_meta.finalizers->empty() && grace == 0) {
     Object last = std::move(next);
     meta(last).resource_version = ++resource_version_;
     outcome.changed = true;
     outcome.watch_type = WatchType::Deleted;
     outcome.resource_version_after = meta(last).resource_version;
-    erase(kind, meta(last));
-    append_watch(WatchType::Deleted, ObjectVersion(std::move(last), takes_digests_), now_ms, true);
+    ObjectVersion deleted(std::move(last), takes_digests_, *stored);   // before erase() drops `stored`
+    erase(kind, meta(*deleted));
+    append_watch(WatchType::Deleted, deleted, now_ms, true);
     return outcome;
   }
   // A graceful deletion's timestamp is when its grace period ends (rest.BeforeDelete).

@@ -2,10 +2,10 @@
 // edit() gives the copy a value of its own first when another copy still shares it. An object's
 // spec is held this way (objects.h) because most writes change only the status or the metadata:
 // each stored version, cache read and model's copy of an object then shares the spec (pod
-// templates, runtime env) with the version it came from instead of copying it. Its labels and
-// annotations are held this way too: almost no write changes them, and copying the maps was
-// most of the cost of the models' object copies. It behaves as a value: == compares contents,
-// and no change made through edit() is seen by another copy.
+// templates, runtime env) with the version it came from instead of copying it. Its labels,
+// annotations, ownerReferences and finalizers are held this way too: almost no write changes
+// them, and copying them was most of the cost of the models' object copies. It behaves as a
+// value: == compares contents, and no change made through edit() is seen by another copy.
 // Copies may live on different threads (exploration workers); a value is changed in place only
 // when no other copy holds it. So a holder of a copy (a snapshot, a fingerprint memo) may trust
 // that the value it shares stays as it is, and tell it apart from any other by shares_value_with.

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace rjsim::engine {
 
@@ -25,20 +27,30 @@ enum class ErrorCode : std::uint8_t {
 std::string_view to_string(ErrorCode code);
 int http_status(ErrorCode code);
 
+// A copy shares the message: models pass errors up by value as Go does, and a message (an
+// object's name in it) is longer than a string holds without allocating.
 class Error {
  public:
   Error() = default;
-  Error(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  Error(ErrorCode code, std::string message)
+      : code_(code), message_(std::make_shared<const std::string>(std::move(message))) {}
 
   explicit operator bool() const { return code_ != ErrorCode::none; }
   ErrorCode code() const { return code_; }
-  const std::string& message() const { return message_; }
+  const std::string& message() const { return message_ ? *message_ : no_message(); }
 
-  friend bool operator==(const Error&, const Error&) = default;
+  friend bool operator==(const Error& a, const Error& b) {
+    return a.code_ == b.code_ && a.message() == b.message();
+  }
 
  private:
+  static const std::string& no_message() {
+    static const std::string empty;
+    return empty;
+  }
+
   ErrorCode code_ = ErrorCode::none;
-  std::string message_;
+  std::shared_ptr<const std::string> message_;   // null: no message
 };
 
 inline bool is_not_found(const Error& err) { return err.code() == ErrorCode::not_found; }

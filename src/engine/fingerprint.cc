@@ -71,6 +71,7 @@ class Fingerprinter {
     add_length(text.size());
     bytes(text.data(), text.size());
   }
+  void add(const SharedString& text) { add(text.str()); }
   void add(const Hash128& value) {
     add(value.low);
     add(value.high);
@@ -253,6 +254,20 @@ class Fingerprinter {
     const auto& [metadata, spec, status] = object;
     add_all(metadata, spec, status);
     add_resource_version(T::kind, metadata.resource_version);
+  }
+
+  // An object as content_digest takes it: its spec as that spec's digest.
+  void add_with_spec_digest(const Object& object, const Hash128& spec) {
+    add(static_cast<std::uint8_t>(object.index()));
+    std::visit(
+        [&](const auto& typed) {
+          using T = std::decay_t<decltype(typed)>;
+          const auto& [metadata, spec_value, status] = typed;
+          static_cast<void>(spec_value);   // as `spec`, its digest
+          add_all(metadata, spec, status);
+          add_resource_version(T::kind, metadata.resource_version);
+        },
+        object);
   }
 
   // ---- object_version.h: a version as the digest of its contents (content_digest) ----
@@ -536,9 +551,17 @@ Hash128 fingerprint128(const World& world) {
   return fingerprinter.digest128();
 }
 
-Hash128 content_digest(const Object& object) {
+Hash128 content_digest(const Object& object) { return content_digest(object, spec_digest(object)); }
+
+Hash128 content_digest(const Object& object, const Hash128& spec_digest) {
   Fingerprinter fingerprinter(/*wide=*/true);
-  fingerprinter.add(object);
+  fingerprinter.add_with_spec_digest(object, spec_digest);
+  return fingerprinter.digest128();
+}
+
+Hash128 spec_digest(const Object& object) {
+  Fingerprinter fingerprinter(/*wide=*/true);
+  std::visit([&fingerprinter](const auto& typed) { fingerprinter.add(typed.spec); }, object);
   return fingerprinter.digest128();
 }
 

@@ -81,9 +81,14 @@ class FingerprintMemo {
 // length of the run.
 Hash128 extend_watch_log_digest(const Hash128& log_digest, const WatchEvent& event);
 
-// XXH3-128 of one object's contents, each member hashed as the fingerprint hashes it. Taken once
-// per stored version (ObjectVersion::digest); fingerprints and log digests hash it in place of
-// the object.
+// XXH3-128 of one object's contents, each member hashed as the fingerprint hashes it, its spec as
+// spec_digest(object). Taken once per stored version (ObjectVersion::digest); fingerprints and log
+// digests hash it in place of the object.
 Hash128 content_digest(const Object& object);
+// The same, given the object's spec_digest: most writes keep the spec, and a version shares its
+// spec's digest with the version it came from instead of hashing the pod templates again.
+Hash128 content_digest(const Object& object, const Hash128& spec_digest);
+// XXH3-128 of the object's spec alone.
+Hash128 spec_digest(const Object& object);
 
 }  // namespace rjsim::engine

@@ -21,17 +21,17 @@ bool owner_exists(const ApiServer& api, const ObjectMeta& dependent, const Owner
 
 bool owned_by(const ObjectMeta& dependent, const ObjectMeta& owner) {
   return dependent.namespace_ == owner.namespace_ &&
-         std::any_of(dependent.owner_references.begin(), dependent.owner_references.end(),
+         std::any_of(dependent.owner_references->begin(), dependent.owner_references->end(),
                      [&](const OwnerReference& ref) { return ref.uid == owner.uid; });
 }
 
 // An object that has owners and is not being deleted: whether it is garbage is a question.
-bool may_be_garbage(const ObjectMeta& m) { return !m.owner_references.empty() && !m.deletion_timestamp_ms; }
+bool may_be_garbage(const ObjectMeta& m) { return !m.owner_references->empty() && !m.deletion_timestamp_ms; }
 
 // Objects whose every owner is gone: garbage.
 bool is_orphaned_garbage(const ApiServer& api, const ObjectMeta& m) {
   if (!may_be_garbage(m)) return false;
-  return std::none_of(m.owner_references.begin(), m.owner_references.end(),
+  return std::none_of(m.owner_references->begin(), m.owner_references->end(),
                       [&](const OwnerReference& owner) { return owner_exists(api, m, owner); });
 }
 
@@ -86,7 +86,7 @@ void GarbageCollector::enabled(const World& world, std::vector<ActorWork>& out) 
         if (kind != Kind::Pod) {
           out.push_back({std::string(kDeleteDependent), object_ref(*object), 0});
         } else {
-          const OwnerReference& owner = m.owner_references.front();
+          const OwnerReference& owner = m.owner_references->front();
           add_work_once(out, kDeletePods, object_ref(owner.kind, m.namespace_, owner.name));
         }
       }
@@ -139,10 +139,10 @@ bool GarbageCollector::name_owned(const ApiServer& api, Kind kind, const OwnerCh
 bool GarbageCollector::compute_answer(const ApiServer& api, Kind kind, const ObjectMeta& m,
                                       ObjectAnswer& answer) const {
   const auto k = static_cast<std::size_t>(kind_index(kind));
-  for (const OwnerReference& owner : m.owner_references) {
+  for (const OwnerReference& owner : *m.owner_references) {
     owner_kinds_[k] |= static_cast<std::uint8_t>(1U << kind_index(owner.kind));
   }
-  if (m.owner_references.size() > 1 || (m.owner_references.size() == 1 && !controller_owner(m))) other_owners_[k] = true;
+  if (m.owner_references->size() > 1 || (m.owner_references->size() == 1 && !controller_owner(m))) other_owners_[k] = true;
   answer.garbage = is_orphaned_garbage(api, m);
   answer.finalizing = m.deletion_timestamp_ms &&
                       (has_finalizer(m, kOrphanFinalizer) || has_finalizer(m, kForegroundFinalizer));
@@ -168,7 +168,7 @@ void GarbageCollector::apply(const ActorWork& work, StepContext& context) const 
     for (const Object& object : truth.objects(Kind::Pod)) {
       const ObjectMeta& m = meta(object);
       if (m.namespace_ != ref.namespace_ || !is_orphaned_garbage(truth, m)) continue;
-      const OwnerReference& owner = m.owner_references.front();
+      const OwnerReference& owner = m.owner_references->front();
       if (owner.kind == ref.kind && owner.name == ref.name) names.push_back(m.name);
     }
     for (const std::string& name : names) api.remove(Kind::Pod, ref.namespace_, name, Propagation::background);
@@ -178,7 +178,7 @@ void GarbageCollector::apply(const ActorWork& work, StepContext& context) const 
     // Remove every ownerReference to an owner that is being deleted with `orphan`.
     const ApiServer& truth = context.world().api;
     api.patch(ref.kind, ref.namespace_, ref.name, [&truth](Object& dependent) {
-      auto& owners = meta(dependent).owner_references;
+      auto& owners = meta(dependent).owner_references.edit();
       std::erase_if(owners, [&](const OwnerReference& owner) {
         const Object* found = truth.find(owner.kind, meta(dependent).namespace_, owner.name);
         return found && meta(*found).uid == owner.uid && meta(*found).deletion_timestamp_ms &&
@@ -189,7 +189,7 @@ void GarbageCollector::apply(const ActorWork& work, StepContext& context) const 
   }
   assert(work.what == kRemoveFinalizer && "rjsim bug: unknown garbage collector work");
   api.patch(ref.kind, ref.namespace_, ref.name, [](Object& owner) {
-    std::erase_if(meta(owner).finalizers, [](const std::string& finalizer) {
+    std::erase_if(meta(owner).finalizers.edit(), [](const std::string& finalizer) {
       return finalizer == kOrphanFinalizer || finalizer == kForegroundFinalizer;
     });
   });

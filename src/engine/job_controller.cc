@@ -174,7 +174,7 @@ std::string_view work_for(const JobView& view, std::int64_t now_ms) {
 
 void remove_tracking_finalizer(LoggedApi& api, const std::string& namespace_, const std::string& pod_name) {
   api.patch(Kind::Pod, namespace_, pod_name, [](Object& object) {
-    std::erase(meta(object).finalizers, std::string(kJobTrackingFinalizer));
+    std::erase(meta(object).finalizers.edit(), std::string(kJobTrackingFinalizer));
   });
 }
 
@@ -371,11 +371,11 @@ void JobController::apply(const ActorWork& work, StepContext& context) const {
   pod.metadata.labels.edit()["job-name"] = job.metadata.name;
   pod.metadata.labels.edit()["batch.kubernetes.io/job-name"] = job.metadata.name;
   pod.metadata.annotations = job.spec->template_.annotations;
-  pod.metadata.owner_references.push_back(
+  pod.metadata.owner_references.edit().push_back(
       OwnerReference{"batch/v1", Kind::Job, job.metadata.name, job.metadata.uid, true, true});
   pod.spec.edit().containers = job.spec->template_.containers;
   pod.spec.edit().restart_policy = job.spec->template_.restart_policy;
-  if (tracking_ == JobPodTracking::finalizers) pod.metadata.finalizers.emplace_back(kJobTrackingFinalizer);
+  if (tracking_ == JobPodTracking::finalizers) pod.metadata.finalizers.edit().emplace_back(kJobTrackingFinalizer);
   // No status: the server drops it on create; the Pod is Pending until the kubelet starts it.
   Object object = std::move(pod);
   if (api.create(object).error) return;   // a taken name: the next step draws another suffix

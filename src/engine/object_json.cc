@@ -69,9 +69,9 @@ json meta_to_json(const ObjectMeta& meta) {
   if (meta.deletion_grace_period_seconds) out["deletionGracePeriodSeconds"] = *meta.deletion_grace_period_seconds;
   put_map(out, "labels", meta.labels);
   put_map(out, "annotations", meta.annotations);
-  if (!meta.owner_references.empty()) {
+  if (!meta.owner_references->empty()) {
     json owners = json::array();
-    for (const OwnerReference& owner : meta.owner_references) {
+    for (const OwnerReference& owner : *meta.owner_references) {
       json ref = json::object();
       ref["apiVersion"] = owner.api_version;
       ref["kind"] = std::string(to_string(owner.kind));

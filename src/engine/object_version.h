@@ -11,6 +11,7 @@
 
 #include <cassert>
 #include <memory>
+#include <utility>
 
 #include "engine/hash128.h"
 #include "engine/objects.h"
@@ -22,6 +23,9 @@ class ObjectVersion {
   // An empty RayJob, shared by every default-made version (a placeholder, never stored).
   ObjectVersion();
   explicit ObjectVersion(Object object, bool with_digest = true);
+  // The same, taking the spec's digest from `spec_source` when the object shares its spec (a
+  // write that left the spec alone): only the metadata and the status are hashed again.
+  ObjectVersion(Object object, bool with_digest, const ObjectVersion& spec_source);
 
   const Object& operator*() const { return shared_->object; }
   const Object* operator->() const { return &shared_->object; }
@@ -46,10 +50,16 @@ class ObjectVersion {
 
  private:
   struct Shared {
+    Shared(Object&& object_, const Hash128& digest_, const Hash128& spec_digest_, bool has_digest_)
+        : object(std::move(object_)), digest(digest_), spec_digest(spec_digest_), has_digest(has_digest_) {}
     Object object;
     Hash128 digest;
+    Hash128 spec_digest;
     bool has_digest = false;
   };
+  // The shared part of a version of `object` (moved from), with its digests when `with_digest`:
+  // the spec's is `spec_digest` when given, else hashed.
+  static std::shared_ptr<const Shared> make(Object&& object, bool with_digest, const Hash128* spec_digest);
   std::shared_ptr<const Shared> shared_;
 };
 

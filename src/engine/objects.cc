@@ -25,15 +25,15 @@ bool parse_kind(std::string_view text, Kind& kind) {
 }
 
 const OwnerReference* controller_owner(const ObjectMeta& meta) {
-  for (const OwnerReference& owner : meta.owner_references) {
+  for (const OwnerReference& owner : *meta.owner_references) {
     if (owner.controller) return &owner;
   }
   return nullptr;
 }
 
 bool has_finalizer(const ObjectMeta& meta, std::string_view finalizer) {
-  return std::find(meta.finalizers.begin(), meta.finalizers.end(), finalizer) !=
-         meta.finalizers.end();
+  return std::find(meta.finalizers->begin(), meta.finalizers->end(), finalizer) !=
+         meta.finalizers->end();
 }
 
 const ObjectMeta& meta(const Object& object) {
@@ -49,6 +49,16 @@ bool same_spec(const Object& a, const Object& b) {
       [&b](const auto& typed_a) {
         using T = std::decay_t<decltype(typed_a)>;
         return typed_a.spec == std::get<T>(b).spec;
+      },
+      a);
+}
+
+bool shares_spec_value(const Object& a, const Object& b) {
+  if (a.index() != b.index()) return false;
+  return std::visit(
+      [&b](const auto& typed_a) {
+        using T = std::decay_t<decltype(typed_a)>;
+        return typed_a.spec.shares_value_with(std::get<T>(b).spec);
       },
       a);
 }

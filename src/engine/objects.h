@@ -58,10 +58,12 @@ struct ObjectMeta {
   // A Pod deleted while it runs stays this long at most: its kubelet stops the containers, then
   // deletes it with grace 0 (kubernetes-semantics §4; 0 once it may go).
   std::optional<std::int64_t> deletion_grace_period_seconds;
-  CopyOnWrite<StringMap> labels;        // shared by copies until changed, as specs are
+  // Shared by copies until changed, as specs are: few writes change them, and copying them
+  // (an allocation per name, uid and finalizer) was most of the cost of copying an object.
+  CopyOnWrite<StringMap> labels;
   CopyOnWrite<StringMap> annotations;
-  std::vector<OwnerReference> owner_references;
-  std::vector<std::string> finalizers;
+  CopyOnWrite<std::vector<OwnerReference>> owner_references;
+  CopyOnWrite<std::vector<std::string>> finalizers;
   friend bool operator==(const ObjectMeta&, const ObjectMeta&) = default;
 };
 
@@ -386,6 +388,9 @@ const ObjectMeta& meta(const Object& object);
 ObjectMeta& meta(Object& object);
 // True when the two objects (of one kind) have equal specs.
 bool same_spec(const Object& a, const Object& b);
+// True when the two objects are of one kind and share one spec value (copy_on_write.h): equal
+// without comparing contents.
+bool shares_spec_value(const Object& a, const Object& b);
 // True when the two objects (of one kind) differ at most in their status.
 bool same_but_status(const Object& a, const Object& b);
 // Makes `to` (same kind, equal spec) share `from`'s spec instead of holding a copy of its own.

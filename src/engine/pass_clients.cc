@@ -53,7 +53,7 @@ const CallReply* PassClients::replayed(ClientCall call) {
   if (reply.call != call) {
     throw std::logic_error(fmt::format("rjsim bug: resuming the pass of {}, call {} was {} and is now {}: the "
                                        "model reads something besides its clients",
-                                       pass_.key, next_, to_string(reply.call), to_string(call)));
+                                       pass_.key.str(), next_, to_string(reply.call), to_string(call)));
   }
   return &reply;
 }

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/shared_string.h"
+
 #include "engine/dashboard_api.h"
 #include "engine/error.h"
 #include "engine/object_version.h"
@@ -44,7 +46,7 @@ struct CallReply {
 };
 
 struct PassInFlight {
-  std::string key;
+  SharedString key;             // the work queue's (shared_string.h)
   int priority = 0;             // the queue priority the key was taken with
   std::vector<CallReply> replies;
   // The pass waits for a dashboard reply until then (its latency, or the client's timeout).

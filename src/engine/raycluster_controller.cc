@@ -64,7 +64,7 @@ Pod pod_for(const RayCluster& cluster, std::string name, std::string_view node_t
   pod.metadata.labels = StringMap{{std::string(kRayClusterLabel), cluster.metadata.name},
                                   {std::string(kRayNodeTypeLabel), std::string(node_type)},
                                   {"ray.io/group", std::string(group)}};
-  pod.metadata.owner_references.push_back(
+  pod.metadata.owner_references.edit().push_back(
       OwnerReference{"ray.io/v1", Kind::RayCluster, cluster.metadata.name, cluster.metadata.uid, true, true});
   pod.spec.edit().containers = template_.containers;
   pod.spec.edit().restart_policy = template_.restart_policy;
@@ -358,13 +358,13 @@ void RayClusterController::apply(const ActorWork& work, StepContext& context) co
 
   if (work.what == kAddFinalizer) {
     api.patch(Kind::RayCluster, ref.namespace_, ref.name, [](Object& object) {
-      meta(object).finalizers.emplace_back(kLingeringDeletionFinalizer);
+      meta(object).finalizers.edit().emplace_back(kLingeringDeletionFinalizer);
     });
     return;
   }
   if (work.what == kRemoveFinalizer) {
     api.patch(Kind::RayCluster, ref.namespace_, ref.name, [](Object& object) {
-      std::erase(meta(object).finalizers, std::string(kLingeringDeletionFinalizer));
+      std::erase(meta(object).finalizers.edit(), std::string(kLingeringDeletionFinalizer));
     });
     return;
   }
@@ -409,7 +409,7 @@ void RayClusterController::apply(const ActorWork& work, StepContext& context) co
   service.metadata.name = head_service_name(*cluster);
   service.metadata.namespace_ = ref.namespace_;
   service.metadata.labels = StringMap{{std::string(kRayClusterLabel), ref.name}, {std::string(kRayNodeTypeLabel), "head"}};
-  service.metadata.owner_references.push_back(
+  service.metadata.owner_references.edit().push_back(
       OwnerReference{"ray.io/v1", Kind::RayCluster, ref.name, cluster->metadata.uid, true, true});
   service.spec.edit().selector = {{std::string(kRayClusterLabel), ref.name}, {std::string(kRayNodeTypeLabel), "head"}};
   service.spec.edit().ports.push_back(ServicePort{"dashboard", kDashboardPort});

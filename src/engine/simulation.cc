@@ -528,7 +528,7 @@ void Simulation::reconcile(StepContext& context) {
   PassInFlight pass;
   pass.key = world_.process.queue.get(&pass.priority);
   const Request request = request_for(pass.key);
-  context.effect("queue.get", "workqueue").with("key", pass.key);
+  context.effect("queue.get", "workqueue").with("key", pass.key.str());
   controller_event(context, "reconcile.begin", request).with("incarnation", world_.process.incarnation);
   run_pass(context, request, std::move(pass));
 }

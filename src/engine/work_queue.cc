@@ -34,29 +34,36 @@ void require(bool ok, const char* what, const std::string& key) {
   std::abort();
 }
 
-bool contains(const std::vector<std::string>& sorted, const std::string& key) {
-  return std::binary_search(sorted.begin(), sorted.end(), key);
+// The place of `key` in a sorted set of keys: where it is, or where it would go.
+auto lower_bound_of(const std::vector<SharedString>& sorted, const std::string& key) {
+  return std::lower_bound(sorted.begin(), sorted.end(), key,
+                          [](const SharedString& held, const std::string& sought) { return held.str() < sought; });
 }
 
-void insert_sorted(std::vector<std::string>& sorted, std::string key) {
-  auto it = std::lower_bound(sorted.begin(), sorted.end(), key);
+bool contains(const std::vector<SharedString>& sorted, const std::string& key) {
+  auto it = lower_bound_of(sorted, key);
+  return it != sorted.end() && it->str() == key;
+}
+
+void insert_sorted(std::vector<SharedString>& sorted, SharedString key) {
+  auto it = lower_bound_of(sorted, key.str());
   if (it == sorted.end() || *it != key) sorted.insert(it, std::move(key));
 }
 
-void erase_sorted(std::vector<std::string>& sorted, const std::string& key) {
-  auto it = std::lower_bound(sorted.begin(), sorted.end(), key);
-  if (it != sorted.end() && *it == key) sorted.erase(it);
+void erase_sorted(std::vector<SharedString>& sorted, const std::string& key) {
+  auto it = lower_bound_of(sorted, key);
+  if (it != sorted.end() && it->str() == key) sorted.erase(it);
 }
 
 // An entry's key, by reference: a projection that returned it by value would copy the key at
 // every comparison.
-constexpr auto key_of_entry = [](const auto& entry) -> const std::string& { return entry.key; };
+constexpr auto key_of_entry = [](const auto& entry) -> const std::string& { return entry.key.str(); };
 
 // The entry for `key` in a vector of structs sorted by `.key`, or end().
 template <typename Entries>
 auto find_by_key(Entries& entries, const std::string& key) {
   auto it = std::ranges::lower_bound(entries, key, {}, key_of_entry);
-  return (it != entries.end() && it->key == key) ? it : entries.end();
+  return (it != entries.end() && it->key.str() == key) ? it : entries.end();
 }
 
 template <typename Entries>
@@ -72,8 +79,20 @@ WorkQueue::WorkQueue(QueueBehaviour behaviour) : behaviour_(behaviour) {}
 
 AddOutcome WorkQueue::add(const std::string& key, std::int64_t /*now_ms*/, int priority) {
   // An immediate add is ready now whatever the time (§3.1, §3.4).
-  if (behaviour_ == QueueBehaviour::legacy) return legacy_add(key);
-  return priority_add(key, std::nullopt, priority);
+  if (behaviour_ == QueueBehaviour::legacy) return legacy_add(shared_key(key));
+  return priority_add(shared_key(key), std::nullopt, priority);
+}
+
+SharedString WorkQueue::shared_key(const std::string& key) const {
+  // The sets a key most often is in when it is added again: processing (a reconcile's requeue),
+  // waiting (its timer fired or an event came first), dirty.
+  for (const std::vector<SharedString>* set : {&processing_, &dirty_}) {
+    if (auto it = lower_bound_of(*set, key); it != set->end() && it->str() == key) return *it;
+  }
+  if (auto it = std::ranges::lower_bound(waiting_, key, {}, key_of_entry); it != waiting_.end() && it->key.str() == key) {
+    return it->key;
+  }
+  return SharedString(key);
 }
 
 AddOutcome WorkQueue::add_after(const std::string& key, std::int64_t delay_ms,
@@ -83,8 +102,8 @@ AddOutcome WorkQueue::add_after(const std::string& key, std::int64_t delay_ms,
   require(delay_ms <= std::numeric_limits<std::int64_t>::max() - now_ms,
           "add_after: ready time overflows int64 milliseconds", key);
   const std::int64_t ready_at_ms = now_ms + delay_ms;
-  if (behaviour_ == QueueBehaviour::legacy) return legacy_add_waiting(key, ready_at_ms);
-  return priority_add(key, ready_at_ms, priority);
+  if (behaviour_ == QueueBehaviour::legacy) return legacy_add_waiting(shared_key(key), ready_at_ms);
+  return priority_add(shared_key(key), ready_at_ms, priority);
 }
 
 AddOutcome WorkQueue::add_rate_limited(const std::string& key, std::int64_t now_ms,
@@ -96,7 +115,7 @@ AddOutcome WorkQueue::add_rate_limited(const std::string& key, std::int64_t now_
 }
 
 // client-go Typed.Add (§3.1).
-AddOutcome WorkQueue::legacy_add(const std::string& key) {
+AddOutcome WorkQueue::legacy_add(const SharedString& key) {
   if (contains(dirty_, key)) return AddOutcome::squashed;
   insert_sorted(dirty_, key);
   if (contains(processing_, key)) return AddOutcome::deferred;  // done() pushes it again
@@ -106,7 +125,7 @@ AddOutcome WorkQueue::legacy_add(const std::string& key) {
 
 // delaying_queue.go insert (§3.2): one waiting entry per key, moved only if the new time is
 // earlier. It is independent of the dirty set, so an immediate add does not cancel it.
-AddOutcome WorkQueue::legacy_add_waiting(const std::string& key, std::int64_t ready_at_ms) {
+AddOutcome WorkQueue::legacy_add_waiting(const SharedString& key, std::int64_t ready_at_ms) {
   if (auto it = find_by_key(waiting_, key); it != waiting_.end()) {
     it->ready_at_ms = std::min(it->ready_at_ms, ready_at_ms);
     return AddOutcome::squashed;
@@ -118,7 +137,7 @@ AddOutcome WorkQueue::legacy_add_waiting(const std::string& key, std::int64_t re
 // priorityqueue.go lockedAddWithOpts (§3.4): at most one pending entry per key; ready-now beats
 // delayed, the earlier ReadyAt wins, the higher priority wins and raising it takes a new
 // counter. A pending entry may exist while the key is locked; get() skips it until done().
-AddOutcome WorkQueue::priority_add(const std::string& key,
+AddOutcome WorkQueue::priority_add(const SharedString& key,
                                    std::optional<std::int64_t> ready_at_ms, int priority) {
   auto ready_it = std::ranges::find(ready_, key, &Ready::key);
   if (ready_it != ready_.end()) {
@@ -180,7 +199,7 @@ std::int64_t WorkQueue::exponential_backoff_ms(int failures) {
 std::int64_t WorkQueue::when(const std::string& key, std::int64_t now_ms) {
   auto it = find_by_key(failures_, key);
   if (it == failures_.end()) {
-    it = failures_.insert(insertion_point(failures_, key), Failures{key, 0});
+    it = failures_.insert(insertion_point(failures_, key), Failures{shared_key(key), 0});
   }
   const std::int64_t backoff_ms = exponential_backoff_ms(it->count);
   if (it->count < std::numeric_limits<int>::max()) ++it->count;
@@ -220,12 +239,12 @@ int WorkQueue::num_requeues(const std::string& key) const {
 // ---- Timers --------------------------------------------------------------------------------
 
 std::vector<std::string> WorkQueue::fire_due_timers(std::int64_t now_ms) {
-  std::vector<std::string> fired;
+  std::vector<SharedString> fired;
   fire_due_timers(now_ms, fired);
-  return fired;
+  return {fired.begin(), fired.end()};
 }
 
-void WorkQueue::fire_due_timers(std::int64_t now_ms, std::vector<std::string>& fired) {
+void WorkQueue::fire_due_timers(std::int64_t now_ms, std::vector<SharedString>& fired) {
   const auto due = move_due_to_end(now_ms);
   if (behaviour_ == QueueBehaviour::legacy) {
     legacy_fire(due, fired);
@@ -236,7 +255,7 @@ void WorkQueue::fire_due_timers(std::int64_t now_ms, std::vector<std::string>& f
 }
 
 // waitingLoop (§3.2): pop every due entry in ready-time order and Add it, which may squash.
-void WorkQueue::legacy_fire(std::vector<Waiting>::iterator due, std::vector<std::string>& fired) {
+void WorkQueue::legacy_fire(std::vector<Waiting>::iterator due, std::vector<SharedString>& fired) {
   std::sort(due, waiting_.end(), [](const Waiting& a, const Waiting& b) {
     return std::tie(a.ready_at_ms, a.key) < std::tie(b.ready_at_ms, b.key);
   });
@@ -249,7 +268,7 @@ void WorkQueue::legacy_fire(std::vector<Waiting>::iterator due, std::vector<std:
 // handleWaitingItems (§3.4): move due items in lessWaiting order (ReadyAt, then priority
 // descending, then counter), each with a fresh counter so that it is ordered by when it
 // became ready.
-void WorkQueue::priority_fire(std::vector<Waiting>::iterator due, std::vector<std::string>& fired) {
+void WorkQueue::priority_fire(std::vector<Waiting>::iterator due, std::vector<SharedString>& fired) {
   std::sort(due, waiting_.end(), [](const Waiting& a, const Waiting& b) {
     if (a.ready_at_ms != b.ready_at_ms) return a.ready_at_ms < b.ready_at_ms;
     if (a.priority != b.priority) return a.priority > b.priority;
@@ -285,7 +304,7 @@ std::vector<WorkQueue::Ready>::const_iterator WorkQueue::next_ready() const {
 
 bool WorkQueue::has_ready() const { return next_ready() != ready_.end(); }
 
-std::string WorkQueue::get(int* priority) {
+SharedString WorkQueue::get(int* priority) {
   const auto next = next_ready();
   require(next != ready_.end(), "get() called with no key ready", "");
   const auto it = ready_.begin() + (next - ready_.cbegin());
@@ -293,14 +312,8 @@ std::string WorkQueue::get(int* priority) {
   ready_.erase(it);
   // Legacy: Get removes the key from dirty, so its copy there moves to processing; the
   // priority queue keeps no dirty set.
-  auto dirty = std::ranges::lower_bound(dirty_, entry.key);
-  if (dirty != dirty_.end() && *dirty == entry.key) {
-    std::string key = std::move(*dirty);
-    dirty_.erase(dirty);
-    insert_sorted(processing_, std::move(key));
-  } else {
-    insert_sorted(processing_, std::string(entry.key));
-  }
+  erase_sorted(dirty_, entry.key);
+  insert_sorted(processing_, entry.key);
   if (priority != nullptr) *priority = entry.priority;
   return std::move(entry.key);
 }
@@ -310,8 +323,10 @@ void WorkQueue::done(const std::string& key) {
   erase_sorted(processing_, key);
   // Legacy: a key re-added while processing is dirty and goes back on the queue (§3.1). The
   // priority queue already holds its pending entry; unlocking makes it eligible (§3.4).
-  if (behaviour_ == QueueBehaviour::legacy && contains(dirty_, key)) {
-    ready_.push_back(Ready{key, 0, 0});
+  if (behaviour_ == QueueBehaviour::legacy) {
+    if (auto dirty = lower_bound_of(dirty_, key); dirty != dirty_.end() && dirty->str() == key) {
+      ready_.push_back(Ready{*dirty, 0, 0});
+    }
   }
 }
 

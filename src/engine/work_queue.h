@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/shared_string.h"
+
 namespace rjsim::engine {
 
 enum class QueueBehaviour : std::uint8_t { legacy, priority };
@@ -60,7 +62,7 @@ class WorkQueue {
   // waiting loop calls add() for each, in ready-time order (ties by key), so a key already
   // dirty is squashed. Priority: in (ready time, priority desc, counter) order, each with a
   // fresh added counter. Appends the keys whose timers fired to `fired`, in that order.
-  void fire_due_timers(std::int64_t now_ms, std::vector<std::string>& fired);
+  void fire_due_timers(std::int64_t now_ms, std::vector<SharedString>& fired);
   // The same, returning the keys.
   std::vector<std::string> fire_due_timers(std::int64_t now_ms);
   // The earliest time a delayed entry becomes ready, if any.
@@ -70,7 +72,7 @@ class WorkQueue {
   bool has_ready() const;
   // Get(): hands out the next ready key and marks it processing. Requires has_ready().
   // Sets `priority` (when not null) to the priority it was handed out with.
-  std::string get(int* priority = nullptr);
+  SharedString get(int* priority = nullptr);
   // Done(key): the worker finished. A key re-added while processing becomes ready again.
   void done(const std::string& key);
 
@@ -89,33 +91,36 @@ class WorkQueue {
 
  private:
   // Implementation state: vectors kept sorted (or in queue order) so that equality and
-  // iteration are deterministic and a copy shares nothing with the original.
+  // iteration are deterministic. Keys are shared (shared_string.h): one key's entries in the
+  // sets below hold one text.
   struct Waiting {                       // a delayed entry (§3.2 waiting heap, §3.4 `waiting`)
-    std::string key;
+    SharedString key;
     std::int64_t ready_at_ms = 0;
     int priority = 0;                    // priority queue only; 0 in legacy
     std::uint64_t added_counter = 0;     // priority queue only; kept if an add readies it
     friend bool operator==(const Waiting&, const Waiting&) = default;
   };
   struct Ready {
-    std::string key;
+    SharedString key;
     int priority = 0;                    // priority queue only; 0 in legacy
     std::uint64_t added_counter = 0;     // priority queue: FIFO order within a priority
     friend bool operator==(const Ready&, const Ready&) = default;
   };
   struct Failures {
-    std::string key;
+    SharedString key;
     int count = 0;
     friend bool operator==(const Failures&, const Failures&) = default;
   };
 
-  AddOutcome legacy_add(const std::string& key);
-  AddOutcome legacy_add_waiting(const std::string& key, std::int64_t ready_at_ms);
-  AddOutcome priority_add(const std::string& key, std::optional<std::int64_t> ready_at_ms,
+  // `key` as held here: an entry's text when the queue holds the key, else a new one.
+  SharedString shared_key(const std::string& key) const;
+  AddOutcome legacy_add(const SharedString& key);
+  AddOutcome legacy_add_waiting(const SharedString& key, std::int64_t ready_at_ms);
+  AddOutcome priority_add(const SharedString& key, std::optional<std::int64_t> ready_at_ms,
                           int priority);
   std::vector<Waiting>::iterator move_due_to_end(std::int64_t now_ms);
-  void legacy_fire(std::vector<Waiting>::iterator due, std::vector<std::string>& fired);
-  void priority_fire(std::vector<Waiting>::iterator due, std::vector<std::string>& fired);
+  void legacy_fire(std::vector<Waiting>::iterator due, std::vector<SharedString>& fired);
+  void priority_fire(std::vector<Waiting>::iterator due, std::vector<SharedString>& fired);
   void insert_ready_by_priority(Ready entry);
   std::int64_t when(const std::string& key, std::int64_t now_ms);
   std::int64_t bucket_reserve_delay_ms(std::int64_t now_ms);
@@ -127,8 +132,8 @@ class WorkQueue {
   // sorted by priority descending then added_counter, including entries of locked keys, which
   // get() skips until done() (§3.4).
   std::vector<Ready> ready_;
-  std::vector<std::string> dirty_;       // legacy dirty set (sorted); empty in priority mode
-  std::vector<std::string> processing_;  // legacy `processing` / priority `locked` (sorted)
+  std::vector<SharedString> dirty_;       // legacy dirty set (sorted); empty in priority mode
+  std::vector<SharedString> processing_;  // legacy `processing` / priority `locked` (sorted)
   std::vector<Waiting> waiting_;         // delayed entries, one per key (sorted by key)
   std::vector<Failures> failures_;       // per-key failure counts > 0 (sorted by key)
   std::uint64_t next_added_counter_ = 0; // priority queue's addedCounter

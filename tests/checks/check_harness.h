@@ -120,7 +120,7 @@ class CheckRun {
     engine::RayCluster cluster;
     cluster.metadata.name = cluster_name;
     cluster.metadata.namespace_ = kNamespace;
-    cluster.metadata.owner_references.push_back(owner_reference(rayjob_name));
+    cluster.metadata.owner_references.edit().push_back(owner_reference(rayjob_name));
     engine::Object object = cluster;
     REQUIRE(!engine::LoggedApi(c, actor).create(object).error);
   }
@@ -134,7 +134,7 @@ class CheckRun {
       engine::Job job;
       job.metadata.name = rayjob_name;
       job.metadata.namespace_ = kNamespace;
-      job.metadata.owner_references.push_back(owner_reference(rayjob_name));
+      job.metadata.owner_references.edit().push_back(owner_reference(rayjob_name));
       engine::Object object = job;
       REQUIRE(!engine::LoggedApi(c, "controller").create(object).error);
     });

@@ -54,7 +54,7 @@ TEST_CASE("suspended-is-clean counts a submitter Job that is still being deleted
   run.remove(Kind::RayCluster, kCluster);
   run.step([&](StepContext& c) {   // someone else's finalizer holds the Job
     rjsim::engine::Object job = *run.world.api.find(Kind::Job, "default", "demo");
-    rjsim::engine::meta(job).finalizers.push_back("example.com/hold");
+    rjsim::engine::meta(job).finalizers.edit().push_back("example.com/hold");
     REQUIRE(!rjsim::engine::LoggedApi(c, "user").update(job).error);
   });
   run.remove(Kind::Job, "demo");
@@ -182,7 +182,7 @@ TEST_CASE("no-leaked-cluster is silent while cleanup is in progress or not yet d
     start(run);
     run.step([&](StepContext& c) {
       rjsim::engine::Object cluster = *run.world.api.find(Kind::RayCluster, "default", kCluster);
-      rjsim::engine::meta(cluster).finalizers.push_back("example.com/hold");
+      rjsim::engine::meta(cluster).finalizers.edit().push_back("example.com/hold");
       REQUIRE(!rjsim::engine::LoggedApi(c, "user").update(cluster).error);
     });
     run.persist("demo", "Suspending", "RUNNING");

@@ -92,7 +92,7 @@ TEST_CASE("suspended-means-released is silent once the Pods are gone or stopped;
     suspend_with_pod(run);
     run.step([](rjsim::engine::StepContext& c) {
       c.world().api.patch(rjsim::engine::Kind::Pod, "default", "head",
-                          [](rjsim::engine::Object& o) { rjsim::engine::meta(o).finalizers.push_back("test/hold"); }, 0);
+                          [](rjsim::engine::Object& o) { rjsim::engine::meta(o).finalizers.edit().push_back("test/hold"); }, 0);
       REQUIRE(!c.world().api.remove(rjsim::engine::Kind::Pod, "default", "head",
                                     rjsim::engine::Propagation::background, 0, 0).error);
     });

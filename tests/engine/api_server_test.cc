@@ -141,7 +141,7 @@ TEST_CASE("create of a name whose object is being deleted fails with AlreadyExis
           "message prefixed \"object is being deleted: \"") {
   ApiServer api;
   Object terminating = rayjob("job");
-  meta(terminating).finalizers.emplace_back(kUserFinalizer);
+  meta(terminating).finalizers.edit().emplace_back(kUserFinalizer);
   terminating = created(api, terminating);
   REQUIRE(!api.remove(Kind::RayJob, kNamespace, "job", Propagation::background, kDeletedAt).error);
   const std::int64_t rv = api.resource_version();
@@ -299,7 +299,7 @@ TEST_CASE("update_status ignores spec and metadata changes") {
   as_rayjob(request).status.job_deployment_status = "Initializing";
   as_rayjob(request).spec.edit().entrypoint = "python v2.py";
   meta(request).labels.edit()["team"] = "ray";
-  meta(request).finalizers.emplace_back(kUserFinalizer);
+  meta(request).finalizers.edit().emplace_back(kUserFinalizer);
 
   const WriteOutcome outcome = api.update_status(request, kCreatedAt);
 
@@ -309,7 +309,7 @@ TEST_CASE("update_status ignores spec and metadata changes") {
   CHECK(after.status.job_deployment_status == "Initializing");
   CHECK(after.spec == std::get<RayJob>(original).spec);
   CHECK(after.metadata.labels->empty());
-  CHECK(after.metadata.finalizers.empty());
+  CHECK(after.metadata.finalizers->empty());
   CHECK(after.metadata.generation == 1);
   CHECK(after.metadata.resource_version == 2);
 }
@@ -359,7 +359,7 @@ TEST_CASE("generation moves on spec changes only") {
     outcome = api.update(request, kCreatedAt);
   }
   SUBCASE("finalizers") {
-    meta(request).finalizers.emplace_back(kUserFinalizer);
+    meta(request).finalizers.edit().emplace_back(kUserFinalizer);
     outcome = api.update(request, kCreatedAt);
   }
 
@@ -515,7 +515,7 @@ TEST_CASE("delete of an object with finalizers sets deletionTimestamp, keeps it 
           "emits MODIFIED") {
   ApiServer api;
   Object object = rayjob();
-  meta(object).finalizers.emplace_back(kUserFinalizer);
+  meta(object).finalizers.edit().emplace_back(kUserFinalizer);
   created(api, object);
 
   const WriteOutcome outcome =
@@ -540,7 +540,7 @@ TEST_CASE("the write that removes the last finalizer deletes the object with exa
           "event carrying the last stored object at the deletion rv") {
   ApiServer api;
   Object object = rayjob();
-  meta(object).finalizers.emplace_back(kUserFinalizer);
+  meta(object).finalizers.edit().emplace_back(kUserFinalizer);
   created(api, object);
   REQUIRE(!api.remove(Kind::RayJob, kNamespace, "job", Propagation::background, kDeletedAt).error);
   const Object last_stored = stored(api, object);   // rv 2, deleting, lists the finalizer
@@ -548,12 +548,12 @@ TEST_CASE("the write that removes the last finalizer deletes the object with exa
   WriteOutcome outcome;
   SUBCASE("update") {
     Object request = last_stored;
-    meta(request).finalizers.clear();
+    meta(request).finalizers.edit().clear();
     outcome = api.update(request, kDeletedAt);
   }
   SUBCASE("patch") {
     outcome = api.patch(Kind::RayJob, kNamespace, "job",
-                        [](Object& o) { meta(o).finalizers.clear(); }, kDeletedAt);
+                        [](Object& o) { meta(o).finalizers.edit().clear(); }, kDeletedAt);
   }
 
   REQUIRE(!outcome.error);
@@ -574,11 +574,11 @@ TEST_CASE("the write that removes the last finalizer deletes the object with exa
 TEST_CASE("removing one of two finalizers of a deleting object keeps it, with a MODIFIED event") {
   ApiServer api;
   Object object = rayjob();
-  meta(object).finalizers = {std::string(kUserFinalizer), "example.com/other"};
+  meta(object).finalizers = std::vector<std::string>{std::string(kUserFinalizer), "example.com/other"};
   created(api, object);
   REQUIRE(!api.remove(Kind::RayJob, kNamespace, "job", Propagation::background, kDeletedAt).error);
   Object request = stored(api, object);
-  meta(request).finalizers = {"example.com/other"};
+  meta(request).finalizers = std::vector<std::string>{"example.com/other"};
 
   const WriteOutcome outcome = api.update(request, kDeletedAt);
 
@@ -591,7 +591,7 @@ TEST_CASE("removing one of two finalizers of a deleting object keeps it, with a 
 TEST_CASE("no finalizer can be added to an object being deleted: 422 Invalid") {
   ApiServer api;
   Object object = rayjob();
-  meta(object).finalizers.emplace_back(kUserFinalizer);
+  meta(object).finalizers.edit().emplace_back(kUserFinalizer);
   created(api, object);
   REQUIRE(!api.remove(Kind::RayJob, kNamespace, "job", Propagation::background, kDeletedAt).error);
   const Object deleting = stored(api, object);
@@ -599,12 +599,12 @@ TEST_CASE("no finalizer can be added to an object being deleted: 422 Invalid") {
   WriteOutcome outcome;
   SUBCASE("update") {
     Object request = deleting;
-    meta(request).finalizers.emplace_back("example.com/new");
+    meta(request).finalizers.edit().emplace_back("example.com/new");
     outcome = api.update(request, kDeletedAt);
   }
   SUBCASE("patch") {
     outcome = api.patch(Kind::RayJob, kNamespace, "job",
-                        [](Object& o) { meta(o).finalizers.emplace_back("example.com/new"); },
+                        [](Object& o) { meta(o).finalizers.edit().emplace_back("example.com/new"); },
                         kDeletedAt);
   }
 
@@ -618,7 +618,7 @@ TEST_CASE("no finalizer can be added to an object being deleted: 422 Invalid") {
 TEST_CASE("deleting an object that is already being deleted changes nothing") {
   ApiServer api;
   Object object = rayjob();
-  meta(object).finalizers.emplace_back(kUserFinalizer);
+  meta(object).finalizers.edit().emplace_back(kUserFinalizer);
   created(api, object);
   REQUIRE(!api.remove(Kind::RayJob, kNamespace, "job", Propagation::background, kDeletedAt).error);
   const Object deleting = stored(api, object);
@@ -695,7 +695,7 @@ TEST_CASE("a shorter grace period moves the deletion timestamp back; a finalizer
   ApiServer api;
   api.set_pod_termination_grace_period_seconds(30);
   Object held = pod("held");
-  meta(held).finalizers = {"batch.kubernetes.io/job-tracking"};
+  meta(held).finalizers = std::vector<std::string>{"batch.kubernetes.io/job-tracking"};
   created(api, held);
   REQUIRE(api.patch_status(Kind::Pod, kNamespace, "held",
                            [](Object& object) { std::get<Pod>(object).status.phase = "Running"; }, kCreatedAt)
@@ -708,7 +708,7 @@ TEST_CASE("a shorter grace period moves the deletion timestamp back; a finalizer
   CHECK(stopping->metadata.deletion_timestamp_ms == kDeletedAt);
   CHECK(stopping->metadata.deletion_grace_period_seconds == 0);
   // Removing the finalizer then deletes it.
-  CHECK(api.patch(Kind::Pod, kNamespace, "held", [](Object& object) { meta(object).finalizers.clear(); }, kDeletedAt + 6)
+  CHECK(api.patch(Kind::Pod, kNamespace, "held", [](Object& object) { meta(object).finalizers.edit().clear(); }, kDeletedAt + 6)
             .watch_type == WatchType::Deleted);
 }
 
@@ -743,7 +743,7 @@ TEST_CASE("a finalizer still holds a stopped Pod after the grace-0 delete") {
   api.set_pod_termination_grace_period_seconds(30);
   create_running_pod(api, "worker");
   REQUIRE(api.patch(Kind::Pod, kNamespace, "worker",
-                    [](Object& object) { meta(object).finalizers.push_back("example.com/hold"); }, kCreatedAt)
+                    [](Object& object) { meta(object).finalizers.edit().push_back("example.com/hold"); }, kCreatedAt)
               .changed);
   REQUIRE(!api.remove(Kind::Pod, kNamespace, "worker", Propagation::background, kDeletedAt).error);
   CHECK(api.remove(Kind::Pod, kNamespace, "worker", Propagation::background, kDeletedAt, 0).watch_type ==
@@ -751,7 +751,7 @@ TEST_CASE("a finalizer still holds a stopped Pod after the grace-0 delete") {
   const Pod* held = api.find<Pod>(kNamespace, "worker");
   REQUIRE(held != nullptr);
   CHECK(held->metadata.deletion_grace_period_seconds == 0);
-  REQUIRE(api.patch(Kind::Pod, kNamespace, "worker", [](Object& object) { meta(object).finalizers.clear(); },
+  REQUIRE(api.patch(Kind::Pod, kNamespace, "worker", [](Object& object) { meta(object).finalizers.edit().clear(); },
                     kDeletedAt + 1)
               .changed);
   CHECK(api.find<Pod>(kNamespace, "worker") == nullptr);
@@ -777,7 +777,7 @@ TEST_CASE("a successful changing write bumps the global rv once and appends exac
           "event") {
   ApiServer api;
   Object object = rayjob();
-  meta(object).finalizers.emplace_back(kUserFinalizer);
+  meta(object).finalizers.edit().emplace_back(kUserFinalizer);
   object = created(api, object);
   created(api, pod());   // another kind's log must not move
   const std::int64_t rv_before = api.resource_version();
@@ -901,7 +901,7 @@ TEST_CASE("the ownership digest moves with existence and ownership, not with sta
     CHECK(api.watch_log(Kind::Pod).size() == 3);
     CHECK(api.ownership_digest(Kind::Pod) == after_create);
     // A finalizer, then the delete: each moves it.
-    api.patch(Kind::Pod, "default", "p", [](Object& o) { meta(o).finalizers.emplace_back("x/y"); }, 3);
+    api.patch(Kind::Pod, "default", "p", [](Object& o) { meta(o).finalizers.edit().emplace_back("x/y"); }, 3);
     const Hash128 after_finalizer = api.ownership_digest(Kind::Pod);
     CHECK(after_finalizer != after_create);
     api.remove(Kind::Pod, "default", "p", Propagation::background, 4);

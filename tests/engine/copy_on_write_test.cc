@@ -1,5 +1,6 @@
 // CopyOnWrite (engine/copy_on_write.h): copies share one value until one of them is edited;
 // an edit is never seen by another copy; == compares contents; the serial names a value as it is.
+// SharedString (engine/shared_string.h), its immutable cousin for the work queue's keys, likewise.
 #include "engine/copy_on_write.h"
 
 #include <doctest/doctest.h>
@@ -7,13 +8,17 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
+
+#include "engine/shared_string.h"
 
 namespace copy_on_write_test {
 namespace {
 
 using rjsim::engine::CopyOnWrite;
+using rjsim::engine::SharedString;
 
 struct Spec {
   std::string entrypoint;
@@ -98,6 +103,23 @@ TEST_CASE("copy-on-write: serials are not repeated across threads") {
   other.join();
   std::sort(serials.begin(), serials.end());
   CHECK(std::adjacent_find(serials.begin(), serials.end()) == serials.end());
+}
+
+// SharedString (engine/shared_string.h): the work queue's keys.
+TEST_CASE("shared string: copies share one text; == and ordering compare the text, not the copy") {
+  const SharedString key(std::string("default/rayjob-sample-with-a-long-name"));
+  const SharedString copy = key;
+  CHECK(&copy.str() == &key.str());   // no second text
+  const SharedString made_apart(std::string("default/rayjob-sample-with-a-long-name"));
+  CHECK(&made_apart.str() != &key.str());
+  CHECK(made_apart == key);
+  CHECK_FALSE(made_apart < key);
+  CHECK(SharedString(std::string("default/a")) < SharedString(std::string("default/b")));
+  CHECK(key == std::string_view("default/rayjob-sample-with-a-long-name"));
+  CHECK(SharedString(std::string("default/a")) < std::string_view("default/b"));
+  CHECK(SharedString().empty());
+  CHECK(SharedString(std::string()) == SharedString());
+  CHECK(SharedString().str().empty());
 }
 
 }  // namespace

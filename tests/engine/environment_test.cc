@@ -759,10 +759,10 @@ TEST_CASE("job tracking: a submitter Pod holds the finalizer until the Job contr
   const std::string name = h.pods()[0]->metadata.name;
   CHECK(h.pod(name)->metadata.finalizers == std::vector<std::string>{std::string(kJobTrackingFinalizer)});
   h.run_until(33'999);
-  CHECK(h.pod(name)->metadata.finalizers.size() == 1);   // running: not counted yet
+  CHECK(h.pod(name)->metadata.finalizers->size() == 1);   // running: not counted yet
   h.run_until(34'000);
   CHECK(h.pod(name)->status.phase == "Succeeded");
-  CHECK(h.pod(name)->metadata.finalizers.empty());
+  CHECK(h.pod(name)->metadata.finalizers->empty());
   CHECK(has_true_condition(*h.job(), "Complete"));
   CHECK(h.job()->status.succeeded == 1);
   // The finalizer goes in the step that counts the Pod, before the Job's status writes.
@@ -815,8 +815,8 @@ TEST_CASE("job tracking: the Pods of a deleted Job lose the finalizer, orphaned 
     h.run_until(5'000);
     REQUIRE(h.job() == nullptr);
     REQUIRE(h.pod(name) != nullptr);
-    CHECK(h.pod(name)->metadata.owner_references.empty());
-    CHECK(h.pod(name)->metadata.finalizers.empty());
+    CHECK(h.pod(name)->metadata.owner_references->empty());
+    CHECK(h.pod(name)->metadata.finalizers->empty());
     CHECK(h.pod(name)->status.phase == "Running");
   }
 }

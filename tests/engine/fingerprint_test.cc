@@ -12,6 +12,7 @@
 
 #include "engine/controller_process.h"
 #include "engine/fingerprint.h"
+#include "engine/object_version.h"
 #include "engine/scenario_loader.h"
 #include "explore/scenario_run.h"
 
@@ -156,6 +157,27 @@ TEST_CASE("worlds that differ only in the step counter have one fingerprint") {
   CHECK(fingerprint128(later) == fingerprint128(world));
 }
 
+TEST_CASE("a version that shares its spec with the one it came from has the digest of its contents") {
+  RayJob rayjob;
+  rayjob.metadata.name = "rayjob-sample";
+  rayjob.metadata.namespace_ = "default";
+  rayjob.spec.edit().entrypoint = "python /home/ray/samples/sample_code.py";
+  const ObjectVersion stored(rayjob, /*with_digest=*/true);
+
+  RayJob status_written = rayjob;   // shares the spec, as ApiServer::commit_change keeps it
+  status_written.status.job_deployment_status = "Running";
+  const ObjectVersion next(status_written, true, stored);
+  CHECK(next.digest() == content_digest(status_written));
+  CHECK(next.digest() == ObjectVersion(status_written, true).digest());
+  CHECK(next.digest() != stored.digest());
+
+  RayJob spec_changed = rayjob;
+  spec_changed.spec.edit().suspend = true;   // a spec of its own: its digest is taken again
+  const ObjectVersion changed(spec_changed, true, stored);
+  CHECK(changed.digest() == content_digest(spec_changed));
+  CHECK(changed.digest() != stored.digest());
+}
+
 TEST_CASE("a change to any one part of the world changes its fingerprint") {
   const World base = mid_run_world();
   const std::string key = key_of(the_rayjob(base));
@@ -178,7 +200,7 @@ TEST_CASE("a change to any one part of the world changes its fingerprint") {
   }
   SUBCASE("a finalizer") {
     auto finalizer = [](std::string name) {
-      return [name](RayJob& job) { job.metadata.finalizers.push_back(name); };
+      return [name](RayJob& job) { job.metadata.finalizers.edit().push_back(name); };
     };
     check_told_apart(after_rayjob_write(base, false, finalizer("example.com/a")),
                      after_rayjob_write(base, false, finalizer("example.com/b")));

@@ -71,7 +71,7 @@ void change_owned(World& world, std::mt19937& random, std::uint32_t max_owners) 
     case 1: {
       Object object = object_of(target.kind, target.name);
       for (int owners = static_cast<int>(random() % (max_owners + 1)); owners > 0; --owners) {
-        meta(object).owner_references.push_back(reference_to(world, pick(random)));
+        meta(object).owner_references.edit().push_back(reference_to(world, pick(random)));
       }
       world.api.create(object, world.now_ms);
       break;
@@ -86,7 +86,7 @@ void change_owned(World& world, std::mt19937& random, std::uint32_t max_owners) 
       const OwnerReference added = reference_to(world, pick(random));
       const bool clear = random() % 2 == 0;
       world.api.patch(target.kind, kNamespace, target.name, [&](Object& object) {
-        auto& owners = meta(object).owner_references;
+        auto& owners = meta(object).owner_references.edit();
         if (clear) {
           owners.clear();
           return;
@@ -98,7 +98,7 @@ void change_owned(World& world, std::mt19937& random, std::uint32_t max_owners) 
     }
     case 4:
       world.api.patch(target.kind, kNamespace, target.name, [](Object& object) {
-        auto& finalizers = meta(object).finalizers;
+        auto& finalizers = meta(object).finalizers.edit();
         if (finalizers.empty()) finalizers.emplace_back("example.com/keep"); else finalizers.clear();
       }, world.now_ms);
       break;
@@ -146,7 +146,7 @@ TEST_CASE("a write that creates or deletes nothing computes the written object's
   world.api.create(owner, 0);
   for (const std::string& name : kNames) {
     Object pod = object_of(Kind::Pod, name);
-    meta(pod).owner_references.push_back(reference_to(world, {Kind::RayCluster, "owner"}));
+    meta(pod).owner_references.edit().push_back(reference_to(world, {Kind::RayCluster, "owner"}));
     world.api.create(pod, 0);
   }
   const std::size_t objects = kNames.size() + 1;
@@ -177,7 +177,7 @@ TEST_CASE("a create or delete of an owner computes the answers of the objects it
     world.api.create(cluster, 0);
     for (const std::string& name : kNames) {
       Object pod = object_of(Kind::Pod, owner + "-" + name);
-      meta(pod).owner_references.push_back(reference_to(world, {Kind::RayCluster, owner}));
+      meta(pod).owner_references.edit().push_back(reference_to(world, {Kind::RayCluster, owner}));
       world.api.create(pod, 0);
     }
   }
@@ -196,10 +196,10 @@ TEST_CASE("a create or delete of an owner computes the answers of the objects it
   Object service = object_of(Kind::Service, "svc");
   world.api.create(service, 0);
   Object shared = object_of(Kind::Pod, "shared");
-  meta(shared).owner_references.push_back(reference_to(world, {Kind::RayCluster, "two"}));
+  meta(shared).owner_references.edit().push_back(reference_to(world, {Kind::RayCluster, "two"}));
   OwnerReference by_service = reference_to(world, {Kind::Service, "svc"});
   by_service.controller = false;
-  meta(shared).owner_references.push_back(by_service);
+  meta(shared).owner_references.edit().push_back(by_service);
   world.api.create(shared, 0);
   (void)listing(kept, world);
   computed += 2;   // the Service and the new Pod

@@ -75,7 +75,7 @@ Object create(ApiServer& api, Object object) {
 }
 
 Object create_owned(ApiServer& api, Object object, const Object& owner) {
-  meta(object).owner_references.push_back(controller_reference(owner));
+  meta(object).owner_references.edit().push_back(controller_reference(owner));
   return create(api, std::move(object));
 }
 
@@ -217,8 +217,8 @@ TEST_CASE("a dependent with one owner left is not garbage") {
   const Object gone = create(bench.api(), named<RayCluster>("gone"));
   const Object kept = create(bench.api(), named<RayJob>("kept"));
   Object shared = named<Pod>("shared");
-  meta(shared).owner_references = {controller_reference(gone), controller_reference(kept)};
-  meta(shared).owner_references[1].controller = false;
+  meta(shared).owner_references = std::vector<OwnerReference>{controller_reference(gone), controller_reference(kept)};
+  meta(shared).owner_references.edit()[1].controller = false;
   create(bench.api(), shared);
   REQUIRE(!bench.api().remove(Kind::RayCluster, kNamespace, "gone", Propagation::background, 0).error);
 
@@ -247,7 +247,7 @@ TEST_CASE("a Job deleted with the server default orphans its pods: ownerReferenc
     REQUIRE(++steps <= 10);
     if (!exists(bench.api(), Kind::Job, "submitter")) {
       for (const Object& pod : bench.api().objects(Kind::Pod)) {
-        CHECK(meta(pod).owner_references.empty());
+        CHECK(meta(pod).owner_references->empty());
       }
     }
   }
@@ -261,7 +261,7 @@ TEST_CASE("a Job deleted with the server default orphans its pods: ownerReferenc
     CAPTURE(name);
     const Pod* pod = bench.api().find<Pod>(kNamespace, name);
     REQUIRE(pod != nullptr);
-    CHECK(pod->metadata.owner_references.empty());
+    CHECK(pod->metadata.owner_references->empty());
     CHECK(!pod->metadata.deletion_timestamp_ms.has_value());
     CHECK(pod->metadata.resource_version < job_deleted->resource_version);
   }

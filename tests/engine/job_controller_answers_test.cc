@@ -47,8 +47,8 @@ void create_pod(World& world, const std::string& job, int index, bool tracked) {
   const Object* found = world.api.find(Kind::Job, kNamespace, job);
   owner.uid = found ? meta(*found).uid : "gone-" + job;
   owner.controller = true;
-  pod.metadata.owner_references.push_back(owner);
-  if (tracked) pod.metadata.finalizers.emplace_back(kJobTrackingFinalizer);
+  pod.metadata.owner_references.edit().push_back(owner);
+  if (tracked) pod.metadata.finalizers.edit().emplace_back(kJobTrackingFinalizer);
   pod.status.phase = "Pending";
   Object object = std::move(pod);
   world.api.create(object, world.now_ms);
@@ -72,7 +72,7 @@ void change(World& world, std::mt19937& random) {
       break;
     }
     case 5:
-      world.api.patch(Kind::Pod, kNamespace, pod, [](Object& object) { meta(object).finalizers.clear(); },
+      world.api.patch(Kind::Pod, kNamespace, pod, [](Object& object) { meta(object).finalizers.edit().clear(); },
                       world.now_ms);
       break;
     case 6: world.api.remove(Kind::Pod, kNamespace, pod, Propagation::background, world.now_ms); break;
@@ -86,7 +86,7 @@ void change(World& world, std::mt19937& random) {
       const std::string& other = kJobs[random() % kJobs.size()];
       const Object* found = world.api.find(Kind::Job, kNamespace, other);
       world.api.patch(Kind::Pod, kNamespace, pod, [&](Object& object) {
-        OwnerReference& owner = meta(object).owner_references.front();
+        OwnerReference& owner = meta(object).owner_references.edit().front();
         owner.name = other;
         owner.uid = found ? meta(*found).uid : "gone-" + other;
       }, world.now_ms);

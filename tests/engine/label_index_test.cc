@@ -29,7 +29,7 @@ Object pod(const std::string& namespace_, const std::string& name, const std::st
   typed.metadata.namespace_ = namespace_;
   if (!cluster.empty()) typed.metadata.labels.edit()[std::string(kRayClusterLabel)] = cluster;
   if (!owner_uid.empty()) {
-    typed.metadata.owner_references.push_back(OwnerReference{"batch/v1", Kind::Job, "job", owner_uid, true, true});
+    typed.metadata.owner_references.edit().push_back(OwnerReference{"batch/v1", Kind::Job, "job", owner_uid, true, true});
   }
   return typed;
 }

@@ -79,7 +79,7 @@ void create_owner_and_dependent(Simulation& simulation) {
   ref.name = "job";
   ref.uid = meta(owner).uid;
   ref.controller = true;
-  meta(dependent).owner_references.push_back(ref);
+  meta(dependent).owner_references.edit().push_back(ref);
   REQUIRE(!api.create(dependent, 0).error);
 }
 

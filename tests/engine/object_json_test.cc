@@ -56,9 +56,9 @@ ObjectMeta full_meta(const std::string& name) {
   meta.deletion_timestamp_ms = 61'000;
   meta.labels = rjsim::engine::StringMap{{"ray.io/cluster", "demo-abcde"}, {"app", "x"}};
   meta.annotations = rjsim::engine::StringMap{{"note", "hello"}};
-  meta.owner_references = {OwnerReference{"ray.io/v1", Kind::RayJob, "demo", "uid-demo", true, true},
+  meta.owner_references = std::vector<OwnerReference>{OwnerReference{"ray.io/v1", Kind::RayJob, "demo", "uid-demo", true, true},
                            OwnerReference{"v1", Kind::Service, "svc", "uid-svc", false, false}};
-  meta.finalizers = {"ray.io/rayjob-finalizer", "foregroundDeletion"};
+  meta.finalizers = std::vector<std::string>{"ray.io/rayjob-finalizer", "foregroundDeletion"};
   return meta;
 }
 

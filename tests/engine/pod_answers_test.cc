@@ -81,7 +81,7 @@ Pod pod_of(const World& world, const std::string& cluster, std::string_view role
     const Object* found = world.api.find(Kind::RayCluster, kNamespace, cluster);
     owner.uid = found ? meta(*found).uid : "gone-" + cluster;
   }
-  pod.metadata.owner_references.push_back(owner);
+  pod.metadata.owner_references.edit().push_back(owner);
   Container main;
   main.name = role == "submitter" ? "ray-job-submitter" : "ray-" + std::string(role);
   main.command = {"ray", "job", "submit", "--address", "http://" + cluster + "-head-svc.default:8265",
@@ -146,7 +146,7 @@ void head_up(World& world, const std::string& cluster) {
   Service service;
   service.metadata.name = cluster + "-head-svc";
   service.metadata.namespace_ = std::string(kNamespace);
-  service.metadata.owner_references.push_back(owner);
+  service.metadata.owner_references.edit().push_back(owner);
   service.spec.edit().ports = {{"dashboard", 8265}};
   world.api.remove(Kind::Service, kNamespace, service.metadata.name, Propagation::background, world.now_ms);
   create(world, std::move(service));

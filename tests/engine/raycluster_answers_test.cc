@@ -122,7 +122,7 @@ void change(World& world, std::mt19937& random) {
     case 0: create_cluster(world, cluster); break;
     case 1:
       world.api.patch(Kind::RayCluster, kNamespace, cluster, [](Object& object) {
-        auto& finalizers = meta(object).finalizers;
+        auto& finalizers = meta(object).finalizers.edit();
         if (finalizers.empty()) finalizers.emplace_back(kLingeringDeletionFinalizer); else finalizers.clear();
       }, world.now_ms);
       break;

@@ -441,7 +441,7 @@ TEST_CASE("an actor is asked again only when what it declares it reads changes")
   for (const ActorInputs inputs : {rayjobs, rayjobs.and_clock(), rayjobs.and_clock().and_ray_and_environment(),
                                    pods.and_clock(), ActorInputs{}}) {
     CAPTURE(inputs.whole_world);
-    CAPTURE(inputs.objects[kind_index(Kind::RayJob)]);
+    CAPTURE(inputs.objects.contains(Kind::RayJob));
     CAPTURE(inputs.clock);
     CAPTURE(inputs.ray_and_environment);
     models::toy::ToyController controller;
@@ -466,7 +466,7 @@ TEST_CASE("an actor is asked again only when what it declares it reads changes")
     CHECK(ready == reads_clock);   // an actor that says it ignores the clock is believed
 
     // A write changes one kind's objects: only their readers are asked again.
-    const bool reads_rayjobs = inputs.objects[kind_index(Kind::RayJob)] || every_time;
+    const bool reads_rayjobs = inputs.objects.contains(Kind::RayJob) || every_time;
     const int before_write = actor.asked;
     simulation.run_as_step([](StepContext& context) { patch_message(context, "changed"); });
     simulation.enabled_steps();

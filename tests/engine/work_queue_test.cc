@@ -16,6 +16,7 @@ namespace {
 using rjsim::engine::AddOutcome;
 using rjsim::engine::kLowPriority;
 using rjsim::engine::QueueBehaviour;
+using rjsim::engine::SharedString;
 using rjsim::engine::WorkQueue;
 
 constexpr QueueBehaviour kBothBehaviours[] = {QueueBehaviour::legacy, QueueBehaviour::priority};
@@ -96,10 +97,10 @@ TEST_CASE("firing timers appends the due keys in ready-time order and keeps the 
     for (const auto& [key, delay_ms] : delays) queue.add_after(key, delay_ms, 0);
     not_due_only.add_after("ns/d", 30, 0);
     not_due_only.add_after("ns/b", 40, 0);
-    Keys fired = {"earlier"};
+    std::vector<SharedString> fired = {SharedString("earlier")};
     queue.fire_due_timers(20, fired);
     // Ready time first, then key (legacy) or the order of adding (priority): alike here.
-    CHECK(fired == Keys{"earlier", "ns/c", "ns/a", "ns/e"});
+    CHECK(Keys(fired.begin(), fired.end()) == Keys{"earlier", "ns/c", "ns/a", "ns/e"});
     CHECK(drain(queue) == Keys{"ns/c", "ns/a", "ns/e"});
     CHECK(queue.next_timer_ms() == 30);
     if (behaviour == QueueBehaviour::legacy) CHECK(queue == not_due_only);   // waiting keys still sorted

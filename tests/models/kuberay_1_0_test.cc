@@ -29,7 +29,7 @@ constexpr const char* kUrl = "demo-raycluster-abcde-head-svc.default.svc.cluster
 // A RayJob after its first pass: finalizer, names, PENDING, labelled `label`.
 RayJob initialized_rayjob(const std::string& label = "Initializing") {
   RayJob rayjob = sample_rayjob();
-  rayjob.metadata.finalizers = {"ray.io/rayjob-finalizer"};
+  rayjob.metadata.finalizers = std::vector<std::string>{"ray.io/rayjob-finalizer"};
   rayjob.status.job_id = "demo-abcde";
   rayjob.status.ray_cluster_name = "demo-raycluster-abcde";
   rayjob.status.job_status = "PENDING";
@@ -79,7 +79,7 @@ TEST_CASE("kuberay-1.0: any reconcile adds a missing finalizer and goes on, even
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = running_rayjob("SUCCEEDED", "Complete");
-  rayjob.metadata.finalizers.clear();
+  rayjob.metadata.finalizers.edit().clear();
   harness.put(rayjob);
   CHECK(is_done(harness.reconcile("demo")));
   CHECK(harness.writes() == std::vector<std::string>{"update RayJob/default/demo"});
@@ -153,7 +153,7 @@ TEST_CASE("kuberay-1.0: FAILED with the cluster being deleted persists Complete"
   ModelHarness harness(model);
   const RayJob& rayjob = harness.put(running_rayjob("FAILED"));
   RayCluster cluster = cluster_for(rayjob, "ready");
-  cluster.metadata.finalizers = {"someone-else"};
+  cluster.metadata.finalizers = std::vector<std::string>{"someone-else"};
   harness.put(cluster);
   harness.world.api.remove(Kind::RayCluster, "default", "demo-raycluster-abcde", Propagation::background, 0);
   harness.sync();
@@ -208,7 +208,7 @@ TEST_CASE("kuberay-1.0: a selector without ray.io/cluster returns an error and w
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = sample_rayjob();
-  rayjob.metadata.finalizers = {"ray.io/rayjob-finalizer"};
+  rayjob.metadata.finalizers = std::vector<std::string>{"ray.io/rayjob-finalizer"};
   rayjob.spec.edit().cluster_selector = {{"other", "x"}};
   harness.put(rayjob);
   CHECK(harness.reconcile("demo").err);
@@ -675,7 +675,7 @@ TEST_CASE("kuberay-1.0: the pass after Suspended writes Initializing and Suspend
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = sample_rayjob();
-  rayjob.metadata.finalizers = {"ray.io/rayjob-finalizer"};
+  rayjob.metadata.finalizers = std::vector<std::string>{"ray.io/rayjob-finalizer"};
   rayjob.spec.edit().suspend = true;
   rayjob.status.job_status = "STOPPED";
   rayjob.status.job_deployment_status = "Suspended";

@@ -29,7 +29,7 @@ constexpr std::int64_t kRequeueMs = 3'000;
 // A RayJob that has gone through New: finalizer, names, StartTime, Initializing.
 RayJob initializing_rayjob(std::int64_t start_ms = 0) {
   RayJob rayjob = sample_rayjob();
-  rayjob.metadata.finalizers = {"ray.io/rayjob-finalizer"};
+  rayjob.metadata.finalizers = std::vector<std::string>{"ray.io/rayjob-finalizer"};
   rayjob.status.job_id = "demo-abcde";
   rayjob.status.ray_cluster_name = "demo-raycluster-abcde";
   rayjob.status.job_deployment_status = "Initializing";
@@ -570,7 +570,7 @@ TEST_CASE("kuberay-1.1: Suspending does not delete a cluster whose deletion is o
   wanted.status.job_deployment_status = "Suspending";
   const RayJob& rayjob = harness.put(wanted);
   RayCluster cluster = cluster_for(rayjob, "ready");
-  cluster.metadata.finalizers = {"someone.else/finalizer"};
+  cluster.metadata.finalizers = std::vector<std::string>{"someone.else/finalizer"};
   harness.put(cluster);
   harness.world.api.remove(Kind::RayCluster, "default", cluster.metadata.name, Propagation::background, 0);
   harness.sync();

@@ -39,7 +39,7 @@ RayJob sample_rayjob(const std::string& name = "demo") {
 
 RayJob initializing_rayjob(std::int64_t start_ms = 0) {
   RayJob rayjob = sample_rayjob();
-  rayjob.metadata.finalizers = {"ray.io/rayjob-finalizer"};
+  rayjob.metadata.finalizers = std::vector<std::string>{"ray.io/rayjob-finalizer"};
   rayjob.status.job_id = "demo-abcde";
   rayjob.status.ray_cluster_name = "demo-abcde";
   rayjob.status.job_deployment_status = "Initializing";
@@ -95,7 +95,7 @@ void put_live_ray_head(ModelHarness& harness, const RayJob& rayjob, const std::s
                        std::int64_t end_ms = 0) {
   const RayCluster& cluster = harness.put(cluster_for(rayjob, "ready"));
   Service service = head_service_for(cluster);   // the dashboard finds the head through its owner
-  service.metadata.owner_references.push_back(
+  service.metadata.owner_references.edit().push_back(
       OwnerReference{"ray.io/v1", Kind::RayCluster, cluster.metadata.name, cluster.metadata.uid, true, true});
   harness.put(service);
   RayHead head;
@@ -595,7 +595,7 @@ TEST_CASE("kuberay-1.7: New with a pre-filled status never leaves New and writes
   RayJobReconciler model;
   ModelHarness harness(model);
   RayJob rayjob = sample_rayjob();
-  rayjob.metadata.finalizers = {"ray.io/rayjob-finalizer"};
+  rayjob.metadata.finalizers = std::vector<std::string>{"ray.io/rayjob-finalizer"};
   rayjob.status.job_id = "demo-abcde";
   rayjob.status.ray_cluster_name = "demo-abcde";
   rayjob.status.job_status = "RUNNING";

@@ -53,7 +53,7 @@ inline void put_ray_head(ModelHarness& harness, const engine::RayJob& rayjob, co
                          const std::string& job_status) {
   const engine::RayCluster& cluster = harness.put(cluster_for(rayjob, cluster_state));
   engine::Service service = head_service_for(cluster);
-  service.metadata.owner_references.push_back(engine::OwnerReference{
+  service.metadata.owner_references.edit().push_back(engine::OwnerReference{
       "ray.io/v1", engine::Kind::RayCluster, cluster.metadata.name, cluster.metadata.uid, true, true});
   harness.put(service);
   engine::RayHead head;

@@ -140,7 +140,7 @@ RayCluster construct_raycluster_for_rayjob(const RayJob& rayjob, const std::stri
   cluster.metadata.name = cluster_name;
   cluster.metadata.namespace_ = rayjob.metadata.namespace_;
   cluster.spec = *rayjob.spec->ray_cluster_spec;
-  cluster.metadata.owner_references.push_back(OwnerReference{
+  cluster.metadata.owner_references.edit().push_back(OwnerReference{
       "ray.io/v1", Kind::RayJob, rayjob.metadata.name, rayjob.metadata.uid, true, true});
   return cluster;
 }
@@ -232,7 +232,7 @@ Error create_new_k8s_job(Clients& clients, const RayJob& rayjob, PodTemplate sub
   job.metadata.labels = StringMap{{kKubernetesCreatedByLabelKey, kComponentName}};
   job.spec.edit().backoff_limit = 2;
   job.spec.edit().template_ = std::move(submitter);
-  job.metadata.owner_references.push_back(OwnerReference{
+  job.metadata.owner_references.edit().push_back(OwnerReference{
       "ray.io/v1", Kind::RayJob, rayjob.metadata.name, rayjob.metadata.uid, true, true});
   return clients.kube.create(job);
 }
@@ -268,7 +268,7 @@ ReconcileResult reconcile_deletion(Clients& clients, RayJob& rayjob) {
     dashboard.init_client(rayjob.status.dashboard_url);
     dashboard.stop_job(rayjob.status.job_id);   // the error is only logged
   }
-  auto& finalizers = rayjob.metadata.finalizers;                                    // :115-121
+  auto& finalizers = rayjob.metadata.finalizers.edit();                                  // :115-121
   finalizers.erase(std::remove(finalizers.begin(), finalizers.end(), kRayJobStopJobFinalizer), finalizers.end());
   return requeue_with(clients.kube.update(rayjob));
 }
@@ -336,7 +336,7 @@ ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& cli
 
   if (!rayjob.metadata.deletion_timestamp_ms) {                                     // :92-102
     if (!has_finalizer(rayjob.metadata, kRayJobStopJobFinalizer)) {
-      rayjob.metadata.finalizers.emplace_back(kRayJobStopJobFinalizer);
+      rayjob.metadata.finalizers.edit().emplace_back(kRayJobStopJobFinalizer);
       if (Error err = clients.kube.update(rayjob)) return requeue_with(err);
     }
   } else {

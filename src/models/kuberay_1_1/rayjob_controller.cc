@@ -126,7 +126,7 @@ RayCluster construct_raycluster_for_rayjob(const RayJob& rayjob, const std::stri
   cluster.metadata.name = cluster_name;
   cluster.metadata.namespace_ = rayjob.metadata.namespace_;
   cluster.spec = *rayjob.spec->ray_cluster_spec;
-  cluster.metadata.owner_references.push_back(OwnerReference{
+  cluster.metadata.owner_references.edit().push_back(OwnerReference{
       "ray.io/v1", Kind::RayJob, rayjob.metadata.name, rayjob.metadata.uid, true, true});
   return cluster;
 }
@@ -175,7 +175,7 @@ Error create_new_k8s_job(Clients& clients, const RayJob& rayjob, PodTemplate sub
                                   {kKubernetesCreatedByLabelKey, kComponentName}};
   job.spec.edit().backoff_limit = 2;
   job.spec.edit().template_ = std::move(submitter);
-  job.metadata.owner_references.push_back(OwnerReference{
+  job.metadata.owner_references.edit().push_back(OwnerReference{
       "ray.io/v1", Kind::RayJob, rayjob.metadata.name, rayjob.metadata.uid, true, true});
   return clients.kube.create(job);
 }
@@ -273,7 +273,7 @@ using StateResult = std::optional<ReconcileResult>;
 // New (RJC:L124-138).
 StateResult reconcile_new(Clients& clients, RayJob& rayjob) {
   if (!has_finalizer(rayjob.metadata, kRayJobStopJobFinalizer)) {                 // :126
-    rayjob.metadata.finalizers.emplace_back(kRayJobStopJobFinalizer);
+    rayjob.metadata.finalizers.edit().emplace_back(kRayJobStopJobFinalizer);
     if (Error err = clients.kube.update(rayjob)) return requeue_with(err);        // :128-131
   }
   if (Error err = init_rayjob_status_if_need(clients, rayjob)) return requeue_with(err);   // :136
@@ -401,7 +401,7 @@ ReconcileResult reconcile_deletion(Clients& clients, RayJob& rayjob) {
     dashboard.init_client(rayjob.status.dashboard_url);
     dashboard.stop_job(rayjob.status.job_id);   // the error is only logged
   }
-  auto& finalizers = rayjob.metadata.finalizers;                                        // :104-111
+  auto& finalizers = rayjob.metadata.finalizers.edit();                                      // :104-111
   finalizers.erase(std::remove(finalizers.begin(), finalizers.end(), kRayJobStopJobFinalizer), finalizers.end());
   if (Error err = clients.kube.update(rayjob)) return requeue_with(err);
   return requeue();

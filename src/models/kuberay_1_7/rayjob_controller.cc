@@ -196,7 +196,7 @@ Error construct_raycluster_for_rayjob(Clients& clients, const RayJob& rayjob, co
   cluster.metadata.name = cluster_name;
   cluster.metadata.namespace_ = rayjob.metadata.namespace_;
   cluster.spec = *rayjob.spec->ray_cluster_spec;
-  cluster.metadata.owner_references.push_back(controller_reference(rayjob));
+  cluster.metadata.owner_references.edit().push_back(controller_reference(rayjob));
   if (rayjob.spec->submission_mode == "SidecarMode") {                                  // RJC:L1027-1038
     // getSubmitterContainer (RJC:L610-631).
     Container sidecar = get_default_submitter_container(cluster.spec);
@@ -254,7 +254,7 @@ Error create_new_k8s_job(Clients& clients, const RayJob& rayjob, PodTemplate sub
                                   {kKubernetesCreatedByLabelKey, kComponentName}};
   job.spec.edit().backoff_limit = rayjob.spec->submitter_backoff_limit.value_or(2);
   job.spec.edit().template_ = std::move(submitter);
-  job.metadata.owner_references.push_back(controller_reference(rayjob));
+  job.metadata.owner_references.edit().push_back(controller_reference(rayjob));
   return clients.kube.create(job);
 }
 
@@ -321,7 +321,7 @@ Error reconcile_services(Clients& clients, const RayJob& rayjob, const RayCluste
   }
   if (!is_not_found(err)) return err;
   Service new_service = build_head_service_for_rayjob(rayjob, cluster);
-  new_service.metadata.owner_references.push_back(controller_reference(rayjob));
+  new_service.metadata.owner_references.edit().push_back(controller_reference(rayjob));
   return clients.kube.create(new_service);                                            // RJC:L705
 }
 
@@ -756,7 +756,7 @@ using StateResult = std::optional<ReconcileResult>;
 // New (RJC:L166-178).
 StateResult reconcile_new(Clients& clients, RayJob& rayjob) {
   if (!has_finalizer(rayjob.metadata, kRayJobStopJobFinalizer)) {                     // :167-174
-    rayjob.metadata.finalizers.emplace_back(kRayJobStopJobFinalizer);
+    rayjob.metadata.finalizers.edit().emplace_back(kRayJobStopJobFinalizer);
     if (Error err = clients.kube.update(rayjob)) return requeue_with(err);
   }
   init_rayjob_status_if_need(clients, rayjob);                                        // :178
@@ -936,7 +936,7 @@ ReconcileResult reconcile_deletion(Clients& clients, RayJob& rayjob) {
     dashboard.init_client(rayjob.status.dashboard_url);
     (void)dashboard.stop_job(rayjob.status.job_id);   // the error is only logged
   }
-  std::erase(rayjob.metadata.finalizers, std::string(kRayJobStopJobFinalizer));      // :132-138
+  std::erase(rayjob.metadata.finalizers.edit(), std::string(kRayJobStopJobFinalizer));      // :132-138
   if (Error err = clients.kube.update(rayjob)) return requeue_with(err);
   return requeue();
 }

@@ -42,7 +42,7 @@ ReconcileResult ToyController::reconcile_initializing(RayJob& rayjob, Clients& c
     cluster = RayCluster{};
     cluster.metadata.name = cluster_name;
     cluster.metadata.namespace_ = rayjob.metadata.namespace_;
-    cluster.metadata.owner_references.push_back(OwnerReference{
+    cluster.metadata.owner_references.edit().push_back(OwnerReference{
         "ray.io/v1", Kind::RayJob, rayjob.metadata.name, rayjob.metadata.uid, true, true});
     if (Error create_err = clients.kube.create(cluster)) return ReconcileResult::error(create_err);
     rayjob.status.message = "cluster created";

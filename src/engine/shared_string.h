@@ -1,0 +1,47 @@
+// An immutable string shared by its copies: copying one copies a reference, where a std::string
+// longer than its inline buffer (15 characters) allocates and copies its text. The work queue
+// keeps its keys ("namespace/name", longer than that) this way: a key moves between the queue's
+// sets and the pass in flight at every reconcile, and each copy of a std::string key was an
+// allocation. It behaves as a value: == and <=> compare the text, and nothing changes a text
+// once made, so copies may live on different threads.
+#pragma once
+
+#include <compare>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace rjsim::engine {
+
+class SharedString {
+ public:
+  SharedString() = default;   // "", held by no one
+  explicit SharedString(std::string text)
+      : text_(text.empty() ? nullptr : std::make_shared<const std::string>(std::move(text))) {}
+
+  const std::string& str() const { return text_ ? *text_ : empty_text(); }
+  operator const std::string&() const { return str(); }   // NOLINT: reads see a string
+  bool empty() const { return !text_; }
+
+  friend bool operator==(const SharedString& a, const SharedString& b) {
+    return a.text_ == b.text_ || a.str() == b.str();
+  }
+  friend std::strong_ordering operator<=>(const SharedString& a, const SharedString& b) {
+    return a.str() <=> b.str();
+  }
+  friend bool operator==(const SharedString& a, std::string_view b) { return a.str() == b; }
+  friend std::strong_ordering operator<=>(const SharedString& a, std::string_view b) {
+    return std::string_view(a.str()) <=> b;
+  }
+
+ private:
+  static const std::string& empty_text() {
+    static const std::string empty;
+    return empty;
+  }
+
+  std::shared_ptr<const std::string> text_;   // null: ""
+};
+
+}  // namespace rjsim::engine
