@@ -3,10 +3,14 @@
 // keeps its keys ("namespace/name", longer than that) this way: a key moves between the queue's
 // sets and the pass in flight at every reconcile, and each copy of a std::string key was an
 // allocation. It behaves as a value: == and <=> compare the text, and nothing changes a text
-// once made, so copies may live on different threads.
+// once made, so copies may live on different threads. A text carries its hash, taken once, so
+// that two keys that differ are told apart without comparing their texts (the priority queue
+// looks a key up among its ready entries at every add).
 #pragma once
 
 #include <compare>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -18,14 +22,16 @@ class SharedString {
  public:
   SharedString() = default;   // "", held by no one
   explicit SharedString(std::string text)
-      : text_(text.empty() ? nullptr : std::make_shared<const std::string>(std::move(text))) {}
+      : text_(text.empty() ? nullptr : std::make_shared<const Text>(std::move(text))) {}
 
-  const std::string& str() const { return text_ ? *text_ : empty_text(); }
+  const std::string& str() const { return text_ ? text_->text : empty_text(); }
   operator const std::string&() const { return str(); }   // NOLINT: reads see a string
   bool empty() const { return !text_; }
 
   friend bool operator==(const SharedString& a, const SharedString& b) {
-    return a.text_ == b.text_ || a.str() == b.str();
+    if (a.text_ == b.text_) return true;
+    if (a.text_ && b.text_ && a.text_->hash != b.text_->hash) return false;
+    return a.str() == b.str();
   }
   friend std::strong_ordering operator<=>(const SharedString& a, const SharedString& b) {
     return a.str() <=> b.str();
@@ -41,7 +47,12 @@ class SharedString {
     return empty;
   }
 
-  std::shared_ptr<const std::string> text_;   // null: ""
+  struct Text {
+    explicit Text(std::string text_) : text(std::move(text_)), hash(std::hash<std::string>{}(text)) {}
+    std::string text;
+    std::uint64_t hash;   // for == only: never printed, never ordered by
+  };
+  std::shared_ptr<const Text> text_;   // null: ""
 };
 
 }  // namespace rjsim::engine
