@@ -262,6 +262,11 @@ void ApiServer::erase(Kind kind, const ObjectMeta& m) {
   }
 }
 
+void ApiServer::delete_now(const ObjectVersion& last, std::int64_t now_ms) {
+  erase(kind_of(*last), meta(*last));
+  append_watch(WatchType::Deleted, last, now_ms, true);
+}
+
 WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
   ObjectMeta& m = meta(object);
   const Kind kind = kind_of(object);
@@ -329,10 +334,7 @@ WriteOutcome ApiServer::commit_change(const ObjectVersion& stored, Object next, 
     Object last = *stored;
     meta(last).resource_version = next_meta.resource_version;
     outcome.watch_type = WatchType::Deleted;
-    const Kind kind = kind_of(last);
-    ObjectVersion deleted(std::move(last), takes_digests_, stored);   // before erase() drops `stored`
-    erase(kind, meta(*deleted));
-    append_watch(WatchType::Deleted, deleted, now_ms, true);
+    delete_now(ObjectVersion(std::move(last), takes_digests_, stored), now_ms);   // made before erase() drops `stored`
     return outcome;
   }
   outcome.watch_type = WatchType::Modified;
@@ -452,9 +454,7 @@ WriteOutcome ApiServer::remove(Kind kind, std::string_view namespace_, std::stri
     outcome.changed = true;
     outcome.watch_type = WatchType::Deleted;
     outcome.resource_version_after = meta(last).resource_version;
-    ObjectVersion deleted(std::move(last), takes_digests_, *stored);   // before erase() drops `stored`
-    erase(kind, meta(*deleted));
-    append_watch(WatchType::Deleted, deleted, now_ms, true);
+    delete_now(ObjectVersion(std::move(last), takes_digests_, *stored), now_ms);   // made before erase() drops `stored`
     return outcome;
   }
   // A graceful deletion's timestamp is when its grace period ends (rest.BeforeDelete).

@@ -183,6 +183,8 @@ class ApiServer {
   // How long a delete of `object` leaves it to its kubelet: 0 but for a Running Pod.
   std::int64_t graceful_deletion_seconds(const Object& object, std::optional<std::int64_t> requested) const;
   void erase(Kind kind, const ObjectMeta& meta);
+  // Erases the stored object that `last` is the final version of, and appends its DELETED event.
+  void delete_now(const ObjectVersion& last, std::int64_t now_ms);
   // Whether `kind` keeps label_indexes_ and owner_indexes_ (Pods only; the others stay empty).
   static bool has_pod_indexes(Kind kind) { return kind == Kind::Pod; }
   // The hash label_indexes_ files `m` under, when its kind has an indexed label and `m` carries it.

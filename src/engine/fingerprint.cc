@@ -247,15 +247,6 @@ class Fingerprinter {
             succeeded, failed, ray_cluster_status, job_status_check_failure_start_time_ms,
             observed_generation);
   }
-  // RayJob, RayCluster, Service, Job, Pod: metadata, spec, status.
-  template <class T>
-    requires std::is_same_v<decltype(T::kind), const Kind>
-  void add(const T& object) {
-    const auto& [metadata, spec, status] = object;
-    add_all(metadata, spec, status);
-    add_resource_version(T::kind, metadata.resource_version);
-  }
-
   // An object as content_digest takes it: its spec as that spec's digest.
   void add_with_spec_digest(const Object& object, const Hash128& spec) {
     add(static_cast<std::uint8_t>(object.index()));

@@ -12,12 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/shared_string.h"
-
 #include "engine/dashboard_api.h"
 #include "engine/error.h"
 #include "engine/object_version.h"
 #include "engine/objects.h"
+#include "engine/shared_string.h"
 
 namespace rjsim::engine {
 

@@ -40,9 +40,14 @@ auto lower_bound_of(const std::vector<SharedString>& sorted, const std::string& 
                           [](const SharedString& held, const std::string& sought) { return held.str() < sought; });
 }
 
-bool contains(const std::vector<SharedString>& sorted, const std::string& key) {
+// `key` in a sorted set of keys, or end().
+auto find_sorted(const std::vector<SharedString>& sorted, const std::string& key) {
   auto it = lower_bound_of(sorted, key);
-  return it != sorted.end() && it->str() == key;
+  return (it != sorted.end() && it->str() == key) ? it : sorted.end();
+}
+
+bool contains(const std::vector<SharedString>& sorted, const std::string& key) {
+  return find_sorted(sorted, key) != sorted.end();
 }
 
 void insert_sorted(std::vector<SharedString>& sorted, SharedString key) {
@@ -51,8 +56,7 @@ void insert_sorted(std::vector<SharedString>& sorted, SharedString key) {
 }
 
 void erase_sorted(std::vector<SharedString>& sorted, const std::string& key) {
-  auto it = lower_bound_of(sorted, key);
-  if (it != sorted.end() && it->str() == key) sorted.erase(it);
+  if (auto it = find_sorted(sorted, key); it != sorted.end()) sorted.erase(it);
 }
 
 // An entry's key, by reference: a projection that returned it by value would copy the key at
@@ -87,11 +91,9 @@ SharedString WorkQueue::shared_key(const std::string& key) const {
   // The sets a key most often is in when it is added again: processing (a reconcile's requeue),
   // waiting (its timer fired or an event came first), dirty.
   for (const std::vector<SharedString>* set : {&processing_, &dirty_}) {
-    if (auto it = lower_bound_of(*set, key); it != set->end() && it->str() == key) return *it;
+    if (auto it = find_sorted(*set, key); it != set->end()) return *it;
   }
-  if (auto it = std::ranges::lower_bound(waiting_, key, {}, key_of_entry); it != waiting_.end() && it->key.str() == key) {
-    return it->key;
-  }
+  if (auto it = find_by_key(waiting_, key); it != waiting_.end()) return it->key;
   return SharedString(key);
 }
 
@@ -324,9 +326,7 @@ void WorkQueue::done(const std::string& key) {
   // Legacy: a key re-added while processing is dirty and goes back on the queue (§3.1). The
   // priority queue already holds its pending entry; unlocking makes it eligible (§3.4).
   if (behaviour_ == QueueBehaviour::legacy) {
-    if (auto dirty = lower_bound_of(dirty_, key); dirty != dirty_.end() && dirty->str() == key) {
-      ready_.push_back(Ready{*dirty, 0, 0});
-    }
+    if (auto dirty = find_sorted(dirty_, key); dirty != dirty_.end()) ready_.push_back(Ready{*dirty, 0, 0});
   }
 }
 
