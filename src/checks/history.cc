@@ -172,10 +172,10 @@ events::EventTypes History::reads() {
 void History::apply_step(const World& world, const engine::StepLog& step, StepFacts& facts) {
   const std::span<const Event> step_events = step.events;
   facts.clear();
-  reconciling_.clear();
+  reconciling_->clear();
   rayjob_write_rv_sent_ = 0;
-  spec_snapshot_due_.clear();
-  validation_entered_.clear();
+  spec_snapshot_due_->clear();
+  validation_entered_->clear();
   if (step.end_seq > step.first_seq) {
     facts.first_seq = step.first_seq;
     last_seq_ = step.end_seq - 1;
@@ -188,7 +188,7 @@ void History::apply_step(const World& world, const engine::StepLog& step, StepFa
     if (type == "status.transition") {
       on_transition(world, event, facts);
     } else if (type == "reconcile.begin" || type == "reconcile.resume") {
-      reconciling_ = event.object;   // a stopped pass goes on in a later step (DESIGN §1.1)
+      *reconciling_ = event.object;   // a stopped pass goes on in a later step (DESIGN §1.1)
     } else if (type == "reconcile.panic") {
       facts.panics.push_back({{event.seq, event.at_ms}, event.object, event.text("message")});
     } else if (type == "dashboard.submit_job") {
@@ -238,7 +238,7 @@ void History::apply_step(const World& world, const engine::StepLog& step, StepFa
     follow_submitters(world, {last_seq_, world.now_ms});
   }
   if (!rayjobs_scanned_ || world.api.watch_log(Kind::RayJob).size() != rayjob_log_size_ ||
-      !spec_snapshot_due_.empty() || !validation_entered_.empty()) {
+      !spec_snapshot_due_->empty() || !validation_entered_->empty()) {
     refresh_rayjobs(world, step_events, &facts);
   }
 }
@@ -298,9 +298,9 @@ void History::on_transition(const World& world, const Event& event, StepFacts& f
   if (to != kValidationFailed) {
     rayjob.valid_again.reset();
     rayjob.validation_failed_on_spec = false;
-    spec_snapshot_due_.push_back(index);
+    spec_snapshot_due_->push_back(index);
   } else if (from != kValidationFailed) {
-    validation_entered_.push_back(index);
+    validation_entered_->push_back(index);
   }
   facts.transitions.push_back(std::move(transition));
 }
@@ -328,8 +328,8 @@ void History::on_cluster_create(const World& world, const Event& event, StepFact
     uid = cluster->metadata.uid;
     index = rayjob_for_uid(world, rayjob_owner_uid(cluster->metadata));
     if (index < 0) return;   // not owned by a RayJob: not created for one
-  } else if (is_rayjob_ref(reconciling_)) {
-    index = find_index(reconciling_);   // gone within its own step: credit the reconciled RayJob
+  } else if (is_rayjob_ref(*reconciling_)) {
+    index = find_index(*reconciling_);   // gone within its own step: credit the reconciled RayJob
   }
   if (index < 0) return;
   RayJobHistory& rayjob = rayjobs_[static_cast<std::size_t>(index)].edit();
@@ -416,8 +416,8 @@ int History::attribute(const World& world, const engine::RayHead& head,
     }
   }
   // The controller (HTTPMode): the RayJob it was reconciling.
-  if (record.submitted_by == "controller" && is_rayjob_ref(reconciling_)) {
-    const int index = find_index(reconciling_);
+  if (record.submitted_by == "controller" && is_rayjob_ref(*reconciling_)) {
+    const int index = find_index(*reconciling_);
     if (index >= 0) return index;
   }
   // The RayJob whose persisted status.jobId is the submission id.
@@ -574,11 +574,11 @@ void History::name_submitter_writes(const World& world) {
   SubmitterReadCache& cache = submitter_reads_;
   const auto rayjob_events = cache.rayjob_mark.advance(world.api.watch_log(Kind::RayJob));
   const auto job_events = cache.job_mark.advance(world.api.watch_log(Kind::Job));
-  cache.named.clear();
+  cache.named->clear();
   cache.named_known = rayjob_events && job_events;
   if (!cache.named_known) return;
-  for (const engine::WatchEvent& event : *rayjob_events) cache.named.push_back(event.key_hash);
-  for (const engine::WatchEvent& event : *job_events) cache.named.push_back(event.key_hash);
+  for (const engine::WatchEvent& event : *rayjob_events) cache.named->push_back(event.key_hash);
+  for (const engine::WatchEvent& event : *job_events) cache.named->push_back(event.key_hash);
 }
 
 bool History::still_unfinished(const SubmitterRead& read, const RayJobHistory& seen,
@@ -586,7 +586,7 @@ bool History::still_unfinished(const SubmitterRead& read, const RayJobHistory& s
   if (!read.taken || read.uid_known != !seen.uid.empty() || read.attempts != seen.attempts.size()) return false;
   if (cache.named_known) {
     // The RayJob and its submitter Job share a key: a write to either names it.
-    if (std::find(cache.named.begin(), cache.named.end(), seen.key_hash) != cache.named.end()) return false;
+    if (std::find(cache.named->begin(), cache.named->end(), seen.key_hash) != cache.named->end()) return false;
   } else if (!read.rayjobs_written.same_version(stamps.kind(Kind::RayJob))) {
     return false;
   }
@@ -608,7 +608,7 @@ void History::refresh_rayjobs(const World& world, std::span<const Event> step_ev
   // stored one was followed and every followed history up to date with its RayJob: only the
   // named ones, the histories tracked since and those due can change.
   const std::optional<std::span<const engine::WatchEvent>> events = rayjob_log_read_.mark.events_since(log);
-  std::vector<std::uint64_t>& named = rayjob_log_read_.named;
+  std::vector<std::uint64_t>& named = *rayjob_log_read_.named;
   named.clear();
   if (events) {
     for (const engine::WatchEvent& event : *events) named.push_back(event.key_hash);
@@ -629,8 +629,8 @@ void History::refresh_rayjobs(const World& world, std::span<const Event> step_ev
   for (std::size_t i = 0; i < rayjobs_.size(); ++i) {
     const RayJobHistory& seen = *rayjobs_[i];
     if (seen.gone) continue;
-    if (i < tracked_before && !is_named(seen.key_hash) && !due(spec_snapshot_due_, i) &&
-        !due(validation_entered_, i)) {
+    if (i < tracked_before && !is_named(seen.key_hash) && !due(*spec_snapshot_due_, i) &&
+        !due(*validation_entered_, i)) {
       continue;
     }
     const engine::ObjectVersion* version = world.api.find_version(Kind::RayJob, seen.namespace_, seen.name);
@@ -642,8 +642,8 @@ void History::refresh_rayjobs(const World& world, std::span<const Event> step_ev
     }
     followed[static_cast<std::size_t>(version - stored_rayjobs.data())] = true;
     const bool snapshot_due =
-        due(spec_snapshot_due_, i) && (!seen.accepted_spec() || *seen.accepted_spec() != stored->spec);
-    const bool validation_due = due(validation_entered_, i);
+        due(*spec_snapshot_due_, i) && (!seen.accepted_spec() || *seen.accepted_spec() != stored->spec);
+    const bool validation_due = due(*validation_entered_, i);
     // Most refreshes change nothing: the history shared with a snapshot is then left shared.
     if (!snapshot_due && !validation_due && up_to_date(seen, *stored)) continue;
 

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "checks/scratch.h"
 #include "engine/copy_on_write.h"
 #include "engine/objects.h"
 #include "engine/step_context.h"
@@ -238,7 +239,7 @@ class History {
     // RayJobs, any Job write read every RayJob's submitter again).
     engine::WatchLogMark rayjob_mark;
     engine::WatchLogMark job_mark;
-    std::vector<std::uint64_t> named;
+    Scratch<std::vector<std::uint64_t>> named;   // filled by each follow before it is read
     bool named_known = false;   // both logs continued the marked ones
     friend bool operator==(const SubmitterReadCache&, const SubmitterReadCache&) { return true; }
   };
@@ -272,7 +273,7 @@ class History {
   struct RayJobLogRead {
     engine::WatchLogMark mark;
     std::size_t histories = 0;
-    std::vector<std::uint64_t> named;   // the key hashes the events since name (a reused buffer)
+    Scratch<std::vector<std::uint64_t>> named;   // the key hashes the events since name (a reused buffer)
     friend bool operator==(const RayJobLogRead&, const RayJobLogRead&) { return true; }
   };
   RayJobLogRead rayjob_log_read_;
@@ -281,10 +282,10 @@ class History {
   bool rayjobs_scanned_ = false;
   std::int64_t last_seq_ = -1;
   // Within the step being applied.
-  std::string reconciling_;                       // the object of the step's reconcile.begin or .resume
+  Scratch<std::string> reconciling_;              // the object of the step's reconcile.begin or .resume
   std::int64_t rayjob_write_rv_sent_ = 0;         // rv_sent of the step's latest RayJob write (0: none sent)
-  std::vector<int> spec_snapshot_due_;            // RayJobs that persisted a non-ValidationFailed status
-  std::vector<int> validation_entered_;           // RayJobs that persisted ValidationFailed
+  Scratch<std::vector<int>> spec_snapshot_due_;   // RayJobs that persisted a non-ValidationFailed status
+  Scratch<std::vector<int>> validation_entered_;  // RayJobs that persisted ValidationFailed
 };
 
 }  // namespace rjsim::checks

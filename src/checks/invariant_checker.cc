@@ -24,9 +24,9 @@ InvariantChecker::InvariantChecker(const engine::InvariantSelection& selection,
 
 void InvariantChecker::after_step(const engine::World& world, const engine::StepLog& step) {
   assert(!finished_ && "rjsim bug: a step observed after the checker finished");
-  history_.apply_step(world, step, facts_);
-  if (facts_.empty()) return;   // a safety judgement judges what the step added (invariant.h)
-  const StepView view{history_, facts_, world, settings_};
+  history_.apply_step(world, step, *facts_);
+  if (facts_->empty()) return;   // a safety judgement judges what the step added (invariant.h)
+  const StepView view{history_, *facts_, world, settings_};
   for (const Invariant* invariant : *safety_) invariant->after_step(view, reporter_);
 }
 

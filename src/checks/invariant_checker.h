@@ -46,7 +46,7 @@ class InvariantChecker final : public engine::StepObserver {
   engine::CopyOnWrite<std::vector<const Invariant*>> safety_;     // selected, with an after-step judgement
   engine::CopyOnWrite<std::vector<const Invariant*>> liveness_;   // selected, with an end-of-run judgement
   History history_;
-  StepFacts facts_;
+  Scratch<StepFacts> facts_;   // what the step being judged added
   Reporter reporter_;
   bool finished_ = false;
 };

@@ -48,6 +48,10 @@ class CopyOnWrite {
  public:
   CopyOnWrite() = default;   // the default value, held by no one (no allocation, no count)
   CopyOnWrite(T value) : value_(std::make_shared<Shared>(std::move(value))) {}   // NOLINT: set from a value
+  // Made in place from `args` (a T moved in is moved once, not three times).
+  template <class... Args>
+  explicit CopyOnWrite(std::in_place_t, Args&&... args)
+      : value_(std::make_shared<Shared>(std::in_place, std::forward<Args>(args)...)) {}
   // Copies share the value; a moved-from copy reads the default value.
   CopyOnWrite(const CopyOnWrite&) = default;
   CopyOnWrite& operator=(const CopyOnWrite&) = default;
@@ -107,6 +111,8 @@ class CopyOnWrite {
 
   struct Shared {
     explicit Shared(T v) : value(std::move(v)) {}
+    template <class... Args>
+    explicit Shared(std::in_place_t, Args&&... args) : value(std::forward<Args>(args)...) {}
     T value;
     std::uint64_t serial = copy_on_write_detail::next_serial();
   };

@@ -395,8 +395,27 @@ class Fingerprinter {
     add_all(call, error, objects, response, number, text);
   }
   void add(const PassInFlight& value) {
-    const auto& [key, priority, replies, resume_at_ms, blocked_ms] = value;
-    add_all(key, priority, replies, resume_at_ms, blocked_ms);
+    const auto& [key, priority, replies, replies_digest, resume_at_ms, blocked_ms] = value;
+    static_cast<void>(replies_digest);   // hashed in place of the replies
+    add_all(key, priority);
+    add_length(replies.size());
+    add_digest(digest_of_replies(value));
+    add_all(resume_at_ms, blocked_ms);
+  }
+  // The pass's replies as its running digest, extended by the replies added since it was last
+  // taken. Each extension hashes one reply after the digest before it, as a watch log's digest
+  // grows; a reply's objects are hashed with their resourceVersions' places in their logs, which
+  // appends do not move, so a digest taken earlier still holds.
+  const Hash128& digest_of_replies(const PassInFlight& pass) {
+    PassInFlight::RepliesDigest& known = pass.replies_digest;
+    assert(known.replies <= pass.replies.size() && "rjsim bug: a pass's replies shrank");
+    for (; known.replies < pass.replies.size(); ++known.replies) {
+      Fingerprinter extended(/*wide=*/true, nullptr, api_);
+      extended.add(known.digest);
+      extended.add(*pass.replies[known.replies]);
+      known.digest = extended.digest128();
+    }
+    return known.digest;
   }
 
   // ---- world.h ----

@@ -47,7 +47,7 @@ CallReply reply_to(ClientCall call) {
 
 const CallReply* PassClients::replayed(ClientCall call) {
   if (next_ >= pass_.replies.size()) return nullptr;
-  const CallReply& reply = pass_.replies[next_++];
+  const CallReply& reply = *pass_.replies[next_++];
   // Given the same replies a model makes the same calls (Controller::reconcile reads the world
   // only through its clients); a model that does not cannot be resumed.
   if (reply.call != call) {
@@ -59,9 +59,9 @@ const CallReply* PassClients::replayed(ClientCall call) {
 }
 
 const CallReply& PassClients::keep(CallReply reply) {
-  pass_.replies.push_back(std::move(reply));
+  pass_.replies.emplace_back(std::in_place, std::move(reply));
   next_ = pass_.replies.size();
-  return pass_.replies.back();
+  return *pass_.replies.back();
 }
 
 void PassClients::stop_if_due(const CallReply& reply) {

@@ -380,16 +380,29 @@ std::int64_t Simulation::reaction_since(std::size_t actor, const ActorWork& work
 }
 
 void Simulation::record_reactions() {
-  std::vector<PendingReaction> pending;
+  // Listed into slots kept from step to step, and copied into the world only when the list
+  // changed: most steps leave it as it was, and a list made afresh allocated each reaction's
+  // object name at every step.
+  std::vector<PendingReaction>& pending = reaction_buffer_;
+  std::size_t count = 0;
   ActorAnswers& kept = answers();
   kept.refresh(world_);
   for (std::size_t i = 0; i < actors_.size(); ++i) {
     if (latencies_[i] == Latency{}) continue;
     for (const ActorWork& item : actor_work(kept, i, work_buffer_)) {
-      pending.push_back({static_cast<int>(i), item.what, item.object, item.index, reaction_since(i, item)});
+      if (count == pending.size()) pending.emplace_back();
+      PendingReaction& reaction = pending[count++];
+      reaction.actor = static_cast<int>(i);
+      reaction.what = item.what;
+      reaction.object = item.object;
+      reaction.index = item.index;
+      reaction.since_ms = reaction_since(i, item);
     }
   }
-  world_.reactions = std::move(pending);
+  const auto listed = pending.begin() + static_cast<std::ptrdiff_t>(count);
+  if (!std::equal(pending.begin(), listed, world_.reactions.begin(), world_.reactions.end())) {
+    world_.reactions.assign(pending.begin(), listed);
+  }
 }
 
 void Simulation::step(std::span<const Step> steps) {

@@ -257,6 +257,7 @@ class Simulation {
   std::vector<Step> enabled_buffer_;
   std::vector<ActorWork> work_buffer_;
   std::vector<StepOption> option_buffer_;
+  std::vector<PendingReaction> reaction_buffer_;   // record_reactions' list, its slots reused
   std::vector<SharedString> fired_keys_buffer_;   // the keys of the queue's timers a step fired
   events::EventTypes built_;   // the types the sink and the observers read
   bool stop_requested_ = false;

@@ -1,5 +1,7 @@
 #include "explore/exhaustive.h"
 
+#include <algorithm>
+#include <cassert>
 #include <functional>
 #include <memory>
 
@@ -22,20 +24,51 @@ struct Fork {
   std::size_t decisions = 0;
 };
 
+// The decisions one run took past the fork it continued from, kept for its children: the run's
+// whole schedule is the first `first` decisions of the run it continued (`earlier`), then
+// `decisions`. A continued run never copies the decisions before its fork: a deep search's runs
+// are mostly a few steps past a fork hundreds of decisions deep, and copying those into each
+// run's schedule was most of the search loop's own time (7% of a search of an all-faults
+// scenario). A run from time 0 has no `earlier` and `first` 0.
+struct TakenDecisions {
+  std::shared_ptr<const TakenDecisions> earlier;
+  std::size_t first = 0;
+  Schedule decisions;
+
+  std::size_t size() const { return first + decisions.size(); }
+  // The decision at `index` of the whole schedule; only this run's own are kept here.
+  const Decision& operator[](std::size_t index) const {
+    assert(index >= first && "rjsim bug: a decision read before the fork its run continued from");
+    return decisions[index - first];
+  }
+};
+
+// The whole schedule of a run, from time 0: each earlier run's decisions up to where the next
+// one continued from it. Only a violating run needs it.
+Schedule whole_schedule(const TakenDecisions& last) {
+  std::vector<const TakenDecisions*> chain;
+  for (const TakenDecisions* run = &last; run != nullptr; run = run->earlier.get()) chain.push_back(run);
+  Schedule schedule;
+  for (auto run = chain.rbegin(); run != chain.rend(); ++run) {
+    assert(schedule.size() >= (*run)->first && "rjsim bug: a run continued past the end of the one before");
+    schedule.resize((*run)->first);
+    schedule.insert(schedule.end(), (*run)->decisions.begin(), (*run)->decisions.end());
+  }
+  return schedule;
+}
+
 // The first decisions of a run to make, read from where they are kept: the first `position`
 // decisions of a parent run's schedule, then `alternative` at the next one; none for the root.
-// Never copied out: a deep search's runs are mostly short continuations from a fork, and
-// copying their prefix (hundreds of decisions), three times a run, was most of the search
-// loop's own time.
+// Never copied out; a run continued from a fork reads only the decisions past it.
 struct PrefixView {
-  const Schedule* parent = nullptr;
+  const TakenDecisions* parent = nullptr;
   std::size_t position = 0;
   std::uint64_t alternative = 0;
 
-  // The whole of `schedule`.
-  static PrefixView of(const Schedule& schedule) {
-    if (schedule.empty()) return {};
-    return PrefixView{&schedule, schedule.size() - 1, schedule.back().picked};
+  // All of `run`'s decisions.
+  static PrefixView of(const TakenDecisions& run) {
+    if (run.size() == 0) return {};
+    return PrefixView{&run, run.size() - 1, run[run.size() - 1].picked};
   }
   std::size_t size() const { return parent ? position + 1 : 0; }
   std::uint64_t picked(std::size_t index) const {
@@ -45,11 +78,11 @@ struct PrefixView {
 
 // A run to make: the first `position` decisions its parent run took, then `alternative` at the
 // next one (the root: no parent), and the latest fork before that decision (none: from time 0).
-// The children of one run share its schedule instead of each copying a prefix of it: a deep
+// The children of one run share its decisions instead of each copying a prefix of them: a deep
 // search keeps many children on its stack, and copied prefixes grew with the square of the depth
 // (900 MB after 20 s of an all-faults scenario).
 struct Node {
-  std::shared_ptr<const Schedule> parent_taken;
+  std::shared_ptr<const TakenDecisions> parent_taken;
   std::size_t position = 0;
   std::uint64_t alternative = 0;
   std::shared_ptr<const Fork> fork;
@@ -62,38 +95,46 @@ struct Node {
 
 // Answers a prefix, then alternative 0; records every decision it answered (name suffixes
 // aside, which come from the fault-free chooser and are no branch). Continuing from a fork, the
-// decisions before it count as answered. The prefix's schedule must outlive the chooser.
+// decisions before it count as answered, and are not copied: they are the parent run's. The
+// prefix's decisions must outlive the chooser.
 class PrefixChooser final : public engine::Chooser {
  public:
   PrefixChooser(PrefixView prefix, std::uint64_t seed) : prefix_(prefix), names_(seed) {
-    taken_.reserve(capacity_for(prefix));
+    taken_.reserve(capacity_for(prefix, 0));
   }
-  PrefixChooser(PrefixView prefix, const Fork& fork) : prefix_(prefix), names_(fork.names) {
-    // A fork lies before the prefix's last decision, so what led to it is the parent's.
-    taken_.reserve(capacity_for(prefix));
-    taken_.assign(prefix.parent->begin(), prefix.parent->begin() + static_cast<std::ptrdiff_t>(fork.decisions));
+  // A fork lies before the prefix's last decision, so what led to it is the parent's.
+  PrefixChooser(PrefixView prefix, const Fork& fork) : prefix_(prefix), names_(fork.names), first_(fork.decisions) {
+    taken_.reserve(capacity_for(prefix, first_));
   }
 
   std::uint64_t choose(ChoicePoint point, std::uint64_t options) override {
     if (point == ChoicePoint::name_suffix) return names_.choose(point, options);
-    const std::uint64_t picked = taken_.size() < prefix_.size() ? prefix_.picked(taken_.size()) : 0;
+    const std::size_t index = decisions();
+    const std::uint64_t picked = index < prefix_.size() ? prefix_.picked(index) : 0;
     taken_.push_back(Decision{point, options, picked});
     return picked;
   }
-  bool past_prefix() const { return taken_.size() >= prefix_.size(); }
-  const Schedule& taken() const { return taken_; }
-  // The decisions taken, given up: the chooser is done.
-  Schedule release_taken() { return std::move(taken_); }
+  bool past_prefix() const { return decisions() >= prefix_.size(); }
+  // How many decisions led here, those before the fork included.
+  std::size_t decisions() const { return first_ + taken_.size(); }
+  // The decisions taken, given up (the chooser is done), continuing `earlier`'s (the parent's).
+  TakenDecisions release_taken(std::shared_ptr<const TakenDecisions> earlier) {
+    if (first_ == 0) earlier = nullptr;   // from time 0: nothing of the parent's is needed
+    return TakenDecisions{std::move(earlier), first_, std::move(taken_)};
+  }
   const engine::DefaultChooser& names() const { return names_; }
 
  private:
-  // Room for the prefix and the few decisions most runs take past it before they reach a state
-  // seen before: the schedule is kept as it is for the run's children, so a capacity doubled by
-  // one decision too many would double what the search's stack holds.
-  static std::size_t capacity_for(PrefixView prefix) { return prefix.size() + 8; }
+  // Room for the rest of the prefix and the few decisions most runs take past it before they
+  // reach a state seen before: the decisions are kept as they are for the run's children, so a
+  // capacity doubled by one decision too many would double what the search's stack holds.
+  static std::size_t capacity_for(PrefixView prefix, std::size_t first) {
+    return prefix.size() - std::min(prefix.size(), first) + 8;
+  }
 
   PrefixView prefix_;
   engine::DefaultChooser names_;
+  std::size_t first_ = 0;   // the decisions before the fork, not kept here
   Schedule taken_;
 };
 
@@ -121,12 +162,12 @@ class VisitedStates {
 // Children of a run, deepest first once pushed on a stack: for each decision past the prefix,
 // each alternative it did not take, each with the latest fork before that decision (`forks` in
 // the order taken, so the fork moves forward with the decision). The children share `taken`.
-void push_children(std::size_t prefix_size, Schedule taken, const std::vector<std::shared_ptr<const Fork>>& forks,
+void push_children(std::size_t prefix_size, TakenDecisions taken, const std::vector<std::shared_ptr<const Fork>>& forks,
                    std::vector<Node>& stack, std::int64_t shard_index, std::int64_t shard_count) {
   // Kept as long as a child waits on the stack: without room to spare. A run that went far past
   // its prefix outgrew its reserve (capacity_for) by doubling, and its own steps dwarf the copy.
-  if (taken.capacity() > taken.size() + 8) taken.shrink_to_fit();
-  const auto shared_taken = std::make_shared<const Schedule>(std::move(taken));
+  if (taken.decisions.capacity() > taken.decisions.size() + 8) taken.decisions.shrink_to_fit();
+  const auto shared_taken = std::make_shared<const TakenDecisions>(std::move(taken));
   std::shared_ptr<const Fork> latest_fork;
   std::size_t next_fork = 0;
   std::int64_t root_child = 0;
@@ -154,7 +195,8 @@ RunOptions search_run(PrefixChooser& chooser, const ExhaustiveOptions& options) 
 // from time 0 for the whole report.
 RunReport whole_run(ScenarioRunner& runner, const engine::Scenario& scenario, const ExhaustiveOptions& options,
                     const Schedule& schedule) {
-  PrefixChooser chooser(PrefixView::of(schedule), scenario.seed);
+  const TakenDecisions whole{nullptr, 0, schedule};
+  PrefixChooser chooser(PrefixView::of(whole), scenario.seed);
   return runner.run(search_run(chooser, options));
 }
 
@@ -188,25 +230,25 @@ ExhaustiveReport explore_exhaustively(const engine::Scenario& scenario, const Ex
     if (options.fork) {
       run.resume_from = node.fork ? node.fork->run : nullptr;
       run.on_snapshot = [&](std::shared_ptr<const RunSnapshot> snapshot) {
-        forks.push_back(std::make_shared<const Fork>(Fork{std::move(snapshot), chooser.names(), chooser.taken().size()}));
+        forks.push_back(std::make_shared<const Fork>(Fork{std::move(snapshot), chooser.names(), chooser.decisions()}));
       };
     }
     RunReport result = runner.run(run);
     ++report.runs;
     report.steps += result.steps - (run.resume_from ? run.resume_from->world.steps : 0);
-    report.max_depth = std::max<std::int64_t>(report.max_depth, static_cast<std::int64_t>(chooser.taken().size()));
+    report.max_depth = std::max<std::int64_t>(report.max_depth, static_cast<std::int64_t>(chooser.decisions()));
     report.distinct_states = static_cast<std::int64_t>(visited.size());
+    TakenDecisions taken = chooser.release_taken(node.parent_taken);
     const bool violated = !result.violations.empty();
     if (violated) {
-      if (run.resume_from) result = whole_run(runner, scenario, options, chooser.taken());
-      report.failures.push_back(ExhaustiveFailure{chooser.taken(), std::move(result), report.runs - 1});
+      Schedule schedule = whole_schedule(taken);
+      if (run.resume_from) result = whole_run(runner, scenario, options, schedule);
+      report.failures.push_back(ExhaustiveFailure{std::move(schedule), std::move(result), report.runs - 1});
     }
     if (options.on_run) options.on_run(report);
     if (violated && !options.all) return report;
     // A violating run's continuation is not explored further.
-    if (!violated) {
-      push_children(prefix.size(), chooser.release_taken(), forks, stack, options.shard_index, options.shard_count);
-    }
+    if (!violated) push_children(prefix.size(), std::move(taken), forks, stack, options.shard_index, options.shard_count);
   }
   report.complete = stack.empty();
   return report;

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "check_harness.h"
+#include "checks/scratch.h"
 
 namespace invariant_checker_test {
 namespace {
@@ -94,6 +95,35 @@ TEST_CASE("a copied checker goes on from where the original was, independently")
   CHECK(fork.violations().empty());
   CHECK(fork.history().rayjobs().size() == 1);
   CHECK(fork.history().rayjobs()[0]->deployment_status == "Suspending");
+}
+
+TEST_CASE("a copy of the checker made between two steps judges the next step as the original does") {
+  // The copy starts with empty scratch (checks/scratch.h): each step's facts are made afresh.
+  CheckRun run("suspend-atomic");
+  run.create_rayjob("demo");
+  run.persist("demo", "Initializing", "");
+  run.persist("demo", "Suspending", "");
+  CheckRun copy = run;
+  run.persist("demo", "Running", "RUNNING");
+  copy.persist("demo", "Running", "RUNNING");
+  REQUIRE(run.violations().size() == 1);
+  REQUIRE(copy.violations().size() == 1);
+  CHECK(copy.violations()[0].message == run.violations()[0].message);
+  CHECK(copy.checker.history() == run.checker.history());
+}
+
+TEST_CASE("scratch is not copied, takes no part in ==, and moves with its owner") {
+  rjsim::checks::Scratch<std::vector<int>> scratch;
+  scratch->push_back(7);
+  const rjsim::checks::Scratch<std::vector<int>> copy = scratch;
+  CHECK(copy->empty());
+  CHECK(copy == scratch);
+  rjsim::checks::Scratch<std::vector<int>> assigned;
+  assigned->push_back(1);
+  assigned = scratch;
+  CHECK(*assigned == std::vector<int>{1});   // kept what it had: scratch is cleared before it is read
+  const rjsim::checks::Scratch<std::vector<int>> moved = std::move(scratch);
+  CHECK(*moved == std::vector<int>{7});
 }
 
 }  // namespace

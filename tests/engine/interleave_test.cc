@@ -338,8 +338,24 @@ TEST_CASE("a stopped pass is part of the world's fingerprint") {
   REQUIRE(simulation.world().process.pass);
   rjsim::engine::World other = simulation.world();
   CHECK(rjsim::engine::fingerprint(other) == rjsim::engine::fingerprint(simulation.world()));
-  other.process.pass->replies.front().error = Error(rjsim::engine::ErrorCode::not_found, "gone");
+  other.process.pass->replies.front().edit().error = Error(rjsim::engine::ErrorCode::not_found, "gone");
+  // Changed in place, which the engine never does (it only appends): the running digest is reset.
+  other.process.pass->replies_digest = {};
   CHECK(rjsim::engine::fingerprint(other) != rjsim::engine::fingerprint(simulation.world()));
+}
+
+TEST_CASE("a stopped pass's running digest, extended by a reply, is the digest taken afresh") {
+  StoppedPass stopped;
+  rjsim::engine::World world = stopped.simulation.world();
+  REQUIRE(world.process.pass);
+  const std::uint64_t before = rjsim::engine::fingerprint(world);   // the digest now covers every reply
+  world.process.pass->replies.push_back(world.process.pass->replies.front());
+  const std::uint64_t extended = rjsim::engine::fingerprint(world);
+  rjsim::engine::World afresh = world;
+  afresh.process.pass->replies_digest = {};
+  CHECK(extended != before);
+  CHECK(extended == rjsim::engine::fingerprint(afresh));
+  CHECK(world.process.pass->replies_digest.replies == world.process.pass->replies.size());
 }
 
 }  // TEST_SUITE
