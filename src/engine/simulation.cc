@@ -127,8 +127,17 @@ Latency Simulation::allowed_latency(Latency latency) const {
   return latency;
 }
 
-void Simulation::start_over(World world, Chooser& chooser) {
+void Simulation::start_over(World&& world, Chooser& chooser) {
   world_ = std::move(world);
+  begin_another_run(chooser);
+}
+
+void Simulation::start_over(const World& world, Chooser& chooser) {
+  world_ = world;
+  begin_another_run(chooser);
+}
+
+void Simulation::begin_another_run(Chooser& chooser) {
   chooser_ = &chooser;
   next_seq_ = 0;
   stop_requested_ = false;

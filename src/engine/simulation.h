@@ -168,7 +168,11 @@ class Simulation {
   // remember_answers_in (its own are dropped). Exhaustive exploration makes thousands of runs a
   // few steps long: building a simulation for each, and growing the buffers its steps reuse
   // again, was a twentieth of them.
-  void start_over(World world, Chooser& chooser);
+  void start_over(World&& world, Chooser& chooser);
+  // The same from a copy of `world`, copied into this simulation's: its vectors keep their room,
+  // where a copy made apart allocated them again (exploration continues a run from a snapshot's
+  // world at every run).
+  void start_over(const World& world, Chooser& chooser);
   // Numbers the next event `seq`: a simulation that continues a run from a copy of its world
   // (exhaustive exploration forks runs) goes on with that run's numbering.
   void continue_numbering_from(std::int64_t seq) { next_seq_ = seq; }
@@ -189,6 +193,8 @@ class Simulation {
   void inject_crash();
 
  private:
+  // What start_over does besides setting the world.
+  void begin_another_run(Chooser& chooser);
   // One step chosen from `steps`, which enabled_steps() just listed.
   void step(std::span<const Step> steps);
   void apply(const Step& step, StepContext& context);

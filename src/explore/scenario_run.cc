@@ -295,6 +295,7 @@ struct ScenarioRunner::Simulated {
   TransitionSink transitions;
   events::TeeSink sink;
   Simulation simulation;
+  std::optional<checks::InvariantChecker> checker;   // the last run's
   VerdictRecorder verdicts;
   bool faults;                    // what it was built for (serves)
   ActorAnswers* answers;
@@ -309,13 +310,18 @@ RunReport run_scenario(const Scenario& scenario, const RunOptions& options) {
   return ScenarioRunner(scenario, options.controller).run(options);
 }
 
-ScenarioRunner::Simulated& ScenarioRunner::simulated_for(const RunOptions& options, World world, Chooser& chooser,
-                                                         std::unique_ptr<Simulated>& own) {
+ScenarioRunner::Simulated& ScenarioRunner::simulated_for(const RunOptions& options, const RunSnapshot* resume,
+                                                         Chooser& chooser, std::unique_ptr<Simulated>& own) {
   if (last_ && last_->serves(options)) {
     last_->transitions.transitions.clear();
-    last_->simulation.start_over(std::move(world), chooser);
+    if (resume) {
+      last_->simulation.start_over(resume->world, chooser);   // copied into the last run's world
+    } else {
+      last_->simulation.start_over(initial_world(scenario_, *parts_->model, options), chooser);
+    }
     return *last_;
   }
+  World world = resume ? resume->world : initial_world(scenario_, *parts_->model, options);
   auto simulated = std::make_unique<Simulated>(scenario_, *parts_, std::move(world), chooser, options);
   std::unique_ptr<Simulated>& keeper = Simulated::is_fast_path(options) ? last_ : own;
   keeper = std::move(simulated);
@@ -333,17 +339,23 @@ RunReport ScenarioRunner::run(const RunOptions& options) {
                                       : static_cast<Chooser&>(fault_free);
   const RunSnapshot* resume = options.resume_from.get();
   std::unique_ptr<Simulated> own;
-  Simulated& simulated =
-      simulated_for(options, resume ? resume->world : initial_world(scenario, *model, options), chooser, own);
+  Simulated& simulated = simulated_for(options, resume, chooser, own);
   Simulation& simulation = simulated.simulation;
   assert(simulation.world().api.takes_digests() == options.fingerprintable &&
          "rjsim bug: a run continued from a snapshot taken with other digest settings");
   simulation.check_reused_answers(options.check_reused_answers);
-  // A continued run goes on with the checks' memory of the steps before it.
-  checks::InvariantChecker checker =
-      resume ? resume->checker
-             : checks::InvariantChecker(scenario.invariants, model->transition_table(), scenario.limits.eventually_ms,
-                                        cleanup_allowance_ms(scenario, options));
+  // A continued run goes on with the checks' memory of the steps before it, copied into the
+  // last run's checker where there is one (its vectors keep their room).
+  std::optional<checks::InvariantChecker>& kept_checker = simulated.checker;
+  if (resume && kept_checker) {
+    *kept_checker = resume->checker;
+  } else if (resume) {
+    kept_checker.emplace(resume->checker);
+  } else {
+    kept_checker.emplace(scenario.invariants, model->transition_table(), scenario.limits.eventually_ms,
+                         cleanup_allowance_ms(scenario, options));
+  }
+  checks::InvariantChecker& checker = *kept_checker;
   VerdictRecorder& verdicts = simulated.verdicts;
   verdicts.start(checker, options);
   if (resume) {

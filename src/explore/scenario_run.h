@@ -169,8 +169,9 @@ class ScenarioRunner {
  private:
   struct Parts;
   struct Simulated;
-  // The last fast-path run's simulation, to start over (Simulated::serves), else a new one in `own`.
-  Simulated& simulated_for(const RunOptions& options, engine::World world, engine::Chooser& chooser,
+  // The last fast-path run's simulation, to start over (Simulated::serves), else a new one in
+  // `own`; from `resume`'s world, or from time 0 when it is null.
+  Simulated& simulated_for(const RunOptions& options, const RunSnapshot* resume, engine::Chooser& chooser,
                            std::unique_ptr<Simulated>& own);
 
   const engine::Scenario& scenario_;
