@@ -208,6 +208,7 @@ ExhaustiveReport explore_exhaustively(const engine::Scenario& scenario, const Ex
   engine::FingerprintMemo memo;                 // consecutive states share most of their parts
   engine::ActorAnswers answers;                 // consecutive runs share most of the actors' inputs
   ScenarioRunner runner(scenario, options.controller);
+  SnapshotPool snapshots;                       // outlives the stack, whose forks hold them
   std::vector<Node> stack = {Node{}};
   while (!stack.empty()) {
     if ((options.max_runs && report.runs >= *options.max_runs) || (options.out_of_time && options.out_of_time())) {
@@ -229,6 +230,7 @@ ExhaustiveReport explore_exhaustively(const engine::Scenario& scenario, const Ex
     };
     if (options.fork) {
       run.resume_from = node.fork ? node.fork->run : nullptr;
+      run.snapshot_pool = &snapshots;
       run.on_snapshot = [&](std::shared_ptr<const RunSnapshot> snapshot) {
         forks.push_back(std::make_shared<const Fork>(Fork{std::move(snapshot), chooser.names(), chooser.decisions()}));
       };

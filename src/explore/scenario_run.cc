@@ -96,6 +96,10 @@ class VerdictRecorder final : public StepObserver {
   void before_step(const World& world, std::span<const engine::Step> steps) override {
     if (!options_->on_snapshot || steps.empty() || world.steps == resumed_at_steps_) return;
     if (steps.size() == 1 && !engine::may_decide_within(steps.front().kind)) return;
+    if (options_->snapshot_pool) {
+      options_->on_snapshot(options_->snapshot_pool->take(world, simulation_.events_emitted(), *checker_, recorded_));
+      return;
+    }
     // Made in place: no temporary to destroy.
     options_->on_snapshot(std::make_shared<const RunSnapshot>(world, simulation_.events_emitted(), *checker_, recorded_));
   }
@@ -300,6 +304,29 @@ struct ScenarioRunner::Simulated {
   bool faults;                    // what it was built for (serves)
   ActorAnswers* answers;
 };
+
+std::shared_ptr<const RunSnapshot> SnapshotPool::take(const World& world, std::int64_t events_emitted,
+                                                      const checks::InvariantChecker& checker,
+                                                      std::size_t violations_recorded) {
+  std::unique_ptr<RunSnapshot> snapshot;
+  if (free_.empty()) {
+    snapshot = std::make_unique<RunSnapshot>(world, events_emitted, checker, violations_recorded);
+  } else {
+    snapshot = std::move(free_.back());
+    free_.pop_back();
+    snapshot->world = world;
+    snapshot->events_emitted = events_emitted;
+    snapshot->checker = checker;
+    snapshot->violations_recorded = violations_recorded;
+  }
+  return std::shared_ptr<const RunSnapshot>(snapshot.release(), [this](const RunSnapshot* done) { give_back(done); });
+}
+
+void SnapshotPool::give_back(const RunSnapshot* snapshot) {
+  // Handed out as const to its holders; the pool made it and takes it back.
+  std::unique_ptr<RunSnapshot> owned(const_cast<RunSnapshot*>(snapshot));
+  if (free_.size() < kKept) free_.push_back(std::move(owned));
+}
 
 ScenarioRunner::ScenarioRunner(const Scenario& scenario, const std::string& controller)
     : scenario_(scenario), parts_(std::make_unique<Parts>(scenario, model_named(scenario, controller))) {}

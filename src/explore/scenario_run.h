@@ -40,6 +40,28 @@ struct RunSnapshot {
   std::size_t violations_recorded = 0;  // of checker.violations(), already in the log
 };
 
+// Snapshots a search has let go, to be taken again: a snapshot copied into one that held an
+// earlier world keeps the room of its vectors (the world's, its work queue's, the checks'
+// history's), where a new one allocated all of them, at every decision of an exhaustive search.
+// It keeps at most kKept, so that what its worlds still share is bounded. For one thread; must
+// outlive every snapshot it hands out.
+class SnapshotPool {
+ public:
+  SnapshotPool() = default;
+  SnapshotPool(const SnapshotPool&) = delete;
+  SnapshotPool& operator=(const SnapshotPool&) = delete;
+
+  // A snapshot of these, which comes back to the pool when its last holder lets it go.
+  std::shared_ptr<const RunSnapshot> take(const engine::World& world, std::int64_t events_emitted,
+                                          const checks::InvariantChecker& checker, std::size_t violations_recorded);
+
+ private:
+  static constexpr std::size_t kKept = 256;
+  void give_back(const RunSnapshot* snapshot);
+
+  std::vector<std::unique_ptr<RunSnapshot>> free_;
+};
+
 struct RunOptions {
   std::optional<std::uint64_t> seed;         // default: the scenario's
   std::string controller;                    // default: the scenario's
@@ -73,6 +95,7 @@ struct RunOptions {
   // The run as it is before each step that can make a decision (more than one step enabled, or
   // a step that may decide within it): what a search continues from, at the step of a decision.
   std::function<void(std::shared_ptr<const RunSnapshot>)> on_snapshot;
+  SnapshotPool* snapshot_pool = nullptr;   // where on_snapshot's snapshots come from (default: new ones)
   // Continue a run from a snapshot of it instead of starting at time 0 (no run.start, no
   // initial objects). The report then covers the steps from there on only: its events,
   // transitions and log hash are those of the continuation.

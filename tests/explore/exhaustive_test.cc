@@ -168,6 +168,34 @@ TEST_CASE("a run leaves a snapshot before each step that decides, and none befor
   CHECK(static_cast<int>(snapshots.size()) < decisions.chosen);
 }
 
+TEST_CASE("a snapshot from the pool holds the run as it is now, not the one it held before") {
+  std::vector<std::shared_ptr<const RunSnapshot>> direct;   // made new, as without a pool
+  std::vector<std::shared_ptr<const RunSnapshot>> pooled;
+  SnapshotPool pool;
+  RunOptions run;
+  run.faults = true;
+  run.seed = 11;
+  run.snapshot_pool = &pool;
+  run.on_snapshot = [&](std::shared_ptr<const RunSnapshot> snapshot) {
+    // Each snapshot but the latest goes back to the pool at once, so the next is one taken again.
+    if (!pooled.empty()) pooled.pop_back();
+    pooled.push_back(std::move(snapshot));
+  };
+  run_scenario(bounded(), run);
+  REQUIRE(pooled.size() == 1);
+  RunOptions fresh;
+  fresh.faults = true;
+  fresh.seed = 11;
+  fresh.on_snapshot = [&](std::shared_ptr<const RunSnapshot> snapshot) { direct.push_back(std::move(snapshot)); };
+  run_scenario(bounded(), fresh);
+  REQUIRE(direct.size() > 3);
+  const RunSnapshot& last = *direct.back();
+  CHECK(pooled.back()->world == last.world);
+  CHECK(pooled.back()->events_emitted == last.events_emitted);
+  CHECK(pooled.back()->checker.history() == last.checker.history());
+  CHECK(pooled.back()->violations_recorded == last.violations_recorded);
+}
+
 TEST_CASE("a violation found from a fork is reported as its whole run, as re-execution finds it") {
   // single-cluster judges the clusters a RayJob has created over the run: the checks' memory
   // must travel with the fork.
