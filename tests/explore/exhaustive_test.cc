@@ -169,9 +169,9 @@ TEST_CASE("a run leaves a snapshot before each step that decides, and none befor
 }
 
 TEST_CASE("a snapshot from the pool holds the run as it is now, not the one it held before") {
+  SnapshotPool pool;   // outlives the snapshots it hands out (declared before their holders)
   std::vector<std::shared_ptr<const RunSnapshot>> direct;   // made new, as without a pool
   std::vector<std::shared_ptr<const RunSnapshot>> pooled;
-  SnapshotPool pool;
   RunOptions run;
   run.faults = true;
   run.seed = 11;
