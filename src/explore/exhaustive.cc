@@ -191,12 +191,11 @@ RunOptions search_run(PrefixChooser& chooser, const ExhaustiveOptions& options) 
   return run;
 }
 
-// A violating run continued from a fork reports the continuation only: run its schedule again
-// from time 0 for the whole report.
-RunReport whole_run(ScenarioRunner& runner, const engine::Scenario& scenario, const ExhaustiveOptions& options,
-                    const Schedule& schedule) {
-  const TakenDecisions whole{nullptr, 0, schedule};
-  PrefixChooser chooser(PrefixView::of(whole), scenario.seed);
+// A violating run continued from a fork reports the continuation only: run its whole schedule
+// again from time 0 for the whole report.
+RunReport whole_run(ScenarioRunner& runner, const ExhaustiveOptions& options, const TakenDecisions& whole,
+                    std::uint64_t seed) {
+  PrefixChooser chooser(PrefixView::of(whole), seed);
   return runner.run(search_run(chooser, options));
 }
 
@@ -243,9 +242,9 @@ ExhaustiveReport explore_exhaustively(const engine::Scenario& scenario, const Ex
     TakenDecisions taken = chooser.release_taken(node.parent_taken);
     const bool violated = !result.violations.empty();
     if (violated) {
-      Schedule schedule = whole_schedule(taken);
-      if (run.resume_from) result = whole_run(runner, scenario, options, schedule);
-      report.failures.push_back(ExhaustiveFailure{std::move(schedule), std::move(result), report.runs - 1});
+      TakenDecisions whole{nullptr, 0, whole_schedule(taken)};
+      if (run.resume_from) result = whole_run(runner, options, whole, scenario.seed);
+      report.failures.push_back(ExhaustiveFailure{std::move(whole.decisions), std::move(result), report.runs - 1});
     }
     if (options.on_run) options.on_run(report);
     if (violated && !options.all) return report;

@@ -292,11 +292,10 @@ void search_exhaustively(const engine::Scenario& scenario, const ExploreOptions&
   exhaustive.on_run = [&](const ExhaustiveReport& so_far) {
     if (so_far.runs % kRunsPerClockRead != 0) return;
     elapsed_s = seconds_since(started);
-    const double now_s = elapsed_s;
-    if (!options.on_progress || now_s - last_progress_s < 0.1) return;
-    last_progress_s = now_s;
+    if (!options.on_progress || elapsed_s - last_progress_s < 0.1) return;
+    last_progress_s = elapsed_s;
     options.on_progress(ExploreProgress{so_far.runs, so_far.steps, so_far.distinct_states,
-                                        static_cast<std::int64_t>(so_far.failures.size()), now_s, 0});
+                                        static_cast<std::int64_t>(so_far.failures.size()), elapsed_s, 0});
   };
   ExhaustiveReport result = explore_exhaustively(scenario, exhaustive);
   report.schedules = result.runs;
