@@ -311,7 +311,7 @@ WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
   return outcome;
 }
 
-WriteOutcome ApiServer::commit_change(const ObjectVersion& stored, Object next, std::int64_t now_ms) {
+WriteOutcome ApiServer::commit_change(const ObjectVersion& stored, Object&& next, std::int64_t now_ms) {
   WriteOutcome outcome;
   outcome.resource_version_before = meta(*stored).resource_version;
   outcome.resource_version_after = outcome.resource_version_before;

@@ -177,7 +177,7 @@ class ApiServer {
   // finalizers left), with a new rv and one watch event; a no-op when nothing changed. A
   // change gives the server its own copy of the kind's objects: `stored` may then be the
   // version a copy still holds, so read the result with find().
-  WriteOutcome commit_change(const ObjectVersion& stored, Object next, std::int64_t now_ms);
+  WriteOutcome commit_change(const ObjectVersion& stored, Object&& next, std::int64_t now_ms);
   // `ownership`: the event changes existence or ownership (ownership_digest()).
   void append_watch(WatchType type, const ObjectVersion& version, std::int64_t now_ms, bool ownership);
   // How long a delete of `object` leaves it to its kubelet: 0 but for a Running Pod.

@@ -159,7 +159,7 @@ DashboardResponse text_reply(int status, std::string text) {
 // event once the outcome is known.
 class Call {
  public:
-  // `event_type` is the call's event: "dashboard." and the verb.
+  // `event_type` is the call's event: "dashboard." and the verb. `url` must outlive the call.
   Call(StepContext& context, const DashboardBehaviour& behaviour, DashboardCaller caller,
        std::string_view event_type, std::string_view url)
       : context_(context), caller_(caller), event_type_(event_type), url_(url),
@@ -205,9 +205,9 @@ class Call {
   StepContext& context_;
   DashboardCaller caller_;
   std::string_view event_type_;
-  std::string url_;
+  std::string_view url_;        // the caller's, which outlives the call
   Resolved resolved_;
-  std::string refused_;
+  std::string_view refused_;    // a literal
 };
 
 void emit_job_status(StepContext& context, const RayHead& head, const RayJobRecord& job,

@@ -23,16 +23,16 @@ constexpr const char* kKubernetesCreatedByLabelKey = "app.kubernetes.io/created-
 constexpr const char* kComponentName = "kuberay-operator";
 
 // JobDeploymentStatus values (apis/ray/v1/rayjob_types.go:L35-46 at v1.0.0).
-constexpr const char* kInitializing = "Initializing";
-constexpr const char* kFailedToGetOrCreateRayCluster = "FailedToGetOrCreateRayCluster";
-constexpr const char* kWaitForDashboard = "WaitForDashboard";
-constexpr const char* kWaitForDashboardReady = "WaitForDashboardReady";
-constexpr const char* kWaitForK8sJob = "WaitForK8sJob";
-constexpr const char* kFailedJobDeploy = "FailedJobDeploy";
-constexpr const char* kRunning = "Running";
-constexpr const char* kFailedToGetJobStatus = "FailedToGetJobStatus";
-constexpr const char* kComplete = "Complete";
-constexpr const char* kSuspended = "Suspended";
+constexpr std::string_view kInitializing = "Initializing";
+constexpr std::string_view kFailedToGetOrCreateRayCluster = "FailedToGetOrCreateRayCluster";
+constexpr std::string_view kWaitForDashboard = "WaitForDashboard";
+constexpr std::string_view kWaitForDashboardReady = "WaitForDashboardReady";
+constexpr std::string_view kWaitForK8sJob = "WaitForK8sJob";
+constexpr std::string_view kFailedJobDeploy = "FailedJobDeploy";
+constexpr std::string_view kRunning = "Running";
+constexpr std::string_view kFailedToGetJobStatus = "FailedToGetJobStatus";
+constexpr std::string_view kComplete = "Complete";
+constexpr std::string_view kSuspended = "Suspended";
 
 using shared::fetch_head_service_url;      // DASH:L67-107, the same Go at v1.1.0
 using shared::generate_raycluster_name;    // utils/util.go:L204-206
@@ -68,7 +68,7 @@ std::int64_t metav1_time_of(std::int64_t ray_ms) { return ray_ms == 0 ? -kVirtua
 // JobDeploymentStatus) pair changes, and then drops nothing: the in-memory status goes with it.
 // An unchanged pair returns nil and drops `err`.
 Error update_state(Clients& clients, RayJob& rayjob, const std::optional<RayJobInfo>& job_info,
-                   const std::string& job_status, const std::string& job_deployment_status, Error err) {
+                   std::string_view job_status, std::string_view job_deployment_status, Error err) {
   RayJobStatus& status = rayjob.status;
   if (status.job_status == job_status && status.job_deployment_status == job_deployment_status) {   // :543
     return {};
@@ -394,7 +394,7 @@ ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& cli
 
   Job k8s_job;                                                                      // :235-246
   if (Error err = clients.kube.get(rayjob.metadata.namespace_, job_name, k8s_job)) {
-    const char* label = is_not_found(err) ? kWaitForK8sJob : kFailedToGetJobStatus;
+    const std::string_view label = is_not_found(err) ? kWaitForK8sJob : kFailedToGetJobStatus;
     return requeue_with(update_state(clients, rayjob, std::nullopt, status.job_status, label, err));
   }
 
@@ -443,12 +443,13 @@ ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& cli
 // finished job with a gone cluster becomes Complete from whatever label it had). The only fixed
 // points: the first write is Initializing, Complete is never left, "" never comes back.
 std::vector<std::pair<std::string, std::string>> RayJobReconciler::transition_table() const {
-  const char* labels[] = {kInitializing, kFailedToGetOrCreateRayCluster, kWaitForDashboard, kWaitForDashboardReady,
-                          kWaitForK8sJob, kFailedJobDeploy, kRunning, kFailedToGetJobStatus, kSuspended};
-  std::vector<std::pair<std::string, std::string>> edges = {{"", kInitializing}};
-  for (const char* from : labels) {
-    for (const char* to : labels) {
-      if (std::string_view(from) != to) edges.emplace_back(from, to);
+  const std::string_view labels[] = {kInitializing,          kFailedToGetOrCreateRayCluster, kWaitForDashboard,
+                                     kWaitForDashboardReady, kWaitForK8sJob,                 kFailedJobDeploy,
+                                     kRunning,               kFailedToGetJobStatus,          kSuspended};
+  std::vector<std::pair<std::string, std::string>> edges = {{"", std::string(kInitializing)}};
+  for (const std::string_view from : labels) {
+    for (const std::string_view to : labels) {
+      if (from != to) edges.emplace_back(from, to);
     }
     edges.emplace_back(from, kComplete);
   }

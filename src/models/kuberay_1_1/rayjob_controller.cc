@@ -26,13 +26,13 @@ constexpr const char* kKubernetesCreatedByLabelKey = "app.kubernetes.io/created-
 constexpr const char* kComponentName = "kuberay-operator";
 
 // JobDeploymentStatus values (apis/ray/v1/rayjob_types.go:L36-44).
-constexpr const char* kNew = "";
-constexpr const char* kInitializing = "Initializing";
-constexpr const char* kRunning = "Running";
-constexpr const char* kComplete = "Complete";
-constexpr const char* kFailed = "Failed";
-constexpr const char* kSuspending = "Suspending";
-constexpr const char* kSuspended = "Suspended";
+constexpr std::string_view kNew = "";
+constexpr std::string_view kInitializing = "Initializing";
+constexpr std::string_view kRunning = "Running";
+constexpr std::string_view kComplete = "Complete";
+constexpr std::string_view kFailed = "Failed";
+constexpr std::string_view kSuspending = "Suspending";
+constexpr std::string_view kSuspended = "Suspended";
 
 using shared::fetch_head_service_url;      // DASH:L63-99, the same Go at v1.0.0
 using shared::generate_raycluster_name;    // utils/util.go:L229-236
@@ -326,7 +326,7 @@ StateResult reconcile_running(Clients& clients, RayJob& rayjob) {
     }
     return requeue_with(err);                                                           // :224-225
   }
-  std::string job_deployment_status = kRunning;                                        // :232-247
+  std::string job_deployment_status(kRunning);                                        // :232-247
   std::string reason;
   bool is_terminal = is_job_terminal(job_info.job_status);
   if (k8s_job_mode) is_terminal = is_terminal && is_job_finished(job);
@@ -466,11 +466,12 @@ ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& cli
 }
 
 std::vector<std::pair<std::string, std::string>> RayJobReconciler::transition_table() const {
-  return {
+  constexpr std::pair<std::string_view, std::string_view> kTransitions[] = {
       {kNew, kInitializing},     {kInitializing, kSuspending}, {kInitializing, kFailed},
       {kInitializing, kRunning}, {kRunning, kSuspending},      {kRunning, kFailed},
       {kRunning, kComplete},     {kSuspending, kSuspended},    {kSuspended, kNew},
   };
+  return {std::begin(kTransitions), std::end(kTransitions)};
 }
 
 }  // namespace rjsim::models::kuberay_1_1

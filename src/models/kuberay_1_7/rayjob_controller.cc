@@ -46,16 +46,16 @@ constexpr const char* kKubernetesCreatedByLabelKey = "app.kubernetes.io/created-
 constexpr const char* kComponentName = "kuberay-operator";
 
 // JobDeploymentStatus values (apis/ray/v1/rayjob_types.go:L48-59).
-constexpr const char* kNew = "";
-constexpr const char* kInitializing = "Initializing";
-constexpr const char* kRunning = "Running";
-constexpr const char* kComplete = "Complete";
-constexpr const char* kFailed = "Failed";
-constexpr const char* kValidationFailed = "ValidationFailed";
-constexpr const char* kSuspending = "Suspending";
-constexpr const char* kSuspended = "Suspended";
-constexpr const char* kRetrying = "Retrying";
-constexpr const char* kWaiting = "Waiting";
+constexpr std::string_view kNew = "";
+constexpr std::string_view kInitializing = "Initializing";
+constexpr std::string_view kRunning = "Running";
+constexpr std::string_view kComplete = "Complete";
+constexpr std::string_view kFailed = "Failed";
+constexpr std::string_view kValidationFailed = "ValidationFailed";
+constexpr std::string_view kSuspending = "Suspending";
+constexpr std::string_view kSuspended = "Suspended";
+constexpr std::string_view kRetrying = "Retrying";
+constexpr std::string_view kWaiting = "Waiting";
 
 bool is_job_terminal(std::string_view status) {   // rayjob_types.go:L36-43
   return status == "STOPPED" || status == "SUCCEEDED" || status == "FAILED";
@@ -852,7 +852,7 @@ StateResult reconcile_running(Clients& clients, RayJob& rayjob, const Fixes& fix
     return std::nullopt;     // fix 001: Ray answered, and not with an end
   }
   rayjob.status.job_status_check_failure_start_time_ms.reset();                       // :329
-  std::string job_deployment_status = kRunning;                                       // :334-349
+  std::string job_deployment_status(kRunning);                                       // :334-349
   std::string reason;
   bool is_terminal = is_job_terminal(job_info.job_status);
   if (has_submitter(rayjob)) is_terminal = is_terminal && finished_at_ms.has_value();
@@ -1019,7 +1019,7 @@ ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& cli
 }
 
 std::vector<std::pair<std::string, std::string>> RayJobReconciler::transition_table() const {
-  std::vector<std::pair<std::string, std::string>> table = {
+  constexpr std::pair<std::string_view, std::string_view> kTransitions[] = {
       {kNew, kInitializing},
       {kInitializing, kSuspending},   {kInitializing, kFailed},  {kInitializing, kRetrying},
       {kInitializing, kWaiting},      {kInitializing, kRunning},
@@ -1028,10 +1028,11 @@ std::vector<std::pair<std::string, std::string>> RayJobReconciler::transition_ta
       {kRunning, kComplete},
       {kSuspending, kSuspended},      {kRetrying, kNew},         {kSuspended, kNew},
   };
+  std::vector<std::pair<std::string, std::string>> table(std::begin(kTransitions), std::end(kTransitions));
   // Validation failure is written from every state, ValidationFailed included only as a no-op.
-  for (const char* state : {kNew, kInitializing, kWaiting, kRunning, kComplete, kFailed, kSuspending, kSuspended,
-                            kRetrying}) {
-    table.emplace_back(state, kValidationFailed);
+  for (std::string_view state :
+       {kNew, kInitializing, kWaiting, kRunning, kComplete, kFailed, kSuspending, kSuspended, kRetrying}) {
+    table.emplace_back(std::string(state), std::string(kValidationFailed));
   }
   return table;
 }
