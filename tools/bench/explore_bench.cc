@@ -22,6 +22,9 @@
 //         target 2 GiB;
 //       twenty-rayjobs against one-rayjob: the cost of a step (ns a step in the median random
 //         round) with 20 RayJobs divided by its cost with one; target at most 2x.
+// Each random rate is measured twice: in this process, and as the rjsim binary reports its own
+// search (`rjsim explore --json`, the same scenario, schedules and --all, pinned as this process
+// is), since users run rjsim and the two programs' links inline the same code differently.
 // Each figure is printed beside its target.
 //
 //   explore_bench [SCHEDULES [ROUNDS [EXHAUSTIVE_SECONDS]]]
@@ -143,10 +146,67 @@ ExploreOptions random_options(std::int64_t schedules) {
   return options;
 }
 
-// Random exploration of `scenario` with `options`, in `rounds` rounds (the same seeds every
-// round): the schedules and steps it runs a second, against `targets_for` its average schedule
-// length. Returns the median round's steps/s.
-double measure_rate(const Scenario& scenario, const ExploreOptions& options, int rounds,
+// What `rjsim explore FILE --strategy random --runs N --jobs 1 --db "" --json [--all]` reports of
+// its own search: the rate of the program users run, timed by it (the search, without the
+// process's start or the scenario's loading). This benchmark is a program of its own, and its
+// link (LTO) inlines the same code differently: on 2026-12-06 it ran the benchmark's scenarios
+// about 10% slower than rjsim (docs/performance.md). Both are printed. nullopt when rjsim cannot
+// be run or prints no rate.
+struct RjsimRate {
+  double schedules_per_s = 0;
+  double steps_per_s = 0;
+};
+
+// The number after `"key":` in `json`, or nullopt.
+std::optional<double> json_number(const std::string& json, std::string_view key) {
+  const std::string quoted = fmt::format("\"{}\":", key);
+  const std::size_t at = json.find(quoted);
+  if (at == std::string::npos) return std::nullopt;
+  const char* start = json.c_str() + at + quoted.size();
+  char* end = nullptr;
+  const double value = std::strtod(start, &end);
+  if (end == start) return std::nullopt;
+  return value;
+}
+
+std::optional<RjsimRate> rjsim_rate(const fs::path& file, std::int64_t schedules, bool all) {
+  const std::string command = fmt::format("'{}' explore '{}' --strategy random --runs {} --jobs 1 --db '' --json{} 2>/dev/null",
+                                          RJSIM_BINARY, file.string(), schedules, all ? " --all" : "");
+  std::FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return std::nullopt;
+  std::string output;
+  char buffer[4096];
+  for (std::size_t read = 0; (read = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, read);
+  pclose(pipe);   // its exit code says whether it found violations; the rates are there either way
+  const std::optional<double> schedules_per_s = json_number(output, "schedules_per_s");
+  const std::optional<double> steps_per_s = json_number(output, "steps_per_s");
+  if (!schedules_per_s || !steps_per_s) return std::nullopt;
+  return RjsimRate{*schedules_per_s, *steps_per_s};
+}
+
+// The same schedules explored by the rjsim binary, `rounds` times: the slowest, median and
+// fastest round it reports, against the same targets.
+void report_rjsim_rounds(const fs::path& file, const ExploreOptions& options, int rounds, const RateTargets& targets) {
+  std::vector<double> schedules_per_s;
+  std::vector<double> steps_per_s;
+  for (int round = 0; round < rounds; ++round) {
+    const std::optional<RjsimRate> rate = rjsim_rate(file, options.runs.value_or(0), options.all);
+    if (!rate) {
+      fmt::print("rjsim explore: no rate from {} (is it built?)\n", RJSIM_BINARY);
+      return;
+    }
+    schedules_per_s.push_back(rate->schedules_per_s);
+    steps_per_s.push_back(rate->steps_per_s);
+  }
+  report_rounds("rjsim explore: schedules", schedules_per_s, targets.schedules_per_s);
+  report_rounds("rjsim explore: steps", steps_per_s, targets.steps_per_s);
+}
+
+// Random exploration of `scenario` (from `file`) with `options`, in `rounds` rounds (the same
+// seeds every round): the schedules and steps it runs a second, against `targets_for` its average
+// schedule length, in this process and then as rjsim itself reports them. Returns the median
+// in-process round's steps/s.
+double measure_rate(const fs::path& file, const Scenario& scenario, const ExploreOptions& options, int rounds,
                     const std::function<RateTargets(double)>& targets_for) {
   std::vector<double> schedules_per_s;
   std::vector<double> steps_per_s;
@@ -168,13 +228,15 @@ double measure_rate(const Scenario& scenario, const ExploreOptions& options, int
     report_rounds("random: schedules", schedules_per_s, targets.schedules_per_s);
     report_rounds("random: steps", steps_per_s, targets.steps_per_s);
   }
+  report_rjsim_rounds(file, options, rounds, targets);
   return median(steps_per_s);
 }
 
 // Random exploration of one passing acceptance scenario, `schedules` schedules a round.
 void measure_acceptance_rate(const char* file, std::int64_t schedules, int rounds) {
-  const Scenario scenario = rjsim::engine::load_scenario((acceptance_dir() / file).string());
-  measure_rate(scenario, random_options(schedules), rounds, design_targets);
+  const fs::path path = acceptance_dir() / file;
+  const Scenario scenario = rjsim::engine::load_scenario(path.string());
+  measure_rate(path, scenario, random_options(schedules), rounds, design_targets);
 }
 
 // The search takes hundredths of a second, so its rates are taken over kExhaustiveSearches
@@ -234,13 +296,13 @@ void measure_finding(const fs::path& file, Strategy strategy) {
 // A bench scenario's random rounds, with --all: about `schedules` × kBenchRoundStepsPerSchedule
 // steps each, as many schedules as that makes at the length of its fault-free run. Returns the
 // median round's steps/s.
-double measure_bench_rate(const Scenario& scenario, std::int64_t schedules, int rounds) {
+double measure_bench_rate(const fs::path& file, const Scenario& scenario, std::int64_t schedules, int rounds) {
   rjsim::explore::RunOptions fault_free;
   fault_free.keep_events = false;
   const std::int64_t length = std::max<std::int64_t>(1, rjsim::explore::run_scenario(scenario, fault_free).steps);
   ExploreOptions options = random_options(std::max<std::int64_t>(1, schedules * kBenchRoundStepsPerSchedule / length));
   options.all = true;
-  return measure_rate(scenario, options, rounds, length_targets);
+  return measure_rate(file, scenario, options, rounds, length_targets);
 }
 
 // This process's peak resident set so far, in MiB (getrusage; Linux counts KiB).
@@ -328,7 +390,7 @@ void measure_bench_scenarios(std::int64_t schedules, int rounds, std::int64_t ex
   for (const fs::path& file : yaml_files(bench_dir())) {
     const Scenario scenario = rjsim::engine::load_scenario(file.string());
     fmt::print("\n");
-    steps_per_s[scenario.name] = measure_bench_rate(scenario, schedules, rounds);
+    steps_per_s[scenario.name] = measure_bench_rate(file, scenario, schedules, rounds);
     if (exhaustive_seconds > 0) {
       in_child_process([&] { measure_bounded_exhaustive(scenario, exhaustive_seconds); });
     }
