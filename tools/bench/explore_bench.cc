@@ -40,6 +40,7 @@
 // the bench scenarios take about ten minutes, seven of them in the exhaustive searches.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -146,29 +147,18 @@ ExploreOptions random_options(std::int64_t schedules) {
   return options;
 }
 
-// What `rjsim explore FILE --strategy random --runs N --jobs 1 --db "" --json [--all]` reports of
-// its own search: the rate of the program users run, timed by it (the search, without the
-// process's start or the scenario's loading). This benchmark is a program of its own, and its
-// link (LTO) inlines the same code differently: on 2026-12-06 it ran the benchmark's scenarios
-// about 10% slower than rjsim (docs/performance.md). Both are printed. nullopt when rjsim cannot
-// be run or prints no rate.
+// A random rate as rjsim reports it for its own search.
 struct RjsimRate {
   double schedules_per_s = 0;
   double steps_per_s = 0;
 };
 
-// The number after `"key":` in `json`, or nullopt.
-std::optional<double> json_number(const std::string& json, std::string_view key) {
-  const std::string quoted = fmt::format("\"{}\":", key);
-  const std::size_t at = json.find(quoted);
-  if (at == std::string::npos) return std::nullopt;
-  const char* start = json.c_str() + at + quoted.size();
-  char* end = nullptr;
-  const double value = std::strtod(start, &end);
-  if (end == start) return std::nullopt;
-  return value;
-}
-
+// What `rjsim explore FILE --strategy random --runs N --jobs 1 --db '' --json [--all]` reports of
+// its own search: the rate of the program users run, timed by it (the search, without the
+// process's start or the scenario's loading). This benchmark is a program of its own, and its
+// link (LTO) inlines the same code differently: on 2026-12-06 it ran the benchmark's scenarios
+// 6-12% slower than rjsim (docs/performance.md). nullopt when rjsim cannot be run or its output
+// holds no rates.
 std::optional<RjsimRate> rjsim_rate(const fs::path& file, std::int64_t schedules, bool all) {
   const std::string command = fmt::format("'{}' explore '{}' --strategy random --runs {} --jobs 1 --db '' --json{} 2>/dev/null",
                                           RJSIM_BINARY, file.string(), schedules, all ? " --all" : "");
@@ -178,10 +168,15 @@ std::optional<RjsimRate> rjsim_rate(const fs::path& file, std::int64_t schedules
   char buffer[4096];
   for (std::size_t read = 0; (read = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, read);
   pclose(pipe);   // its exit code says whether it found violations; the rates are there either way
-  const std::optional<double> schedules_per_s = json_number(output, "schedules_per_s");
-  const std::optional<double> steps_per_s = json_number(output, "steps_per_s");
-  if (!schedules_per_s || !steps_per_s) return std::nullopt;
-  return RjsimRate{*schedules_per_s, *steps_per_s};
+  const nlohmann::json report = nlohmann::json::parse(output, nullptr, /*allow_exceptions=*/false);
+  if (!report.is_object()) return std::nullopt;
+  const auto schedules_per_s = report.find("schedules_per_s");
+  const auto steps_per_s = report.find("steps_per_s");
+  if (schedules_per_s == report.end() || steps_per_s == report.end() || !schedules_per_s->is_number() ||
+      !steps_per_s->is_number()) {
+    return std::nullopt;
+  }
+  return RjsimRate{schedules_per_s->get<double>(), steps_per_s->get<double>()};
 }
 
 // The same schedules explored by the rjsim binary, `rounds` times: the slowest, median and

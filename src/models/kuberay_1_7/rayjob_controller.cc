@@ -1032,7 +1032,7 @@ std::vector<std::pair<std::string, std::string>> RayJobReconciler::transition_ta
   // Validation failure is written from every state, ValidationFailed included only as a no-op.
   for (std::string_view state :
        {kNew, kInitializing, kWaiting, kRunning, kComplete, kFailed, kSuspending, kSuspended, kRetrying}) {
-    table.emplace_back(std::string(state), std::string(kValidationFailed));
+    table.emplace_back(state, kValidationFailed);
   }
   return table;
 }
