@@ -160,11 +160,21 @@ bool ownership_changed(const ObjectMeta& before, const ObjectMeta& after) {
 
 }  // namespace
 
-void ApiServer::append_watch(WatchType type, const ObjectVersion& version, std::int64_t now_ms, bool ownership) {
+void ApiServer::append_watch(WatchType type, const ObjectVersion& version, std::int64_t now_ms, bool ownership,
+                             bool was_selected) {
   const int kind = kind_index(kind_of(*version));
   const ObjectMeta& m = meta(*version);
-  WatchEvent event{m.resource_version, type, version, now_ms, KeyIndex::hash_key(m.namespace_, m.name),
-                   next_write_serial()};
+  std::vector<WatchEvent>& log = watch_logs_[kind].edit();
+  const bool sent = was_selected || watch_selectors_[kind].matches(m);
+  const std::uint32_t sent_before = log.empty() ? 0 : log.back().sent_through;
+  WatchEvent event{.resource_version = m.resource_version,
+                   .type = type,
+                   .sent = sent,
+                   .sent_through = sent_before + (sent ? 1 : 0),
+                   .object = version,
+                   .written_at_ms = now_ms,
+                   .key_hash = KeyIndex::hash_key(m.namespace_, m.name),
+                   .write_serial = next_write_serial()};
   if (takes_digests_) {
     watch_log_digests_[kind] = extend_watch_log_digest(watch_log_digests_[kind], event);
     if (ownership) ownership_digests_[kind] = extend_watch_log_digest(ownership_digests_[kind], event);
@@ -175,7 +185,7 @@ void ApiServer::append_watch(WatchType type, const ObjectVersion& version, std::
   const Kind written_kind = kind_of(*version);
   write_stamps_.edit().written(version, indexed_label_hash(written_kind, meta(*version)), type != WatchType::Modified);
   if (!keeps_watch_objects_[kind]) event.object = ObjectVersion();   // digested above, then dropped
-  watch_logs_[kind].edit().push_back(std::move(event));
+  log.push_back(std::move(event));
 }
 
 namespace {
@@ -264,7 +274,7 @@ void ApiServer::erase(Kind kind, const ObjectMeta& m) {
 
 void ApiServer::delete_now(const ObjectVersion& last, std::int64_t now_ms) {
   erase(kind_of(*last), meta(*last));
-  append_watch(WatchType::Deleted, last, now_ms, true);
+  append_watch(WatchType::Deleted, last, now_ms, true, false);   // `last` is the version deleted
 }
 
 WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
@@ -307,7 +317,7 @@ WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
     label_indexes_[kind_index(kind)].edit().inserted(place, indexed_label_hash(kind, m));
     owner_indexes_[kind_index(kind)].edit().inserted(place, indexed_owner_hash(kind, m));
   }
-  append_watch(WatchType::Added, *it, now_ms, true);
+  append_watch(WatchType::Added, *it, now_ms, true, false);
   return outcome;
 }
 
@@ -347,9 +357,10 @@ WriteOutcome ApiServer::commit_change(const ObjectVersion& stored, Object&& next
   const bool relabelled = group_before != indexed_label_hash(kind_of(next), next_meta);
   reindex(kind_of(next), index, meta(*stored), next_meta);
   const bool ownership = ownership_changed(meta(*stored), next_meta);
+  const bool was_selected = watch_selectors_[kind].matches(meta(*stored));   // before `slot` replaces it
   ObjectVersion& slot = objects_[kind].edit()[index];
   slot = ObjectVersion(std::move(next), takes_digests_, slot);
-  append_watch(WatchType::Modified, slot, now_ms, ownership);
+  append_watch(WatchType::Modified, slot, now_ms, ownership, was_selected);
   if (relabelled && group_before) write_stamps_.edit().left_group(*group_before, slot);
   return outcome;
 }

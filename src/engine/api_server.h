@@ -27,6 +27,7 @@
 #include "engine/hash128.h"
 #include "engine/key_index.h"
 #include "engine/label_index.h"
+#include "engine/label_selector.h"
 #include "engine/object_version.h"
 #include "engine/objects.h"
 #include "engine/write_stamps.h"
@@ -39,6 +40,13 @@ std::string_view to_string(WatchType type);
 struct WatchEvent {
   std::int64_t resource_version = 0;
   WatchType type = WatchType::Added;
+  // Derived, and left out of == and the fingerprint as the members below are: whether the
+  // controller's watch of the kind sends this event (its label selector selects the object before
+  // or after the write, §1.7; always without a selector), and how many events of the log up to
+  // and including this one it sends, so that an informer finds what it has not received yet
+  // without walking the events it never gets.
+  bool sent = true;
+  std::uint32_t sent_through = 0;
   ObjectVersion object;   // the version this event announced, shared with the store and caches
   std::int64_t written_at_ms = 0;   // virtual time of the write (world.latency.watch bounds its delivery)
   // For readers that follow the log (watch_log_mark.h), derived and left out of == and the
@@ -165,6 +173,15 @@ class ApiServer {
     keeps_watch_objects_[kind_index(kind)] = keep;
   }
   bool keeps_watch_objects(Kind kind) const { return keeps_watch_objects_[kind_index(kind)]; }
+  // The label selector of the controller's watch of `kind` (its cache's ByObject selector, §1.7):
+  // the watch sends an event only when the selector selects the object before or after the write
+  // (WatchEvent::sent), so an object that leaves the selector is sent once more and then no more.
+  // Chosen before the first write; none selects every object.
+  void watch_with_selector(Kind kind, LabelSelector selector) {
+    assert(resource_version_ == 0 && "rjsim bug: a watch selector chosen after the first write");
+    watch_selectors_[kind_index(kind)] = std::move(selector);
+  }
+  const LabelSelector& watch_selector(Kind kind) const { return watch_selectors_[kind_index(kind)]; }
 
   friend bool operator==(const ApiServer&, const ApiServer&) = default;
   // fingerprint.cc hashes every member (and stops compiling when one is added here).
@@ -178,8 +195,10 @@ class ApiServer {
   // change gives the server its own copy of the kind's objects: `stored` may then be the
   // version a copy still holds, so read the result with find().
   WriteOutcome commit_change(const ObjectVersion& stored, Object&& next, std::int64_t now_ms);
-  // `ownership`: the event changes existence or ownership (ownership_digest()).
-  void append_watch(WatchType type, const ObjectVersion& version, std::int64_t now_ms, bool ownership);
+  // `ownership`: the event changes existence or ownership (ownership_digest()); `was_selected`:
+  // the watch selector selected the version this write replaced (WatchEvent::sent).
+  void append_watch(WatchType type, const ObjectVersion& version, std::int64_t now_ms, bool ownership,
+                    bool was_selected);
   // How long a delete of `object` leaves it to its kubelet: 0 but for a Running Pod.
   std::int64_t graceful_deletion_seconds(const Object& object, std::optional<std::int64_t> requested) const;
   void erase(Kind kind, const ObjectMeta& meta);
@@ -221,6 +240,7 @@ class ApiServer {
   std::array<std::int64_t, kKindCount> next_uid_ = {1, 1, 1, 1, 1};
   bool takes_digests_ = true;
   std::array<bool, kKindCount> keeps_watch_objects_ = {true, true, true, true, true};
+  std::array<LabelSelector, kKindCount> watch_selectors_;
   std::int64_t pod_termination_grace_period_seconds_ = 0;
 };
 

@@ -269,7 +269,9 @@ class Fingerprinter {
 
   // ---- api_server.h ----
   void add(const WatchEvent& value) {
-    const auto& [resource_version, type, object, written_at_ms, key_hash, write_serial] = value;
+    const auto& [resource_version, type, sent, sent_through, object, written_at_ms, key_hash, write_serial] = value;
+    static_cast<void>(sent);           // derived from the object and the server's selector
+    static_cast<void>(sent_through);   // derived from the log's events before it
     static_cast<void>(key_hash);       // derived from the object's key
     static_cast<void>(write_serial);   // an identity for readers, not part of the value (api_server.h)
     static_cast<void>(resource_version);   // its place in the log is its position
@@ -281,7 +283,7 @@ class Fingerprinter {
   void add(const ApiServer& value) {
     const auto& [objects, key_indexes, label_indexes, owner_indexes, watch_logs, watch_log_digests, ownership_digests,
                  write_stamps, resource_version, next_uid, takes_digests,
-                 keeps_watch_objects, pod_termination_grace_period_seconds] = value;
+                 keeps_watch_objects, watch_selectors, pod_termination_grace_period_seconds] = value;
     assert(takes_digests && "rjsim bug: a fingerprint of a world whose API server takes no digests");
     for (std::size_t kind = 0; kind < objects.size(); ++kind) add_part(objects[kind], memo_->objects_[kind]);
     static_cast<void>(key_indexes);   // derived from the objects' keys (key_index.h)
@@ -297,13 +299,14 @@ class Fingerprinter {
     static_cast<void>(resource_version);
     // Not which logs keep their versions: a run's setting, the same for every world it makes.
     static_cast<void>(keeps_watch_objects);
+    static_cast<void>(watch_selectors);   // as keeps_watch_objects: the run's controller's
     add_all(next_uid, pod_termination_grace_period_seconds);
   }
 
   // ---- informer.h ----
   void add(const LabelSelector& value) {
-    const auto& [key, label_value] = value;
-    add_all(key, label_value);
+    const auto& [key, values] = value;
+    add_all(key, values);
   }
   void add(const Informer& value) {
     const auto& [kind, fifo, selector, cache, index, pending, received, last_sync_resource_version, rewound_until] =

@@ -5,20 +5,20 @@
 
 namespace rjsim::engine {
 
-bool LabelSelector::matches(const ObjectMeta& meta) const {
-  if (key.empty()) return true;
-  auto it = meta.labels->find(key);
-  return it != meta.labels->end() && it->second == value;
-}
-
 Informer::Informer(Kind kind, FifoBehaviour fifo, LabelSelector selector)
     : kind_(kind), fifo_(fifo), selector_(std::move(selector)) {}
 
 void Informer::receive(const std::vector<WatchEvent>& log) {
-  for (; received_ < log.size(); ++received_) pending_.push_back(received_);
+  for (; received_ < log.size(); ++received_) {
+    if (log[received_].sent) pending_.push_back(received_);
+  }
 }
 
 namespace {
+// How many of the log's events before `position` the watch sends.
+std::uint32_t sent_before(const std::vector<WatchEvent>& log, std::size_t position) {
+  return position == 0 ? 0 : log[position - 1].sent_through;
+}
 std::string_view name_of(const WatchEvent& event) { return meta(event.object).name; }
 std::string_view namespace_of(const WatchEvent& event) { return meta(event.object).namespace_; }
 bool same_key(const WatchEvent& a, const WatchEvent& b) {
@@ -43,8 +43,12 @@ std::size_t Informer::pending_pops(const std::vector<WatchEvent>& log) const {
 std::optional<std::int64_t> Informer::oldest_unapplied_written_at(const std::vector<WatchEvent>& log) const {
   // pending_ is in log order: arrival order, and pops only take entries out of it.
   if (!pending_.empty()) return log[pending_.front()].written_at_ms;
-  if (received_ < log.size()) return log[received_].written_at_ms;
-  return std::nullopt;
+  if (!has_unreceived(log)) return std::nullopt;
+  // The first event from received_ on that the watch sends: sent_through rises there.
+  const std::uint32_t sent = sent_before(log, received_);
+  const auto first = std::partition_point(log.begin() + static_cast<std::ptrdiff_t>(received_), log.end(),
+                                          [&](const WatchEvent& event) { return event.sent_through == sent; });
+  return first->written_at_ms;
 }
 
 std::optional<std::int64_t> Informer::deliveries_due_by(const std::vector<WatchEvent>& log,
@@ -158,7 +162,7 @@ std::vector<Notification> Informer::relist(const ApiServer& api, std::int64_t re
     // The state as of an older revision: fold the log up to it (time travel, §1.7).
     for (; received_ < log.size() && log[received_].resource_version <= resource_version;
          ++received_) {
-      apply(log[received_]);
+      if (log[received_].sent) apply(log[received_]);
     }
   }
   last_sync_resource_version_ = resource_version;
@@ -170,8 +174,8 @@ std::vector<Notification> Informer::relist(const ApiServer& api, std::int64_t re
   return notifications;
 }
 
-std::int64_t Informer::latest_received_resource_version(const std::vector<WatchEvent>& log) const {
-  return received_ == 0 ? last_sync_resource_version_ : log[received_ - 1].resource_version;
+bool Informer::has_unreceived(const std::vector<WatchEvent>& log) const {
+  return received_ < log.size() && log.back().sent_through > sent_before(log, received_);
 }
 
 }  // namespace rjsim::engine

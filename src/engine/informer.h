@@ -20,19 +20,12 @@
 #include "engine/api_server.h"
 #include "engine/copy_on_write.h"
 #include "engine/key_index.h"
+#include "engine/label_selector.h"
 #include "engine/objects.h"
 
 namespace rjsim::engine {
 
 enum class FifoBehaviour : std::uint8_t { real_fifo, delta_fifo };
-
-// label key=value; an empty key selects everything.
-struct LabelSelector {
-  std::string key;
-  std::string value;
-  bool matches(const ObjectMeta& meta) const;
-  friend bool operator==(const LabelSelector&, const LabelSelector&) = default;
-};
 
 // A handler call: OnAdd(object), OnUpdate(old_object, object) or OnDelete(object).
 struct Notification {
@@ -48,15 +41,16 @@ class Informer {
   Kind kind() const { return kind_; }
   FifoBehaviour fifo() const { return fifo_; }
 
-  // The reflector receives every log entry it has not seen yet (a watch never drops events;
-  // lag comes from how late they are applied).
+  // The reflector receives every log entry it has not seen yet that the watch sends
+  // (WatchEvent::sent: the server filters by the selector, §1.7). A watch never drops events;
+  // lag comes from how late they are applied.
   void receive(const std::vector<WatchEvent>& log);
   // True when events are received and not applied, or in the log and not yet received.
   bool has_pending(const std::vector<WatchEvent>& log) const {
     return !pending_.empty() || has_unreceived(log);
   }
-  // True when the log holds events the reflector has not received yet.
-  bool has_unreceived(const std::vector<WatchEvent>& log) const { return received_ < log.size(); }
+  // True when the log holds events the watch sends that the reflector has not received yet.
+  bool has_unreceived(const std::vector<WatchEvent>& log) const;
   // Events received and not yet applied.
   std::size_t pending_events() const { return pending_.size(); }
   // When the oldest event not yet applied (received or not) was written; none when caught up.
@@ -97,8 +91,6 @@ class Informer {
   // The rv of the newest event applied (or of the relist snapshot); never decreases between
   // relists, also with DeltaFIFO, whose pops may apply an older event after a newer one.
   std::int64_t last_sync_resource_version() const { return last_sync_resource_version_; }
-  // The rv of the newest event received.
-  std::int64_t latest_received_resource_version(const std::vector<WatchEvent>& log) const;
 
   friend bool operator==(const Informer&, const Informer&) = default;
   // fingerprint.cc hashes every member (and stops compiling when one is added here).

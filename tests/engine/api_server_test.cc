@@ -854,6 +854,33 @@ TEST_CASE("a server that takes no digests stores and announces the same objects"
   CHECK(with_digests.objects(Kind::RayJob)[0].has_digest());
 }
 
+TEST_CASE("a watch with a label selector marks the events it sends: the object selected before or after") {
+  ApiServer api;
+  api.watch_with_selector(Kind::Pod, rjsim::engine::LabelSelector{"team", {"ray", "data"}});
+  auto label = [&](std::string value) {
+    api.patch(Kind::Pod, kNamespace, "pod", [&](Object& o) { meta(o).labels.edit()["team"] = value; }, kCreatedAt);
+  };
+  created(api, pod());   // unlabelled: not sent
+  label("ray");          // enters: sent
+  label("data");         // stays: sent
+  label("web");          // leaves: sent, so that the cache drops it
+  label("ops");          // outside before and after: not sent
+  api.remove(Kind::Pod, kNamespace, "pod", Propagation::background, kDeletedAt);   // not sent
+  created(api, rayjob());   // another kind: no selector, sent
+
+  const std::vector<rjsim::engine::WatchEvent>& log = api.watch_log(Kind::Pod);
+  REQUIRE(log.size() == 6);
+  std::vector<bool> sent;
+  std::vector<std::uint32_t> sent_through;
+  for (const rjsim::engine::WatchEvent& event : log) {
+    sent.push_back(event.sent);
+    sent_through.push_back(event.sent_through);
+  }
+  CHECK(sent == std::vector<bool>{false, true, true, true, false, false});
+  CHECK(sent_through == std::vector<std::uint32_t>{0, 1, 2, 3, 3, 3});
+  CHECK(api.watch_log(Kind::RayJob).back().sent);
+}
+
 TEST_CASE("a watch log that keeps no objects keeps each event's resourceVersion, type and digest") {
   auto writes = [](ApiServer& api) {
     created(api, rayjob());

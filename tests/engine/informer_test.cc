@@ -316,7 +316,7 @@ TEST_CASE("a label selector hides objects that do not match") {
   create(api, labelled);
   create(api, pod("b"));
   const std::vector<WatchEvent>& log = api.watch_log(Kind::Pod);
-  Informer informer(Kind::Pod, FifoBehaviour::real_fifo, LabelSelector{"app", "ray"});
+  Informer informer(Kind::Pod, FifoBehaviour::real_fifo, LabelSelector{"app", {"ray"}});
   informer.receive(log);
 
   CHECK(names(informer.pop(log)) == std::vector<std::string>{"a"});
@@ -333,7 +333,7 @@ TEST_CASE("an object that loses the selected label reads as deleted; one that ga
   create(api, labelled);
   create(api, pod("b"));
   const std::vector<WatchEvent>& log = api.watch_log(Kind::Pod);
-  Informer informer(Kind::Pod, FifoBehaviour::real_fifo, LabelSelector{"app", "ray"});
+  Informer informer(Kind::Pod, FifoBehaviour::real_fifo, LabelSelector{"app", {"ray"}});
   informer.receive(log);
   informer.pop(log);
   informer.pop(log);
@@ -353,6 +353,69 @@ TEST_CASE("an object that loses the selected label reads as deleted; one that ga
   CHECK(meta(gained[0].object).name == "b");
   CHECK(informer.get(kNamespace, "b") != nullptr);
   CHECK(api.find(Kind::Pod, kNamespace, "a") != nullptr);   // still on the server
+}
+
+// The server filters a selector's watch (§1.7): an event is sent when the selector selects the
+// object before or after the write, so the reflector never receives the others, and they neither
+// wait to be applied nor count toward the informer's lag.
+TEST_CASE("a selector watch sends only events whose object the selector selects before or after the write") {
+  ApiServer api;
+  const LabelSelector selector{"ray.io/node-type", {"head", "worker"}};
+  api.watch_with_selector(Kind::Pod, selector);
+  Object submitter = pod("submitter");   // no node-type: never sent
+  REQUIRE(!api.create(submitter, 10).error);
+  Informer informer(Kind::Pod, FifoBehaviour::real_fifo, selector);
+  const std::vector<WatchEvent>& log = api.watch_log(Kind::Pod);
+
+  CHECK_FALSE(informer.has_pending(log));
+  CHECK_FALSE(informer.oldest_unapplied_written_at(log).has_value());
+
+  Object worker = pod("worker");
+  meta(worker).labels.edit()["ray.io/node-type"] = "worker";
+  REQUIRE(!api.create(worker, 20).error);
+  Object second_submitter = pod("submitter-2");
+  REQUIRE(!api.create(second_submitter, 30).error);
+  CHECK(informer.has_pending(log));
+  CHECK(informer.oldest_unapplied_written_at(log) == 20);   // the worker's write, not the submitter's
+  informer.receive(log);
+  CHECK(informer.pending_events() == 1);
+  CHECK(names(informer.pop(log)) == std::vector<std::string>{"worker"});
+  CHECK_FALSE(informer.has_pending(log));
+
+  remove_label(api, "worker", "ray.io/node-type");   // leaves the selector: sent once, as a delete
+  set_phase(api, "worker", "Running");               // outside it: not sent
+  informer.receive(log);
+  CHECK(informer.pending_events() == 1);
+  const std::vector<Notification> left = informer.pop(log);
+  REQUIRE(left.size() == 1);
+  CHECK(left[0].type == WatchType::Deleted);
+  CHECK_FALSE(informer.has_pending(log));
+  CHECK(informer.cached().empty());
+
+  set_label(api, "worker", "ray.io/node-type", "head");   // back in: sent, as an add
+  informer.receive(log);
+  const std::vector<Notification> back = informer.pop(log);
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].type == WatchType::Added);
+  CHECK(informer.get(kNamespace, "worker") != nullptr);
+}
+
+TEST_CASE("a relist at an older rv under a selector watch folds only the events the watch sends") {
+  ApiServer api;
+  const LabelSelector selector{"app", {"ray"}};
+  api.watch_with_selector(Kind::Pod, selector);
+  Object labelled = pod("a");
+  meta(labelled).labels.edit()["app"] = "ray";
+  const std::int64_t a_created = create(api, labelled);
+  create(api, pod("b"));
+  create(api, pod("c"));
+  Informer informer(Kind::Pod, FifoBehaviour::delta_fifo, selector);
+
+  const std::vector<Notification> listed = informer.relist(api, a_created + 1);
+
+  CHECK(names(listed) == std::vector<std::string>{"a"});
+  CHECK(informer.last_sync_resource_version() == a_created + 1);
+  CHECK_FALSE(informer.has_pending(api.watch_log(Kind::Pod)));   // c is not sent either
 }
 
 TEST_CASE("a relist at head copies the server state and notifies one Added per object in key "
@@ -430,7 +493,7 @@ TEST_CASE("a read finds every cached object by its key and nothing else, after r
     const auto key = [&] {
       return std::pair<std::string, std::string>{namespaces[random() % 2], "pod-" + std::to_string(random() % 12)};
     };
-    Informer informer(Kind::Pod, kBothFifos[seed % 2], seed % 3 == 0 ? LabelSelector{"app", "ray"} : LabelSelector{});
+    Informer informer(Kind::Pod, kBothFifos[seed % 2], seed % 3 == 0 ? LabelSelector{"app", {"ray"}} : LabelSelector{});
     std::vector<Informer> copies;
     for (int step = 0; step < 200; ++step) {
       const auto [namespace_, pod_name] = key();

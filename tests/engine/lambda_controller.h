@@ -26,6 +26,11 @@ class LambdaController final : public engine::Controller {
     return body_(request, clients);
   }
 
+  // The cache's label selectors (Watches::cache_selectors), set before the simulation is built.
+  void select_in_cache(engine::Kind kind, engine::LabelSelector selector) {
+    watches_.cache_selectors.emplace_back(kind, std::move(selector));
+  }
+
   int reconciles = 0;
 
  private:

@@ -84,6 +84,39 @@ TEST_CASE("three events while a key is queued give one reconcile") {
   CHECK(count(sink.events, "queue.squash") == 2);
 }
 
+TEST_CASE("a kind cached through a label selector gets no delivery step for an object it does not select") {
+  LambdaController controller([](const Request&, Clients&) { return ReconcileResult::done(); });
+  controller.select_in_cache(Kind::Pod, LabelSelector{std::string(kRayNodeTypeLabel), {"head"}});
+  DefaultChooser chooser(1);
+  MemorySink sink;
+  Simulation simulation(Simulation::initial_world(controller), controller, {}, chooser, sink);
+  CHECK(simulation.world().api.watch_selector(Kind::Pod) == LabelSelector{std::string(kRayNodeTypeLabel), {"head"}});
+  auto create_pod = [&](std::string name, std::string node_type) {
+    simulation.run_as_step([&](StepContext& context) {
+      Pod pod;
+      pod.metadata.name = name;
+      pod.metadata.namespace_ = "default";
+      if (!node_type.empty()) pod.metadata.labels.edit()[std::string(kRayNodeTypeLabel)] = node_type;
+      Object object = pod;
+      LoggedApi(context, "user").create(object);
+    });
+  };
+  auto delivers_pods = [&] {
+    const std::vector<Step> steps = simulation.enabled_steps();
+    return std::any_of(steps.begin(), steps.end(), [](const Step& step) {
+      return step.kind == StepKind::deliver && step.informer_kind == Kind::Pod;
+    });
+  };
+
+  create_pod("submitter", "");
+  CHECK_FALSE(delivers_pods());
+  create_pod("head", "head");
+  CHECK(delivers_pods());
+  simulation.run();
+  CHECK(count(sink.events, "watch.deliver") == 1);
+  CHECK(simulation.world().informer(Kind::Pod)->cached().size() == 1);
+}
+
 TEST_CASE("an event during a reconcile gives exactly one more reconcile, after it") {
   LambdaController controller([](const Request& request, Clients& clients) {
     RayJob rayjob;

@@ -960,13 +960,11 @@ ReleaseEnvironment RayJobReconciler::environment() const {
 
 const Watches& RayJobReconciler::watches() const {
   // SetupWithManager (RJC:L864-881); cache selectors (internal/managercache/cache.go:L18-38).
-  // Pods are selected by `ray.io/node-type in (head, worker, redis-cleanup)`; rjsim's selector
-  // holds one value and the model lists only head Pods.
   static const Watches watches{
       .for_kind = Kind::RayJob,
       .owns = {Kind::RayCluster, Kind::Service, Kind::Job},
-      .cache_selectors = {{Kind::Job, LabelSelector{kKubernetesCreatedByLabelKey, kComponentName}},
-                          {Kind::Pod, LabelSelector{kRayNodeTypeLabelKey, "head"}}}};
+      .cache_selectors = {{Kind::Job, LabelSelector{kKubernetesCreatedByLabelKey, {kComponentName}}},
+                          {Kind::Pod, LabelSelector{kRayNodeTypeLabelKey, {"head", "worker", "redis-cleanup"}}}}};
   return watches;
 }
 

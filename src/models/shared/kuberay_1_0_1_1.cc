@@ -56,7 +56,7 @@ const Watches& rayjob_watches() {
   static const Watches watches{
       .for_kind = Kind::RayJob,
       .owns = {Kind::RayCluster, Kind::Service, Kind::Job},
-      .cache_selectors = {{Kind::Job, LabelSelector{"app.kubernetes.io/created-by", "kuberay-operator"}}}};
+      .cache_selectors = {{Kind::Job, LabelSelector{"app.kubernetes.io/created-by", {"kuberay-operator"}}}}};
   return watches;
 }
 
