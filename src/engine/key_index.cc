@@ -27,22 +27,36 @@ std::uint64_t KeyIndex::hash_key(std::string_view /*namespace_*/, std::string_vi
 }
 
 void KeyIndex::inserted(std::size_t place, std::uint64_t hash) {
-  std::vector<Slot> entries = live_entries();
-  for (Slot& entry : entries) {
-    if (entry.place_plus_one - 1 >= place) ++entry.place_plus_one;
+  // Places move and hashes do not, so every entry keeps its slot: renumber, then place the new one.
+  for (Slot& slot : slots_) {
+    if (slot.place_plus_one != 0 && slot.place_plus_one - 1 >= place) ++slot.place_plus_one;
   }
-  entries.push_back({hash, static_cast<std::uint32_t>(place + 1)});
-  rebuild(entries, capacity_for(entries.size(), slots_.size()));
+  if ((size_ + 1) * 2 > slots_.size()) rebuild(live_entries(), capacity_for(size_ + 1, slots_.size()));
+  place_entry({hash, static_cast<std::uint32_t>(place + 1)});
 }
 
 void KeyIndex::erased(std::size_t place) {
-  std::vector<Slot> entries = live_entries();
-  std::erase_if(entries, [place](const Slot& entry) { return entry.place_plus_one - 1 == place; });
-  assert(entries.size() + 1 == size_ && "rjsim bug: an erase at a place the index does not hold");
-  for (Slot& entry : entries) {
+  const std::size_t mask = slots_.size() - 1;
+  std::optional<std::size_t> hole;
+  for (std::size_t slot = 0; slot < slots_.size(); ++slot) {
+    Slot& entry = slots_[slot];
+    if (entry.place_plus_one == 0) continue;
+    if (entry.place_plus_one - 1 == place) hole = slot;
     if (entry.place_plus_one - 1 > place) --entry.place_plus_one;
   }
-  rebuild(entries, slots_.size());
+  assert(hole && "rjsim bug: an erase at a place the index does not hold");
+  // Backward-shift deletion: each later entry of the probe run that could stand in the hole moves
+  // there, so that no lookup stops at an empty slot before the entry it looks for.
+  slots_[*hole] = Slot{};
+  for (std::size_t next = (*hole + 1) & mask; slots_[next].place_plus_one != 0; next = (next + 1) & mask) {
+    const std::size_t home = slots_[next].hash & mask;
+    const bool home_between = *hole <= next ? (*hole < home && home <= next) : (*hole < home || home <= next);
+    if (home_between) continue;   // it may not move before its home
+    slots_[*hole] = slots_[next];
+    slots_[next] = Slot{};
+    hole = next;
+  }
+  --size_;
 }
 
 void KeyIndex::assign(const std::vector<std::uint64_t>& hashes) {
@@ -63,8 +77,7 @@ std::vector<KeyIndex::Slot> KeyIndex::live_entries() const {
   return entries;
 }
 
-// A rebuild, not an edit in place: linear probing cannot simply empty a slot, and inserts and
-// erases are rare beside lookups (a step writes once or twice; the actors look up hundreds of keys).
+// When the table grows, or for assign().
 void KeyIndex::rebuild(const std::vector<Slot>& entries, std::size_t capacity) {
   slots_.assign(capacity, Slot{});
   size_ = 0;

@@ -46,9 +46,11 @@ class KeyIndex {
     });
   }
   // An object whose key hashes to `hash` now stands at `place`; those at `place` and after it
-  // moved one place up.
+  // moved one place up. Edits the table in place (one pass over it), rebuilding it only to grow.
   void inserted(std::size_t place, std::uint64_t hash);
-  // The object at `place` is gone; those after it moved one place down.
+  // The object at `place` is gone; those after it moved one place down. In place: the later
+  // entries of its probe run shift back into the hole (backward-shift deletion), where a rebuild
+  // of the table allocated and rehashed every entry at each delete.
   void erased(std::size_t place);
   // Holds exactly the objects whose key hashes `hashes` lists, each at its place in the list.
   void assign(const std::vector<std::uint64_t>& hashes);

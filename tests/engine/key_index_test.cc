@@ -121,6 +121,39 @@ TEST_CASE("the index follows places: inserts and erases move the later places, l
   CHECK_FALSE(place_of("absent").has_value());
 }
 
+// Hashes of eight values put every key on one probe run, which wraps past the table's end: an erase must leave every other key reachable (linear probing cannot simply empty a slot).
+TEST_CASE("random inserts and erases of colliding hashes leave every key at its place and the erased ones gone") {
+  for (std::uint32_t seed = 1; seed <= 30; ++seed) {
+    CAPTURE(seed);
+    std::mt19937 random(seed);
+    KeyIndex index;
+    std::vector<std::pair<int, std::uint64_t>> held;   // (key, hash) in store order
+    std::vector<std::pair<int, std::uint64_t>> gone;
+    for (int key = 0; key < 200; ++key) {
+      if (!held.empty() && random() % 3 == 0) {
+        const std::size_t place = random() % held.size();
+        gone.push_back(held[place]);
+        held.erase(held.begin() + static_cast<std::ptrdiff_t>(place));
+        index.erased(place);
+      } else {
+        const std::size_t place = random() % (held.size() + 1);
+        // Homes at the last four slots of the table and its first four, whatever its size.
+        const std::uint64_t hash = (std::uint64_t{1} << 40) - 4 + random() % 8;
+        held.insert(held.begin() + static_cast<std::ptrdiff_t>(place), {key, hash});
+        index.inserted(place, hash);
+      }
+      REQUIRE(index.size() == held.size());
+      for (std::size_t place = 0; place < held.size(); ++place) {
+        const auto& [wanted, hash] = held[place];
+        CHECK(index.find(hash, [&](std::size_t at) { return held[at].first == wanted; }) == place);
+      }
+      for (const auto& [erased, hash] : gone) {
+        CHECK_FALSE(index.find(hash, [&](std::size_t at) { return held[at].first == erased; }).has_value());
+      }
+    }
+  }
+}
+
 TEST_CASE("assign holds exactly the listed keys, each at its place, and later inserts move them as usual") {
   KeyIndex index;
   index.inserted(0, KeyIndex::hash_key("default", "gone"));   // replaced by the assignment
