@@ -184,7 +184,7 @@ void ApiServer::append_watch(WatchType type, const ObjectVersion& version, std::
   }
   const Kind written_kind = kind_of(*version);
   write_stamps_.edit().written(version, indexed_label_hash(written_kind, meta(*version)), type != WatchType::Modified);
-  if (!keeps_watch_objects_[kind]) event.object = ObjectVersion();   // digested above, then dropped
+  if (!keeps_object(kind_of(*version), event)) event.object = ObjectVersion();   // digested above, then dropped
   log.push_back(std::move(event));
 }
 

@@ -61,6 +61,9 @@ struct WatchEvent {
   }
 };
 
+// Which events of a watch log keep their versions (ApiServer::keep_watch_objects).
+enum class WatchLogObjects : std::uint8_t { every_event, sent_events, no_event };
+
 // How a delete treats dependents (kubernetes-semantics §2.2 "Propagation policy").
 enum class Propagation : std::uint8_t {
   server_default,   // Background, except batch/v1 Jobs: Orphan
@@ -162,17 +165,24 @@ class ApiServer {
   }
   bool takes_digests() const { return takes_digests_; }
 
-  // Whether `kind`'s watch log keeps the version each event announced (the default), or only its
-  // resourceVersion and type, with an empty version in its place. A kind no informer watches
-  // (Pods under kuberay-1.0 and 1.1) needs no more: its log orders resourceVersions for the
-  // fingerprint and its digest is taken before the version is dropped, while keeping the versions
-  // would keep every past version of every Pod alive in every world (two fifths of a run's world).
-  // Chosen before the first write.
-  void keep_watch_objects(Kind kind, bool keep) {
+  // Which events of `kind`'s watch log keep the version they announced (every one by default);
+  // the others keep only the resourceVersion, type and key hash, with an empty version in its
+  // place. A kind no informer watches (Pods under kuberay-1.0 and 1.1) needs none: its log orders
+  // resourceVersions for the fingerprint and its digest is taken before the version is dropped,
+  // while keeping the versions would keep every past version of every Pod alive in every world
+  // (two fifths of a run's world). A kind watched through a selector needs only the events the
+  // watch sends (submitter Pods under kuberay-1.7 are written but never sent). Chosen before the
+  // first write.
+  void keep_watch_objects(Kind kind, WatchLogObjects kept) {
     assert(resource_version_ == 0 && "rjsim bug: watch log contents switched after the first write");
-    keeps_watch_objects_[kind_index(kind)] = keep;
+    watch_log_objects_[kind_index(kind)] = kept;
   }
-  bool keeps_watch_objects(Kind kind) const { return keeps_watch_objects_[kind_index(kind)]; }
+  WatchLogObjects watch_log_objects(Kind kind) const { return watch_log_objects_[kind_index(kind)]; }
+  // Whether `event` of `kind`'s log kept its version (a reader of the log may read its object).
+  bool keeps_object(Kind kind, const WatchEvent& event) const {
+    const WatchLogObjects kept = watch_log_objects(kind);
+    return kept == WatchLogObjects::every_event || (kept == WatchLogObjects::sent_events && event.sent);
+  }
   // The label selector of the controller's watch of `kind` (its cache's ByObject selector, §1.7):
   // the watch sends an event only when the selector selects the object before or after the write
   // (WatchEvent::sent), so an object that leaves the selector is sent once more and then no more.
@@ -239,7 +249,7 @@ class ApiServer {
   static_assert(kKindCount == 5, "one 1 per kind below");
   std::array<std::int64_t, kKindCount> next_uid_ = {1, 1, 1, 1, 1};
   bool takes_digests_ = true;
-  std::array<bool, kKindCount> keeps_watch_objects_ = {true, true, true, true, true};
+  std::array<WatchLogObjects, kKindCount> watch_log_objects_{};   // every_event
   std::array<LabelSelector, kKindCount> watch_selectors_;
   std::int64_t pod_termination_grace_period_seconds_ = 0;
 };

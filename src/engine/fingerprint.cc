@@ -283,7 +283,7 @@ class Fingerprinter {
   void add(const ApiServer& value) {
     const auto& [objects, key_indexes, label_indexes, owner_indexes, watch_logs, watch_log_digests, ownership_digests,
                  write_stamps, resource_version, next_uid, takes_digests,
-                 keeps_watch_objects, watch_selectors, pod_termination_grace_period_seconds] = value;
+                 watch_log_objects, watch_selectors, pod_termination_grace_period_seconds] = value;
     assert(takes_digests && "rjsim bug: a fingerprint of a world whose API server takes no digests");
     for (std::size_t kind = 0; kind < objects.size(); ++kind) add_part(objects[kind], memo_->objects_[kind]);
     static_cast<void>(key_indexes);   // derived from the objects' keys (key_index.h)
@@ -298,8 +298,8 @@ class Fingerprinter {
     // Not the resourceVersion counter: see add_resource_version().
     static_cast<void>(resource_version);
     // Not which logs keep their versions: a run's setting, the same for every world it makes.
-    static_cast<void>(keeps_watch_objects);
-    static_cast<void>(watch_selectors);   // as keeps_watch_objects: the run's controller's
+    static_cast<void>(watch_log_objects);
+    static_cast<void>(watch_selectors);   // as watch_log_objects: the run's controller's
     add_all(next_uid, pod_termination_grace_period_seconds);
   }
 
@@ -439,10 +439,13 @@ class Fingerprinter {
   void add_unapplied_write_times(const Informer& informer) {
     assert(api_ && "rjsim bug: a process fingerprinted without its API server");
     const std::vector<WatchEvent>& log = api_->watch_log(informer.kind());
-    add_length(informer.pending_.size() + (log.size() - informer.received_));
+    // Of the events not yet received, those the watch sends: the others never reach the informer.
+    const std::size_t sent_before = informer.received_ == 0 ? 0 : log[informer.received_ - 1].sent_through;
+    const std::size_t unreceived = log.empty() ? 0 : log.back().sent_through - sent_before;
+    add_length(informer.pending_.size() + unreceived);
     for (std::size_t position : informer.pending_) add(log[position].written_at_ms);
     for (std::size_t position = informer.received_; position < log.size(); ++position) {
-      add(log[position].written_at_ms);
+      if (log[position].sent) add(log[position].written_at_ms);
     }
   }
   void add(const FaultsUsed& value) {

@@ -121,14 +121,14 @@ class FollowedAnswers {
 // `events` (of the watch log of `owner_kind`) created or deleted: whether an object's owner exists,
 // which the garbage collector and the kubelet read, changes with those only (an owner is matched
 // by its uid, which ApiServer::controlled_by selects by). An answer that reads owners besides the
-// controller cannot be named so. False when the log keeps no versions (api_server.h
-// keep_watch_objects), so that the owners cannot be told.
+// controller cannot be named so. False when an event of them kept no version (api_server.h
+// keep_watch_objects), so that its owner cannot be told.
 inline bool name_controlled_by_created_or_deleted(const ApiServer& api, Kind owner_kind, Kind dependent,
                                                   std::span<const WatchEvent> events,
                                                   std::vector<std::uint64_t>& named) {
   for (const WatchEvent& event : events) {
     if (event.type == WatchType::Modified) continue;
-    if (!api.keeps_watch_objects(owner_kind)) return false;
+    if (!api.keeps_object(owner_kind, event)) return false;
     const ObjectMeta& owner = meta(*event.object);
     for (const ObjectVersion* object : api.controlled_by(dependent, owner.namespace_, owner.uid)) {
       const ObjectMeta& m = meta(**object);

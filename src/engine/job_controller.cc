@@ -249,22 +249,38 @@ bool JobController::answer_for(const World& world, const Job& job, JobAnswer& an
   return true;
 }
 
+template <class Visit>
+void JobController::for_each_written_pod(const ApiServer& api, const WatchEvent& event, Visit visit) {
+  if (api.keeps_object(Kind::Pod, event)) {
+    visit(std::get<Pod>(*event.object));
+    return;
+  }
+  // The log dropped it (a Pod no informer receives): the Pod as stored now, if it still is, and
+  // any other of its key's hash written since (naming one Job too many costs a recount only). A
+  // Job the Pod left since is named through the Pods its answer counted; a gone Pod counts nowhere.
+  const std::span<const ObjectVersion> pods = api.objects(Kind::Pod);
+  api.for_each_with_key_hash(Kind::Pod, event.key_hash, [&](std::size_t place) {
+    const Pod& candidate = std::get<Pod>(*pods[place]);
+    if (candidate.metadata.resource_version >= event.resource_version) visit(candidate);
+  });
+}
+
 bool JobController::name_jobs_of_written_pods(const ApiServer& api) const {
   const std::optional<std::span<const WatchEvent>> events = pod_log_mark_.advance(api.watch_log(Kind::Pod));
   jobs_named_.clear();
   if (!events) return false;
   if (events->empty()) return true;
-  if (!api.keeps_watch_objects(Kind::Pod)) return false;
   for (const WatchEvent& event : *events) {
     for (const auto& [job, key_hash, answer] : managed_jobs_.kept()) {
       if (std::find(answer.pods.begin(), answer.pods.end(), event.key_hash) != answer.pods.end()) {
         jobs_named_.push_back(key_hash);
       }
     }
-    const Pod& pod = std::get<Pod>(*event.object);
-    if (const OwnerReference* owner = job_owner(pod)) {
-      jobs_named_.push_back(KeyIndex::hash_key(pod.metadata.namespace_, owner->name));
-    }
+    for_each_written_pod(api, event, [&](const Pod& pod) {
+      if (const OwnerReference* owner = job_owner(pod)) {
+        jobs_named_.push_back(KeyIndex::hash_key(pod.metadata.namespace_, owner->name));
+      }
+    });
   }
   return true;
 }

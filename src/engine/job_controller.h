@@ -83,8 +83,12 @@ class JobController final : public Actor {
   void follow(const World& world) const;
   // Names, in jobs_named_, the kept Jobs whose Pods the Pod log wrote since the last listing (a
   // Pod one counted, or the Job a written Pod names its controller). False when that cannot be
-  // told: another run's log, or one that keeps no versions (unwatched Pods).
+  // told: another run's log.
   bool name_jobs_of_written_pods(const ApiServer& api) const;
+  // Calls visit(pod) with the Pod `event` wrote: the version it announced, or, where the log keeps
+  // no versions of its events (Pods no informer receives), the Pod as stored now, if any.
+  template <class Visit>
+  static void for_each_written_pod(const ApiServer& api, const WatchEvent& event, Visit visit);
   // Writes the answer for `job` and returns whether the Job is managed (kept).
   bool answer_for(const World& world, const Job& job, JobAnswer& answer) const;
 

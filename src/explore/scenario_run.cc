@@ -206,7 +206,9 @@ World initial_world(const Scenario& scenario, const Controller& model, const Run
   World world = Simulation::initial_world(model);
   world.api.take_digests(options.fingerprintable);
   for (Kind kind : kAllKinds) {
-    if (!options.full_watch_logs && world.informer(kind) == nullptr) world.api.keep_watch_objects(kind, false);
+    if (options.full_watch_logs) continue;
+    // An informer reads the events its watch sends; without a selector that is every event.
+    world.api.keep_watch_objects(kind, world.informer(kind) ? WatchLogObjects::sent_events : WatchLogObjects::no_event);
   }
   world.api.set_pod_termination_grace_period_seconds(scenario.world.pods.termination_grace_period_ms / 1000);
   return world;

@@ -77,9 +77,10 @@ struct RunOptions {
   bool fingerprintable = true;               // the API server takes digests, so that the world
                                              // can be fingerprinted (exploration's fast path
                                              // skips them unless the search fingerprints)
-  bool full_watch_logs = false;              // the watch logs of kinds no informer watches keep
-                                             // their versions (kubectl export reads them; else
-                                             // ApiServer::keep_watch_objects drops them)
+  bool full_watch_logs = false;              // every watch log event keeps its version
+                                             // (kubectl export reads them; else those no
+                                             // informer receives are dropped:
+                                             // ApiServer::keep_watch_objects)
   bool stop_at_violation = false;            // end the run after the step of the first violation
                                              // (exploration; liveness is then not judged)
   // Where the actors' answers are kept, to be reused by later runs of the same scenario and

@@ -48,9 +48,11 @@ inline ActorListing listing_of(const engine::Actor& actor, const engine::World& 
 // work of a fresh actor, applied by the kept one, or `change(world, random)`; now and then the world
 // returns to an earlier one (another run from a snapshot: the kept answers were given for worlds of
 // other runs). Returns how much work the fresh actors listed, for the caller to check that the
-// sequences make some. A failure names the seed and the step.
-template <class Make, class Change>
-std::size_t compare_kept_with_fresh(std::uint32_t seeds, const Make& make, const Change& change) {
+// sequences make some. A failure names the seed and the step. `prepare` sets the API server up
+// before the first write (which watch events keep their versions, a watch's selector).
+template <class Make, class Change, class Prepare = void (*)(engine::World&)>
+std::size_t compare_kept_with_fresh(std::uint32_t seeds, const Make& make, const Change& change,
+                                    const Prepare& prepare = [](engine::World&) {}) {
   std::size_t work_listed = 0;
   for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
     CAPTURE(seed);
@@ -58,6 +60,7 @@ std::size_t compare_kept_with_fresh(std::uint32_t seeds, const Make& make, const
     const auto kept = make();
     ActorBench bench;
     engine::World& world = bench.world;
+    prepare(world);
     std::vector<engine::World> snapshots;
     for (int step = 0; step < 300; ++step) {
       if (random() % 25 == 0) snapshots.push_back(world);

@@ -881,6 +881,25 @@ TEST_CASE("a watch with a label selector marks the events it sends: the object s
   CHECK(api.watch_log(Kind::RayJob).back().sent);
 }
 
+TEST_CASE("a selector watch's log keeps the versions of the events the watch sends, and only those") {
+  ApiServer api;
+  api.watch_with_selector(Kind::Pod, rjsim::engine::LabelSelector{"team", {"ray"}});
+  api.keep_watch_objects(Kind::Pod, rjsim::engine::WatchLogObjects::sent_events);
+  created(api, pod());   // not sent
+  api.patch(Kind::Pod, kNamespace, "pod", [](Object& o) { meta(o).labels.edit()["team"] = "ray"; }, kCreatedAt);
+  api.patch(Kind::Pod, kNamespace, "pod", [](Object& o) { meta(o).labels.edit()["team"] = "web"; }, kCreatedAt);
+  api.patch(Kind::Pod, kNamespace, "pod", [](Object& o) { meta(o).labels.edit()["owner"] = "me"; }, kCreatedAt);
+
+  const std::vector<rjsim::engine::WatchEvent>& log = api.watch_log(Kind::Pod);
+  REQUIRE(log.size() == 4);
+  std::vector<bool> kept;
+  for (const rjsim::engine::WatchEvent& event : log) {
+    kept.push_back(!(event.object == rjsim::engine::ObjectVersion()));
+    CHECK(api.keeps_object(Kind::Pod, event) == event.sent);
+  }
+  CHECK(kept == std::vector<bool>{false, true, true, false});   // entered, left; never sent: dropped
+}
+
 TEST_CASE("a watch log that keeps no objects keeps each event's resourceVersion, type and digest") {
   auto writes = [](ApiServer& api) {
     created(api, rayjob());
@@ -890,11 +909,11 @@ TEST_CASE("a watch log that keeps no objects keeps each event's resourceVersion,
   };
   ApiServer full;
   ApiServer revisions_only;
-  revisions_only.keep_watch_objects(Kind::Pod, false);
+  revisions_only.keep_watch_objects(Kind::Pod, rjsim::engine::WatchLogObjects::no_event);
   writes(full);
   writes(revisions_only);
-  CHECK(full.keeps_watch_objects(Kind::Pod));
-  CHECK_FALSE(revisions_only.keeps_watch_objects(Kind::Pod));
+  CHECK(full.watch_log_objects(Kind::Pod) == rjsim::engine::WatchLogObjects::every_event);
+  CHECK(revisions_only.watch_log_objects(Kind::Pod) == rjsim::engine::WatchLogObjects::no_event);
   const std::vector<rjsim::engine::WatchEvent>& kept = full.watch_log(Kind::Pod);
   const std::vector<rjsim::engine::WatchEvent>& dropped = revisions_only.watch_log(Kind::Pod);
   REQUIRE(kept.size() == 3);

@@ -286,6 +286,29 @@ World after_service_created(World world, const char* name) {
   return world;
 }
 
+// A Job its informer's selector (created-by=kuberay-operator) does not select: its watch events
+// are never sent, so when it was written matters to no delivery.
+TEST_CASE("when an event the watch does not send was written is no part of the fingerprint; when a sent one was, is") {
+  const World base = mid_run_world();
+  auto with_job_written_at = [&](std::int64_t at_ms, bool selected) {   // its last write
+    World world = base;
+    Job job;
+    job.metadata.name = "a-user-job";
+    job.metadata.namespace_ = "default";
+    if (selected) job.metadata.labels.edit()["app.kubernetes.io/created-by"] = "kuberay-operator";
+    Object object = job;
+    REQUIRE_FALSE(world.api.create(object, base.now_ms).error);
+    // A label write changes no timestamp: only when it was written differs.
+    const WriteOutcome outcome = world.api.patch(
+        Kind::Job, "default", "a-user-job", [](Object& o) { meta(o).labels.edit()["team"] = "ray"; }, at_ms);
+    REQUIRE(outcome.changed);
+    return world;
+  };
+  REQUIRE_FALSE(with_job_written_at(base.now_ms, false).api.watch_log(Kind::Job).back().sent);
+  CHECK(fingerprint(with_job_written_at(base.now_ms - 1, false)) == fingerprint(with_job_written_at(base.now_ms, false)));
+  CHECK(fingerprint(with_job_written_at(base.now_ms - 1, true)) != fingerprint(with_job_written_at(base.now_ms, true)));
+}
+
 TEST_CASE("writes to two kinds in either order are one state; two objects of one kind in either order are two") {
   const World base = mid_run_world();
   SUBCASE("a RayJob write and a Service create, in either order") {

@@ -231,13 +231,18 @@ TEST_CASE("a kind no informer watches keeps revisions only, unless the run is re
     CHECK(replayed.log.size() == pods.log.size());
     CHECK(replayed.with_objects() == replayed.log.size());
   }
-  SUBCASE("kuberay-1.7 watches head Pods: its Pod log keeps every Pod its informer may read") {
+  SUBCASE("kuberay-1.7 watches Pods by node type: its Pod log keeps every Pod its informer receives, no other") {
     PodLogRecorder pods;
     RunOptions options;
     options.observers = {&pods};
     run_scenario(engine::load_scenario(scenario_file("kuberay-1.7/delete-while-running.yaml").string()), options);
     REQUIRE_FALSE(pods.log.empty());
-    CHECK(pods.with_objects() == pods.log.size());
+    const auto sent = static_cast<std::size_t>(
+        std::count_if(pods.log.begin(), pods.log.end(), [](const engine::WatchEvent& event) { return event.sent; }));
+    CHECK(sent > 0);
+    CHECK(sent < pods.log.size());   // the submitter Pod's events: not sent, not kept
+    CHECK(pods.with_objects() == sent);
+    for (const engine::WatchEvent& event : pods.log) CHECK(std::holds_alternative<engine::Pod>(*event.object) == event.sent);
   }
 }
 
