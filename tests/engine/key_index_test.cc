@@ -144,11 +144,11 @@ TEST_CASE("random inserts and erases of colliding hashes leave every key at its 
       }
       REQUIRE(index.size() == held.size());
       for (std::size_t place = 0; place < held.size(); ++place) {
-        const auto& [wanted, hash] = held[place];
-        CHECK(index.find(hash, [&](std::size_t at) { return held[at].first == wanted; }) == place);
+        const int wanted = held[place].first;
+        CHECK(index.find(held[place].second, [&](std::size_t at) { return held[at].first == wanted; }) == place);
       }
-      for (const auto& [erased, hash] : gone) {
-        CHECK_FALSE(index.find(hash, [&](std::size_t at) { return held[at].first == erased; }).has_value());
+      for (const std::pair<int, std::uint64_t>& erased : gone) {
+        CHECK_FALSE(index.find(erased.second, [&](std::size_t at) { return held[at].first == erased.first; }).has_value());
       }
     }
   }
