@@ -107,9 +107,17 @@ std::optional<Notification> Informer::apply(const WatchEvent& event) {
   if (!visible) {
     // A delete, or an object that left the selector: gone from this cache (§1.7).
     if (!cached) return std::nullopt;
+    Notification notification{WatchType::Deleted, std::nullopt, event.object};
+    if (event.type != WatchType::Deleted) {
+      // The watch cache sends an object that left the selector as DELETED with its previous
+      // content, stamped with the event's resourceVersion (cacheWatcher.convertToWatchEvent).
+      Object previous = *cache_[*cached];
+      meta(previous).resource_version = event.resource_version;
+      notification.object = ObjectVersion(std::move(previous), false, cache_[*cached]);
+    }
     cache_.erase(cache_.begin() + static_cast<std::ptrdiff_t>(*cached));
     index_.edit().erased(*cached);
-    return Notification{WatchType::Deleted, std::nullopt, event.object};
+    return notification;
   }
   if (cached) {
     ObjectVersion& slot = cache_[*cached];

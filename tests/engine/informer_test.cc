@@ -337,7 +337,7 @@ TEST_CASE("an object that loses the selected label reads as deleted; one that ga
   informer.receive(log);
   informer.pop(log);
   informer.pop(log);
-  remove_label(api, "a", "app");
+  const std::int64_t left_at = remove_label(api, "a", "app");
   set_label(api, "b", "app", "ray");
   informer.receive(log);
 
@@ -347,6 +347,9 @@ TEST_CASE("an object that loses the selected label reads as deleted; one that ga
   REQUIRE(lost.size() == 1);
   CHECK(lost[0].type == WatchType::Deleted);
   CHECK(meta(lost[0].object).name == "a");
+  // The previous content (still labelled), stamped with the event's resourceVersion.
+  CHECK(meta(lost[0].object).labels->count("app") == 1);
+  CHECK(meta(lost[0].object).resource_version == left_at);
   CHECK(informer.get(kNamespace, "a") == nullptr);
   REQUIRE(gained.size() == 1);
   CHECK(gained[0].type == WatchType::Added);
