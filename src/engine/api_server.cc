@@ -162,15 +162,15 @@ bool ownership_changed(const ObjectMeta& before, const ObjectMeta& after) {
 
 void ApiServer::append_watch(WatchType type, const ObjectVersion& version, std::int64_t now_ms, bool ownership,
                              bool was_selected) {
-  const int kind = kind_index(kind_of(*version));
+  const Kind written_kind = kind_of(*version);
+  const int kind = kind_index(written_kind);
   const ObjectMeta& m = meta(*version);
   std::vector<WatchEvent>& log = watch_logs_[kind].edit();
   const bool sent = was_selected || watch_selectors_[kind].matches(m);
-  const std::uint32_t sent_before = log.empty() ? 0 : log.back().sent_through;
   WatchEvent event{.resource_version = m.resource_version,
                    .type = type,
                    .sent = sent,
-                   .sent_through = sent_before + (sent ? 1 : 0),
+                   .sent_through = sent_events_before(log, log.size()) + (sent ? 1 : 0),
                    .object = version,
                    .written_at_ms = now_ms,
                    .key_hash = KeyIndex::hash_key(m.namespace_, m.name),
@@ -182,9 +182,8 @@ void ApiServer::append_watch(WatchType type, const ObjectVersion& version, std::
     ++watch_log_digests_[kind].low;   // the count of its events (api_server.h)
     if (ownership) ++ownership_digests_[kind].low;
   }
-  const Kind written_kind = kind_of(*version);
-  write_stamps_.edit().written(version, indexed_label_hash(written_kind, meta(*version)), type != WatchType::Modified);
-  if (!keeps_object(kind_of(*version), event)) event.object = ObjectVersion();   // digested above, then dropped
+  write_stamps_.edit().written(version, indexed_label_hash(written_kind, m), type != WatchType::Modified);
+  if (!keeps_object(written_kind, event)) event.object = ObjectVersion();   // digested above, then dropped
   log.push_back(std::move(event));
 }
 

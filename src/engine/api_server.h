@@ -61,6 +61,11 @@ struct WatchEvent {
   }
 };
 
+// How many of `log`'s events before `position` its watch sends (WatchEvent::sent_through).
+inline std::uint32_t sent_events_before(const std::vector<WatchEvent>& log, std::size_t position) {
+  return position == 0 ? 0 : log[position - 1].sent_through;
+}
+
 // Which events of a watch log keep their versions (ApiServer::keep_watch_objects).
 enum class WatchLogObjects : std::uint8_t { every_event, sent_events, no_event };
 

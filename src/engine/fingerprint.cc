@@ -440,8 +440,7 @@ class Fingerprinter {
     assert(api_ && "rjsim bug: a process fingerprinted without its API server");
     const std::vector<WatchEvent>& log = api_->watch_log(informer.kind());
     // Of the events not yet received, those the watch sends: the others never reach the informer.
-    const std::size_t sent_before = informer.received_ == 0 ? 0 : log[informer.received_ - 1].sent_through;
-    const std::size_t unreceived = log.empty() ? 0 : log.back().sent_through - sent_before;
+    const std::size_t unreceived = sent_events_before(log, log.size()) - sent_events_before(log, informer.received_);
     add_length(informer.pending_.size() + unreceived);
     for (std::size_t position : informer.pending_) add(log[position].written_at_ms);
     for (std::size_t position = informer.received_; position < log.size(); ++position) {

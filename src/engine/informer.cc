@@ -15,10 +15,6 @@ void Informer::receive(const std::vector<WatchEvent>& log) {
 }
 
 namespace {
-// How many of the log's events before `position` the watch sends.
-std::uint32_t sent_before(const std::vector<WatchEvent>& log, std::size_t position) {
-  return position == 0 ? 0 : log[position - 1].sent_through;
-}
 std::string_view name_of(const WatchEvent& event) { return meta(event.object).name; }
 std::string_view namespace_of(const WatchEvent& event) { return meta(event.object).namespace_; }
 bool same_key(const WatchEvent& a, const WatchEvent& b) {
@@ -45,7 +41,7 @@ std::optional<std::int64_t> Informer::oldest_unapplied_written_at(const std::vec
   if (!pending_.empty()) return log[pending_.front()].written_at_ms;
   if (!has_unreceived(log)) return std::nullopt;
   // The first event from received_ on that the watch sends: sent_through rises there.
-  const std::uint32_t sent = sent_before(log, received_);
+  const std::uint32_t sent = sent_events_before(log, received_);
   const auto first = std::partition_point(log.begin() + static_cast<std::ptrdiff_t>(received_), log.end(),
                                           [&](const WatchEvent& event) { return event.sent_through == sent; });
   return first->written_at_ms;
@@ -183,7 +179,7 @@ std::vector<Notification> Informer::relist(const ApiServer& api, std::int64_t re
 }
 
 bool Informer::has_unreceived(const std::vector<WatchEvent>& log) const {
-  return received_ < log.size() && log.back().sent_through > sent_before(log, received_);
+  return sent_events_before(log, log.size()) > sent_events_before(log, received_);
 }
 
 }  // namespace rjsim::engine

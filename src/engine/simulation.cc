@@ -97,8 +97,9 @@ World Simulation::initial_world(const Controller& controller) {
   World world;
   world.process.queue = WorkQueue(environment.queue);
   for (Kind kind : cached_kinds(watches)) {
-    world.process.informers.emplace_back(Informer(kind, environment.fifo, selector_for(watches, kind)));
-    world.api.watch_with_selector(kind, selector_for(watches, kind));   // the server filters the watch (§1.7)
+    const LabelSelector selector = selector_for(watches, kind);
+    world.process.informers.emplace_back(Informer(kind, environment.fifo, selector));
+    world.api.watch_with_selector(kind, selector);   // the server filters the watch (§1.7)
   }
   return world;
 }
