@@ -182,7 +182,8 @@ void ApiServer::append_watch(WatchType type, const ObjectVersion& version, std::
     ++watch_log_digests_[kind].low;   // the count of its events (api_server.h)
     if (ownership) ++ownership_digests_[kind].low;
   }
-  write_stamps_.edit().written(version, indexed_label_hash(written_kind, m), type != WatchType::Modified);
+  write_stamps_.edit().written(version, indexed_label_hash(written_kind, m), type != WatchType::Modified,
+                               event.write_serial);
   if (!keeps_object(written_kind, event)) event.object = ObjectVersion();   // digested above, then dropped
   log.push_back(std::move(event));
 }
@@ -360,7 +361,9 @@ WriteOutcome ApiServer::commit_change(const ObjectVersion& stored, Object&& next
   ObjectVersion& slot = objects_[kind].edit()[index];
   slot = ObjectVersion(std::move(next), takes_digests_, slot);
   append_watch(WatchType::Modified, slot, now_ms, ownership, was_selected);
-  if (relabelled && group_before) write_stamps_.edit().left_group(*group_before, slot);
+  if (relabelled && group_before) {
+    write_stamps_.edit().left_group(*group_before, slot, watch_logs_[kind]->back().write_serial);
+  }
   return outcome;
 }
 

@@ -402,15 +402,25 @@ void RayDashboard::enabled(const World& world, std::vector<ActorWork>& out) cons
     }
   }
   // Jobs of live tables move on their timers.
+  for (const PendingJob& job : pending_jobs(world)) {
+    if (job.next_change_at_ms > world.now_ms) continue;
+    out.push_back({std::string(kJobStatus), cluster_ref(heads[static_cast<std::size_t>(job.head)]), job.work_index});
+  }
+}
+
+const std::vector<RayDashboard::PendingJob>& RayDashboard::pending_jobs(const World& world) const {
+  if (pending_jobs_ray_serial_ == world.ray.serial()) return pending_jobs_;
+  pending_jobs_ray_serial_ = world.ray.serial();
+  pending_jobs_.clear();
+  const std::vector<RayHead>& heads = world.ray->heads;
   for (std::size_t i = 0; i < heads.size(); ++i) {
     if (heads[i].table_lost) continue;
     for (std::size_t j = 0; j < heads[i].jobs.size(); ++j) {
       const RayJobRecord& job = heads[i].jobs[j];
-      if (!is_terminal(job.status) && job.next_change_at_ms <= world.now_ms) {
-        out.push_back({std::string(kJobStatus), cluster_ref(heads[i]), job_work_index(i, j)});
-      }
+      if (!is_terminal(job.status)) pending_jobs_.push_back({static_cast<int>(i), job_work_index(i, j), job.next_change_at_ms});
     }
   }
+  return pending_jobs_;
 }
 
 bool RayDashboard::head_comes_up(const RayCluster& cluster) const {
@@ -485,12 +495,9 @@ std::optional<std::int64_t> RayDashboard::next_timer_ms(const World& world) cons
     const std::int64_t at = meta(*object).creation_timestamp_ms + head_ready_after_ms_;
     if (at > world.now_ms && (!next || at < *next)) next = at;
   }
-  for (const RayHead& head : world.ray->heads) {
-    if (head.table_lost) continue;
-    for (const RayJobRecord& job : head.jobs) {
-      const std::int64_t at = job.next_change_at_ms;
-      if (!is_terminal(job.status) && at > world.now_ms && (!next || at < *next)) next = at;
-    }
+  for (const PendingJob& job : pending_jobs(world)) {
+    const std::int64_t at = job.next_change_at_ms;
+    if (at > world.now_ms && (!next || at < *next)) next = at;
   }
   return next;
 }

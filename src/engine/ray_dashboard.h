@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -90,6 +91,15 @@ class RayDashboard final : public Actor {
   // The RayClusters head_comes_up() holds for, and the live heads, brought up to `world`.
   std::span<const FollowedAnswers<bool>::Entry> clusters_awaiting_head(const World& world) const;
 
+  // A job of a live table that is not terminal: it moves at its next change.
+  struct PendingJob {
+    int head = 0;                       // its head's place in RayState::heads
+    int work_index = 0;                 // job_work_index of its head and its place in the table
+    std::int64_t next_change_at_ms = 0;
+  };
+  // The pending jobs of `world`'s Ray state, in the order of its heads and tables.
+  const std::vector<PendingJob>& pending_jobs(const World& world) const;
+
   DashboardBehaviour dashboard_;
   RayBehaviour ray_;
   std::int64_t head_ready_after_ms_;
@@ -102,6 +112,11 @@ class RayDashboard final : public Actor {
   mutable std::uint64_t live_heads_ray_serial_ = 0;
   mutable WatchLogMark live_heads_cluster_log_;
   mutable WatchLogMark live_heads_pod_log_;
+  // The pending jobs of the Ray state whose serial is pending_jobs_ray_serial_ (copy_on_write.h: a
+  // serial names one value). A cache, as awaiting_head_ is: a listing is asked again after any
+  // write to a Pod or a RayCluster, most of which leave the Ray state as it was.
+  mutable std::vector<PendingJob> pending_jobs_;
+  mutable std::optional<std::uint64_t> pending_jobs_ray_serial_;
 };
 
 }  // namespace rjsim::engine

@@ -182,22 +182,104 @@ bool RayClusterController::same_inputs(const StatusMemo& memo, const ObjectVersi
 }
 
 void RayClusterController::enabled(const World& world, std::vector<ActorWork>& out) const {
-  follow_pod_existence(world);
-  const std::span<const ObjectVersion> clusters = world.api.objects(Kind::RayCluster);
-  for (std::size_t place = 0; place < clusters.size(); ++place) {
-    const ClusterAnswer& answer = answer_for(world, clusters[place], place);
-    out.insert(out.end(), answer.work.begin(), answer.work.end());
+  follow(world);
+  for (std::size_t place = 0; place < listed_.size(); ++place) {
+    if (!listed_[place].has_work) continue;
+    const std::vector<ActorWork>& work = cluster_answers_[place].work;
+    out.insert(out.end(), work.begin(), work.end());
   }
 }
 
 std::optional<std::int64_t> RayClusterController::next_timer_ms(const World& world) const {
-  follow_pod_existence(world);
+  follow(world);
   EarliestTimer timer(world.now_ms);
-  const std::span<const ObjectVersion> clusters = world.api.objects(Kind::RayCluster);
-  for (std::size_t place = 0; place < clusters.size(); ++place) {
-    for (const std::int64_t at_ms : answer_for(world, clusters[place], place).timers_ms) timer.consider(at_ms);
+  for (std::size_t place = 0; place < listed_.size(); ++place) {
+    if (!listed_[place].has_timers) continue;
+    for (const std::int64_t at_ms : cluster_answers_[place].timers_ms) timer.consider(at_ms);
   }
   return timer.next_ms();
+}
+
+void RayClusterController::follow(const World& world) const {
+  const std::optional<std::span<const WatchEvent>> cluster_events =
+      cluster_log_mark_.advance(world.api.watch_log(Kind::RayCluster));
+  const std::optional<std::span<const WatchEvent>> service_events =
+      service_log_mark_.advance(world.api.watch_log(Kind::Service));
+  const std::uint64_t pods_followed_through = pod_log_mark_.last_serial();   // before follow_pod_existence moves it
+  follow_pod_existence(world);
+  const auto came_or_went = [](const WatchEvent& event) { return event.type != WatchType::Modified; };
+  const bool continues = listing_kept_ && cluster_events && service_events && pod_existence_followed_ &&
+                         listed_.size() == world.api.objects(Kind::RayCluster).size() &&
+                         std::none_of(cluster_events->begin(), cluster_events->end(), came_or_went);
+  if (continues) {
+    follow_writes(world, *cluster_events, *service_events, pods_followed_through);
+  } else {
+    check_every_cluster(world);
+  }
+}
+
+void RayClusterController::follow_writes(const World& world, std::span<const WatchEvent> cluster_events,
+                                         std::span<const WatchEvent> service_events,
+                                         std::uint64_t pods_followed_through) const {
+  due_.assign(listed_.size(), 0);
+  bool any_due = false;
+  const auto name = [&](auto&& names) {
+    for (std::size_t place = 0; place < listed_.size(); ++place) {
+      if (!due_[place] && names(listed_[place], place)) due_[place] = any_due = true;
+    }
+  };
+  for (const WatchEvent& event : cluster_events) {
+    name([&](const ListedCluster& listed, std::size_t) { return listed.key_hash == event.key_hash; });
+  }
+  for (const WatchEvent& event : service_events) {
+    name([&](const ListedCluster& listed, std::size_t) { return listed.head_service_key_hash == event.key_hash; });
+  }
+  world.api.write_stamps().for_each_group_written_after(pods_followed_through, [&](std::uint64_t group) {
+    name([&](const ListedCluster& listed, std::size_t) { return listed.pod_group == group; });
+  });
+  if (!pods_come_or_gone_.empty()) {
+    name([&](const ListedCluster& listed, std::size_t place) {
+      return listed.reads_pod_absence && !pod_existence_kept(cluster_answers_[place]);
+    });
+  }
+  const std::int64_t now = world.now_ms;
+  if (now < latest_valid_from_ms_ || now >= earliest_valid_until_ms_) {
+    name([&](const ListedCluster& listed, std::size_t) {
+      return now < listed.valid_from_ms || now >= listed.valid_until_ms;
+    });
+  }
+  if (!any_due) return;
+  const std::span<const ObjectVersion> clusters = world.api.objects(Kind::RayCluster);
+  for (std::size_t place = 0; place < listed_.size(); ++place) {
+    if (!due_[place]) continue;
+    ++cluster_answers_checked_;
+    compute_answer(world, clusters[place], cluster_answers_[place]);
+  }
+  note_listing(listed_.size());
+}
+
+void RayClusterController::check_every_cluster(const World& world) const {
+  const std::span<const ObjectVersion> clusters = world.api.objects(Kind::RayCluster);
+  for (std::size_t place = 0; place < clusters.size(); ++place) {
+    ++cluster_answers_checked_;
+    (void)answer_for(world, clusters[place], place);
+  }
+  note_listing(clusters.size());
+}
+
+void RayClusterController::note_listing(std::size_t clusters) const {
+  listed_.resize(clusters);
+  latest_valid_from_ms_ = std::numeric_limits<std::int64_t>::min();
+  earliest_valid_until_ms_ = std::numeric_limits<std::int64_t>::max();
+  for (std::size_t place = 0; place < clusters; ++place) {
+    const ClusterAnswer& answer = cluster_answers_[place];
+    listed_[place] = ListedCluster{answer.key_hash,        answer.head_service_key_hash, answer.pod_group,
+                                   answer.valid_from_ms,   answer.valid_until_ms,        answer.reads_pod_absence,
+                                   !answer.work.empty(),   !answer.timers_ms.empty()};
+    latest_valid_from_ms_ = std::max(latest_valid_from_ms_, answer.valid_from_ms);
+    earliest_valid_until_ms_ = std::min(earliest_valid_until_ms_, answer.valid_until_ms);
+  }
+  listing_kept_ = true;
 }
 
 const RayClusterController::ClusterAnswer& RayClusterController::answer_for(const World& world,
@@ -286,7 +368,9 @@ void RayClusterController::compute_answer(const World& world, const ObjectVersio
   const ObjectMeta& m = cluster.metadata;
   const WriteStamps& stamps = world.api.write_stamps();
   answer.cluster = version;
+  answer.key_hash = KeyIndex::hash_key(m.namespace_, m.name);
   answer.head_service_name = head_service_name(cluster);
+  answer.head_service_key_hash = KeyIndex::hash_key(m.namespace_, answer.head_service_name);
   const ObjectVersion* head_service = world.api.find_version(Kind::Service, m.namespace_, answer.head_service_name);
   answer.head_service = head_service ? std::optional<ObjectVersion>(*head_service) : std::nullopt;
   answer.services_stamp = stamps.kind(Kind::Service);

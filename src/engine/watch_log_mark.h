@@ -46,6 +46,9 @@ class WatchLogMark {
     take(log);
     return events;
   }
+  // The write serial of the last event at the mark (0 for an empty log or no mark): every event a
+  // log that continues the mark holds after it took a larger one (api_server.cc next_write_serial).
+  std::uint64_t last_serial() const { return last_serial_; }
   // Moves the mark to the end of `log`.
   void take(const std::vector<WatchEvent>& log) {
     size_ = log.size();

@@ -19,22 +19,26 @@ const ObjectVersion* WriteStamps::pod_group(std::uint64_t group) const {
   return place != pod_groups_.end() && place->hash == group ? &place->last : nullptr;
 }
 
-void WriteStamps::written(const ObjectVersion& version, std::optional<std::uint64_t> group, bool existence) {
+void WriteStamps::written(const ObjectVersion& version, std::optional<std::uint64_t> group, bool existence,
+                          std::uint64_t serial) {
   const auto kind = static_cast<std::size_t>(kind_index(kind_of(*version)));
   kinds_[kind] = version;
   if (existence) existence_[kind] = version;
-  if (group) stamp_group(*group, version);
+  if (group) stamp_group(*group, version, serial);
 }
 
-void WriteStamps::left_group(std::uint64_t group, const ObjectVersion& version) { stamp_group(group, version); }
+void WriteStamps::left_group(std::uint64_t group, const ObjectVersion& version, std::uint64_t serial) {
+  stamp_group(group, version, serial);
+}
 
-void WriteStamps::stamp_group(std::uint64_t group, const ObjectVersion& version) {
+void WriteStamps::stamp_group(std::uint64_t group, const ObjectVersion& version, std::uint64_t serial) {
   const auto place = group_place(pod_groups_, group);
   if (place != pod_groups_.end() && place->hash == group) {
     place->last = version;
+    place->serial = serial;
     return;
   }
-  pod_groups_.insert(place, Group{group, version});
+  pod_groups_.insert(place, Group{group, version, serial});
 }
 
 }  // namespace rjsim::engine

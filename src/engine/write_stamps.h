@@ -14,6 +14,10 @@
 // that holds the stamp it keeps (so that its address is not reused), never by a counter, which
 // forks and runs would repeat. No write yet reads the default version (or none for a Pod group).
 //
+// Each Pod group also keeps the WatchEvent::write_serial of its last write, so that a reader that
+// followed the Pod log up to an event can ask which groups were written after it without looking
+// each group up (a write appended after an event took a larger serial: write serials grow).
+//
 // Derived from the history, like the indexes: it takes no part in a server's value (any two
 // compare equal) and the fingerprint leaves it out.
 #pragma once
@@ -39,11 +43,19 @@ class WriteStamps {
   // The last write that created or deleted an object of `kind`.
   const ObjectVersion& existence(Kind kind) const { return existence_[static_cast<std::size_t>(kind_index(kind))]; }
 
-  // `version` was written: an object of its kind, one whose existence changed when `existence`,
-  // and for a Pod, one of `group` (when labelled).
-  void written(const ObjectVersion& version, std::optional<std::uint64_t> group, bool existence);
-  // A Pod write moved the Pod out of `group` (a relabel): that group changed too.
-  void left_group(std::uint64_t group, const ObjectVersion& version);
+  // Calls `visit(group)` for each Pod group whose last write took a serial above `serial`.
+  template <class Visit>
+  void for_each_group_written_after(std::uint64_t serial, Visit&& visit) const {
+    for (const Group& group : pod_groups_) {
+      if (group.serial > serial) visit(group.hash);
+    }
+  }
+
+  // `version` was written, by the write of `serial`: an object of its kind, one whose existence
+  // changed when `existence`, and for a Pod, one of `group` (when labelled).
+  void written(const ObjectVersion& version, std::optional<std::uint64_t> group, bool existence, std::uint64_t serial);
+  // The Pod write of `serial` moved the Pod out of `group` (a relabel): that group changed too.
+  void left_group(std::uint64_t group, const ObjectVersion& version, std::uint64_t serial);
 
   friend bool operator==(const WriteStamps&, const WriteStamps&) { return true; }   // see above
 
@@ -51,8 +63,9 @@ class WriteStamps {
   struct Group {
     std::uint64_t hash = 0;
     ObjectVersion last;
+    std::uint64_t serial = 0;   // the write serial of `last`
   };
-  void stamp_group(std::uint64_t group, const ObjectVersion& version);
+  void stamp_group(std::uint64_t group, const ObjectVersion& version, std::uint64_t serial);
 
   std::array<ObjectVersion, kKindCount> kinds_;
   std::vector<Group> pod_groups_;   // ordered by hash
