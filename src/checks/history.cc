@@ -1,7 +1,10 @@
 #include "checks/history.h"
 
 #include <algorithm>
+#include <cassert>
+#include <functional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -120,10 +123,17 @@ const RayJobHistory* History::find(std::string_view ref) const {
   return index < 0 ? nullptr : &*rayjobs_[static_cast<std::size_t>(index)];
 }
 
+namespace {
+
+std::uint64_t ref_hash(std::string_view ref) { return std::hash<std::string_view>{}(ref); }
+
+}  // namespace
+
 int History::find_index(std::string_view ref) const {
+  const std::uint64_t hash = ref_hash(ref);
   int last = -1;
   for (std::size_t i = 0; i < rayjobs_.size(); ++i) {
-    if (rayjobs_[i]->ref != ref) continue;
+    if (tracked_keys_[i].ref_hash != hash || rayjobs_[i]->ref != ref) continue;
     if (!rayjobs_[i]->gone) return static_cast<int>(i);
     last = static_cast<int>(i);
   }
@@ -157,6 +167,7 @@ int History::track(const World& world, std::string_view ref, Moment at) {
   Attempt first;
   first.begun = at;
   rayjob.attempts.push_back(std::move(first));
+  tracked_keys_.push_back({ref_hash(ref), rayjob.key_hash});
   rayjobs_.push_back(std::move(rayjob));
   return static_cast<int>(rayjobs_.size()) - 1;
 }
@@ -542,6 +553,12 @@ void History::follow_submitters(const World& world, Moment now) {
   const engine::WriteStamps& stamps = world.api.write_stamps();
   engine::CopyOnWrite<std::vector<SubmitterRead>>& reads = submitter_reads_.reads;
   for (std::size_t i = 0; i < rayjobs_.size(); ++i) {
+    if (i < reads->size() && unnamed_read_holds((*reads)[i], tracked_keys_[i].key_hash)) {
+      assert((rayjobs_[i]->gone || rayjobs_[i]->attempt().submitter_finished ||
+              still_unfinished((*reads)[i], *rayjobs_[i], stamps, submitter_reads_)) &&
+             "rjsim bug: a submitter read held by the names that still_unfinished would read again");
+      continue;
+    }
     const RayJobHistory& seen = *rayjobs_[i];
     if (seen.gone || seen.attempt().submitter_finished) continue;
     if (i < reads->size() && still_unfinished((*reads)[i], seen, stamps, submitter_reads_)) continue;
@@ -579,6 +596,12 @@ void History::name_submitter_writes(const World& world) {
   if (!cache.named_known) return;
   for (const engine::WatchEvent& event : *rayjob_events) cache.named->push_back(event.key_hash);
   for (const engine::WatchEvent& event : *job_events) cache.named->push_back(event.key_hash);
+}
+
+bool History::unnamed_read_holds(const SubmitterRead& read, std::uint64_t key_hash) const {
+  const SubmitterReadCache& cache = submitter_reads_;
+  return cache.named_known && read.taken && read.reads != SubmitterReads::pods &&
+         std::find(cache.named->begin(), cache.named->end(), key_hash) == cache.named->end();
 }
 
 bool History::still_unfinished(const SubmitterRead& read, const RayJobHistory& seen,
@@ -626,13 +649,23 @@ void History::refresh_rayjobs(const World& world, std::span<const Event> step_ev
   const auto due = [](const std::vector<int>& list, std::size_t index) {
     return std::find(list.begin(), list.end(), static_cast<int>(index)) != list.end();
   };
-  for (std::size_t i = 0; i < rayjobs_.size(); ++i) {
+  // The histories to look at, in order: those tracked since, named or due.
+  std::vector<std::size_t>& visit = *rayjob_log_read_.visit;
+  visit.clear();
+  for (std::size_t i = 0; i < tracked_before; ++i) {
+    if (is_named(tracked_keys_[i].key_hash)) visit.push_back(i);
+  }
+  for (const std::vector<int>* list : {&*spec_snapshot_due_, &*validation_entered_}) {
+    for (const int index : *list) {
+      if (static_cast<std::size_t>(index) < tracked_before) visit.push_back(static_cast<std::size_t>(index));
+    }
+  }
+  std::sort(visit.begin(), visit.end());
+  visit.erase(std::unique(visit.begin(), visit.end()), visit.end());
+  for (std::size_t i = tracked_before; i < rayjobs_.size(); ++i) visit.push_back(i);
+  for (const std::size_t i : visit) {
     const RayJobHistory& seen = *rayjobs_[i];
     if (seen.gone) continue;
-    if (i < tracked_before && !is_named(seen.key_hash) && !due(*spec_snapshot_due_, i) &&
-        !due(*validation_entered_, i)) {
-      continue;
-    }
     const engine::ObjectVersion* version = world.api.find_version(Kind::RayJob, seen.namespace_, seen.name);
     const auto* stored = version ? &std::get<engine::RayJob>(**version) : nullptr;
     if (!stored || (!seen.uid.empty() && stored->metadata.uid != seen.uid)) {

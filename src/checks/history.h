@@ -247,10 +247,25 @@ class History {
   // known (`cache.named_known`), else by the stamps.
   static bool still_unfinished(const SubmitterRead& read, const RayJobHistory& seen, const engine::WriteStamps& stamps,
                                const SubmitterReadCache& cache);
+  // Whether `read`, of the RayJob whose key hashes to `key_hash`, holds without a look at its
+  // history: the logs continued and no RayJob or Job write since names it, and it reads no Pods.
+  // A history's uid and attempts change only with a write of its RayJob, which the RayJob log
+  // names, so still_unfinished would find them as the read took them (asserted).
+  bool unnamed_read_holds(const SubmitterRead& read, std::uint64_t key_hash) const;
   // Reads the RayJob and Job events since the last follow into submitter_reads_.named.
   void name_submitter_writes(const engine::World& world);
 
   std::vector<engine::CopyOnWrite<RayJobHistory>> rayjobs_;
+  // Beside rayjobs_, by index: each history's ref hashed and its key's hash (RayJobHistory::
+  // key_hash), side by side, so that finding a RayJob's history or the histories a write names
+  // reads one small array, not every history (issue 30: with 20 RayJobs, each lookup followed
+  // twenty pointers). Derived from rayjobs_.
+  struct TrackedKeys {
+    std::uint64_t ref_hash = 0;
+    std::uint64_t key_hash = 0;
+    friend bool operator==(const TrackedKeys&, const TrackedKeys&) = default;
+  };
+  std::vector<TrackedKeys> tracked_keys_;
   SubmitterReadCache submitter_reads_;
   // Shared with the copies of this history until a submission is added or moves on (rare).
   engine::CopyOnWrite<std::vector<RaySubmission>> submissions_;
@@ -274,6 +289,7 @@ class History {
     engine::WatchLogMark mark;
     std::size_t histories = 0;
     Scratch<std::vector<std::uint64_t>> named;   // the key hashes the events since name (a reused buffer)
+    Scratch<std::vector<std::size_t>> visit;     // the histories a refresh looks at (a reused buffer)
     friend bool operator==(const RayJobLogRead&, const RayJobLogRead&) { return true; }
   };
   RayJobLogRead rayjob_log_read_;

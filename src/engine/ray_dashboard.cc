@@ -430,33 +430,25 @@ bool RayDashboard::head_comes_up(const RayCluster& cluster) const {
 }
 
 std::span<const FollowedAnswers<bool>::Entry> RayDashboard::clusters_awaiting_head(const World& world) const {
-  const bool afresh = follow_live_heads(world);
-  awaiting_head_.follow(world.api, Kind::RayCluster, afresh, [&](const ObjectVersion& cluster, bool&) {
+  // Whether a cluster awaits its head reads which heads are live: the clusters of the heads that
+  // came or went are asked again, not every cluster.
+  heads_come_or_gone_.clear();
+  follow_live_heads(world, heads_come_or_gone_);
+  awaiting_head_.follow(world.api, Kind::RayCluster, /*afresh=*/false, [&](const ObjectVersion& cluster, bool&) {
     return head_comes_up(std::get<RayCluster>(*cluster));
-  });
+  }, heads_come_or_gone_);
   return awaiting_head_.kept();
 }
 
-bool RayDashboard::follow_live_heads(const World& world) const {
+void RayDashboard::follow_live_heads(const World& world, std::vector<std::uint64_t>& come_or_gone) const {
   const std::optional<std::span<const WatchEvent>> cluster_events =
       live_heads_cluster_log_.advance(world.api.watch_log(Kind::RayCluster));
   const std::optional<std::span<const WatchEvent>> pod_events = live_heads_pod_log_.advance(world.api.watch_log(Kind::Pod));
   // Most changes of the Ray state are a job's, which leave the live heads as they were.
-  const bool changed = live_heads_ray_serial_ != world.ray.serial() && !same_live_heads(world.ray->heads);
-  live_heads_ray_serial_ = world.ray.serial();
-  if (changed) {
-    live_heads_.clear();
-    const std::vector<RayHead>& heads = world.ray->heads;
-    for (std::size_t i = 0; i < heads.size(); ++i) {
-      if (heads[i].table_lost) continue;
-      LiveHead& head = live_heads_.emplace_back();
-      head.index = static_cast<int>(i);
-      head.cluster_uid = heads[i].cluster_uid;
-      head.cluster_key = KeyIndex::hash_key(heads[i].cluster_namespace, heads[i].cluster_name);
-      ask_live_head(world, head);
-    }
-    return true;
+  if (live_heads_ray_serial_ != world.ray.serial() && !same_live_heads(world.ray->heads)) {
+    take_live_heads(world, come_or_gone);
   }
+  live_heads_ray_serial_ = world.ray.serial();
   for (LiveHead& head : live_heads_) {
     // Another run's logs, a write since to its cluster, or, for a head whose cluster is gone, to
     // a Pod: asked again.
@@ -466,7 +458,32 @@ bool RayDashboard::follow_live_heads(const World& world) const {
                     [&](const WatchEvent& event) { return event.key_hash == head.cluster_key; });
     if (asked_again) ask_live_head(world, head);
   }
-  return false;
+}
+
+void RayDashboard::take_live_heads(const World& world, std::vector<std::uint64_t>& come_or_gone) const {
+  // A head that stays live keeps its entry (both lists are in the order of RayState::heads).
+  std::vector<LiveHead> before = std::move(live_heads_);
+  live_heads_.clear();
+  std::size_t next_before = 0;
+  const std::vector<RayHead>& heads = world.ray->heads;
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    if (heads[i].table_lost) continue;
+    while (next_before < before.size() && before[next_before].index < static_cast<int>(i)) {
+      come_or_gone.push_back(before[next_before++].cluster_key);   // lost its table
+    }
+    if (next_before < before.size() && before[next_before].index == static_cast<int>(i) &&
+        before[next_before].cluster_uid == heads[i].cluster_uid) {
+      live_heads_.push_back(std::move(before[next_before++]));
+      continue;
+    }
+    LiveHead& head = live_heads_.emplace_back();
+    head.index = static_cast<int>(i);
+    head.cluster_uid = heads[i].cluster_uid;
+    head.cluster_key = KeyIndex::hash_key(heads[i].cluster_namespace, heads[i].cluster_name);
+    ask_live_head(world, head);
+    come_or_gone.push_back(head.cluster_key);
+  }
+  for (; next_before < before.size(); ++next_before) come_or_gone.push_back(before[next_before].cluster_key);
 }
 
 bool RayDashboard::same_live_heads(const std::vector<RayHead>& heads) const {

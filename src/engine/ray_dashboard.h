@@ -67,6 +67,10 @@ class RayDashboard final : public Actor {
   std::optional<std::int64_t> next_timer_ms(const World& world) const override;
   void apply(const ActorWork& work, StepContext& context) const override;
 
+  // How many clusters were asked whether they await their head, since the dashboard was made
+  // (for tests: a head that comes up asks its cluster only).
+  std::size_t cluster_answers_computed() const { return awaiting_head_.computed(); }
+
   // A head restart of the cluster's live head: a new incarnation with an empty table.
   void restart_head(StepContext& context, std::string_view cluster_namespace,
                     std::string_view cluster_name) const;
@@ -81,10 +85,13 @@ class RayDashboard final : public Actor {
     bool lost = false;              // its cluster gone and its head Pod stopped: kHeadLost is due
   };
 
-  // Brings live_heads_ up to `world`; returns whether the heads that are live changed since the
-  // last call (every cluster's head_comes_up may then have changed).
-  bool follow_live_heads(const World& world) const;
+  // Brings live_heads_ up to `world`, and appends to `come_or_gone` the cluster keys of the heads
+  // that became live or lost their table since the last call (those clusters' head_comes_up may
+  // have changed).
+  void follow_live_heads(const World& world, std::vector<std::uint64_t>& come_or_gone) const;
   bool same_live_heads(const std::vector<RayHead>& heads) const;
+  // Takes the live heads of `world`'s Ray state, keeping the entries of the heads that stay.
+  void take_live_heads(const World& world, std::vector<std::uint64_t>& come_or_gone) const;
   void ask_live_head(const World& world, LiveHead& head) const;
   // Whether the cluster is ready and no head of its uid has a live table (live_heads_).
   bool head_comes_up(const RayCluster& cluster) const;
@@ -112,6 +119,7 @@ class RayDashboard final : public Actor {
   mutable std::uint64_t live_heads_ray_serial_ = 0;
   mutable WatchLogMark live_heads_cluster_log_;
   mutable WatchLogMark live_heads_pod_log_;
+  mutable std::vector<std::uint64_t> heads_come_or_gone_;   // clusters_awaiting_head's buffer
   // The pending jobs of the Ray state whose serial is pending_jobs_ray_serial_ (copy_on_write.h: a
   // serial names one value). A cache, as awaiting_head_ is: a listing is asked again after any
   // write to a Pod or a RayCluster, most of which leave the Ray state as it was.

@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <random>
@@ -233,6 +234,29 @@ TEST_CASE("the Pod termination's kept stopping Pods list what a fresh one lists,
   const auto graceful = [](World& world) { world.api.set_pod_termination_grace_period_seconds(5); };
   const std::size_t listed = compare_kept_with_fresh(30, make, change, graceful);
   CHECK(listed > 100);   // the sequences do delete running Pods, and stop them
+}
+
+TEST_CASE("a head that comes up or loses its table asks again whether its own cluster awaits a head, no other") {
+  const RayDashboard dashboard(DashboardBehaviour{}, RayBehaviour{}, 0);
+  World world;
+  for (const std::string& cluster : kClusters) {
+    create_cluster(world, cluster);
+    world.api.patch_status(Kind::RayCluster, kNamespace, cluster, [](Object& object) {
+      std::get<RayCluster>(object).status.edit().state = "ready";
+    }, world.now_ms);
+  }
+  const auto asked_after = [&](const std::function<void()>& change) {
+    const std::size_t before = dashboard.cluster_answers_computed();
+    change();
+    REQUIRE(listing_of(dashboard, world) == listing_of(RayDashboard(DashboardBehaviour{}, RayBehaviour{}, 0), world));
+    return dashboard.cluster_answers_computed() - before;
+  };
+  CHECK(asked_after([] {}) == kClusters.size());   // the first listing asks every cluster
+  CHECK(asked_after([&] { head_up(world, "first"); }) == 1);
+  CHECK(asked_after([&] { head_up(world, "third"); }) == 1);
+  // A job of a table moves: the live heads stay, no cluster is asked.
+  CHECK(asked_after([&] { world.ray.edit().heads[0].jobs.emplace_back().status = "RUNNING"; }) == 0);
+  CHECK(asked_after([&] { world.ray.edit().heads[0].table_lost = true; }) == 1);
 }
 
 TEST_CASE("a write to one Pod computes that Pod's answer only") {

@@ -377,6 +377,54 @@ void report_step_cost(const std::map<std::string, double>& steps_per_s) {
              ratio <= step_cost_ratio_target ? "ok" : "ABOVE");
 }
 
+// How the cost of random exploration grows with RayJobs (issue 30: "measured and written down"):
+// the scenario of 20 RayJobs cut to its first 1, 2, 5, 10 and 20, each explored as the bench
+// scenarios are, in `rounds` rounds. For each: steps a schedule, the cost of a step and the cost
+// of a RayJob's share of a schedule (a schedule's cost over its RayJobs), each against one
+// RayJob's. The RayJobs of one scenario share its clock, timer and delivery steps, so a step with
+// more of them carries more RayJob work: the step's cost grows faster than the cost of the work.
+void measure_growth(std::int64_t schedules, int rounds) {
+  const fs::path file = bench_dir() / "twenty-rayjobs.yaml";
+  if (!fs::exists(file)) {
+    fmt::print("growth with RayJobs: {} is missing\n", file.string());
+    return;
+  }
+  const Scenario twenty = rjsim::engine::load_scenario(file.string());
+  fmt::print("growth with RayJobs (the first N RayJobs of {}, median of {} rounds):\n", twenty.name, rounds);
+  double one_step_ns = 0;
+  double one_rayjob_ns = 0;
+  for (const std::size_t count : {1, 2, 5, 10, 20}) {
+    if (count > twenty.rayjobs.size()) break;
+    Scenario scenario = twenty;
+    scenario.rayjobs.resize(count);
+    rjsim::explore::RunOptions fault_free;
+    fault_free.keep_events = false;
+    const std::int64_t length = std::max<std::int64_t>(1, rjsim::explore::run_scenario(scenario, fault_free).steps);
+    ExploreOptions options = random_options(std::max<std::int64_t>(1, schedules * kBenchRoundStepsPerSchedule / length));
+    options.all = true;
+    std::vector<double> step_ns;
+    std::vector<double> schedule_ns;
+    std::int64_t steps_a_schedule = 0;
+    for (int round = 0; round < rounds; ++round) {
+      Stopwatch watch;
+      const ExploreReport report = rjsim::explore::explore(scenario, options);
+      const double seconds = watch.wall_seconds();
+      steps_a_schedule = report.steps / std::max<std::int64_t>(1, report.schedules);
+      step_ns.push_back(1e9 * seconds / static_cast<double>(std::max<std::int64_t>(1, report.steps)));
+      schedule_ns.push_back(1e9 * seconds / static_cast<double>(std::max<std::int64_t>(1, report.schedules)));
+    }
+    const double step = median(step_ns);
+    const double rayjob = median(schedule_ns) / static_cast<double>(count);
+    if (count == 1) {
+      one_step_ns = step;
+      one_rayjob_ns = rayjob;
+    }
+    fmt::print("  {:>2} RayJobs: {:>5} steps a schedule, {:>5.0f} ns a step ({:.2f}x one), {:>7.0f} ns a RayJob's "
+               "share of a schedule ({:.2f}x one)\n",
+               count, steps_a_schedule, step, step / one_step_ns, rayjob, rayjob / one_rayjob_ns);
+  }
+}
+
 // Every bench scenario: its random rates, its bounded exhaustive search (none when
 // `exhaustive_seconds` is 0), then the cost of a step with 20 RayJobs against one.
 void measure_bench_scenarios(std::int64_t schedules, int rounds, std::int64_t exhaustive_seconds) {
@@ -392,6 +440,7 @@ void measure_bench_scenarios(std::int64_t schedules, int rounds, std::int64_t ex
   }
   fmt::print("\n");
   report_step_cost(steps_per_s);
+  measure_growth(schedules, rounds);
 }
 
 // The command line: explore_bench [SCHEDULES [ROUNDS [EXHAUSTIVE_SECONDS]]].
