@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
-#include <functional>
+#include <cstring>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -125,7 +125,15 @@ const RayJobHistory* History::find(std::string_view ref) const {
 
 namespace {
 
-std::uint64_t ref_hash(std::string_view ref) { return std::hash<std::string_view>{}(ref); }
+// A cheap digest of a ref, to pass over the histories of other RayJobs without reading them: its
+// length and its last eight bytes, where the refs of one scenario's RayJobs differ (rayjob-01,
+// rayjob-02). Refs that share it are compared whole.
+std::uint64_t ref_hash(std::string_view ref) {
+  std::uint64_t tail = 0;
+  const std::size_t bytes = std::min(ref.size(), sizeof tail);
+  std::memcpy(&tail, ref.data() + ref.size() - bytes, bytes);
+  return tail ^ (static_cast<std::uint64_t>(ref.size()) << 56);
+}
 
 }  // namespace
 
@@ -649,19 +657,14 @@ void History::refresh_rayjobs(const World& world, std::span<const Event> step_ev
   const auto due = [](const std::vector<int>& list, std::size_t index) {
     return std::find(list.begin(), list.end(), static_cast<int>(index)) != list.end();
   };
-  // The histories to look at, in order: those tracked since, named or due.
+  // The histories to look at, in order: those named or due, and those tracked since.
   std::vector<std::size_t>& visit = *rayjob_log_read_.visit;
   visit.clear();
   for (std::size_t i = 0; i < tracked_before; ++i) {
-    if (is_named(tracked_keys_[i].key_hash)) visit.push_back(i);
-  }
-  for (const std::vector<int>* list : {&*spec_snapshot_due_, &*validation_entered_}) {
-    for (const int index : *list) {
-      if (static_cast<std::size_t>(index) < tracked_before) visit.push_back(static_cast<std::size_t>(index));
+    if (is_named(tracked_keys_[i].key_hash) || due(*spec_snapshot_due_, i) || due(*validation_entered_, i)) {
+      visit.push_back(i);
     }
   }
-  std::sort(visit.begin(), visit.end());
-  visit.erase(std::unique(visit.begin(), visit.end()), visit.end());
   for (std::size_t i = tracked_before; i < rayjobs_.size(); ++i) visit.push_back(i);
   for (const std::size_t i : visit) {
     const RayJobHistory& seen = *rayjobs_[i];

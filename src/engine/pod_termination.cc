@@ -25,12 +25,10 @@ std::string group_of(const Object& object) {
 }  // namespace
 
 void PodTermination::enabled(const World& world, std::vector<ActorWork>& out) const {
-  stopping_pods_.follow(world.api, Kind::Pod, /*afresh=*/false, [](const ObjectVersion& pod, std::string& group) {
-    if (!is_stopping(*pod)) return false;
-    group = group_of(*pod);
-    return true;
-  });
-  for (const auto& [pod, key_hash, group] : stopping_pods_.kept()) add_work_once(out, kStopPods, group);
+  for (const Object& object : world.api.objects(Kind::Pod)) {
+    if (!is_stopping(object)) continue;
+    add_work_once(out, kStopPods, group_of(object));
+  }
 }
 
 void PodTermination::apply(const ActorWork& work, StepContext& context) const {

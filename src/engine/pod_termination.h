@@ -7,15 +7,10 @@
 // a Ray head serves until its Pod goes (ray_dashboard.h). The Pods of one owner that are being
 // deleted stop in one step, as the garbage collector deletes them in one (garbage_collector.h):
 // a step per Pod would multiply the orders exhaustive search tells apart. Its own actor, beside
-// the kubelet that starts Pods (kubelet.h), because its delay has another range. Its listing
-// follows the Pod log (followed_answers.h): it asks again only about the Pods written since the
-// last one, not every Pod at every Pod write (issue 30: twenty RayJobs have sixty Pods).
+// the kubelet that starts Pods (kubelet.h), because its delay has another range.
 #pragma once
 
-#include <string>
-
 #include "engine/actor.h"
-#include "engine/followed_answers.h"
 
 namespace rjsim::engine {
 
@@ -32,9 +27,6 @@ class PodTermination final : public Actor {
 
  private:
   Latency latency_;
-  // The Pods that are stopping, each with the name of its step (its controller owner's ref, else
-  // its own): a cache of what a walk of every Pod gives, in store order.
-  mutable FollowedAnswers<std::string> stopping_pods_;
 };
 
 }  // namespace rjsim::engine

@@ -1,4 +1,4 @@
-// The kubelet (starting and stopping Pods), the submitter and the dashboard keep the answers of the Pods (or clusters) of
+// The kubelet, the submitter and the dashboard keep the answers of the Pods (or clusters) of
 // which they list something, found by following the watch logs (issue 30; followed_answers.h):
 // after any create, delete or recreation of a RayCluster or a Pod (a new uid under the same name),
 // any change of a Pod's phase, readiness or containers or of a cluster's State, a head coming up,
@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "engine/kubelet.h"
-#include "engine/pod_termination.h"
 #include "engine/ray_dashboard.h"
 #include "engine/raycluster_controller.h"
 #include "engine/submitter.h"
@@ -225,15 +224,6 @@ TEST_CASE("the dashboard's listing from the ready clusters it keeps is what a fr
   const auto make = [] { return std::make_unique<RayDashboard>(DashboardBehaviour{}, RayBehaviour{}, 10'000); };
   const std::size_t listed = compare_kept_with_fresh(30, make, change);
   CHECK(listed > 300);   // the sequences do bring heads up and lose them
-}
-
-TEST_CASE("the Pod termination's kept stopping Pods list what a fresh one lists, across writes, time and "
-          "returns to earlier worlds") {
-  const auto make = [] { return std::make_unique<PodTermination>(5'000); };
-  // Running Pods are deleted gracefully: they stop before they go.
-  const auto graceful = [](World& world) { world.api.set_pod_termination_grace_period_seconds(5); };
-  const std::size_t listed = compare_kept_with_fresh(30, make, change, graceful);
-  CHECK(listed > 100);   // the sequences do delete running Pods, and stop them
 }
 
 TEST_CASE("a head that comes up or loses its table asks again whether its own cluster awaits a head, no other") {
