@@ -128,7 +128,7 @@ namespace {
 // A cheap digest of a ref, to pass over the histories of other RayJobs without reading them: its
 // length and its last eight bytes, where the refs of one scenario's RayJobs differ (rayjob-01,
 // rayjob-02). Refs that share it are compared whole.
-std::uint64_t ref_hash(std::string_view ref) {
+std::uint64_t ref_digest(std::string_view ref) {
   std::uint64_t tail = 0;
   const std::size_t bytes = std::min(ref.size(), sizeof tail);
   std::memcpy(&tail, ref.data() + ref.size() - bytes, bytes);
@@ -138,10 +138,10 @@ std::uint64_t ref_hash(std::string_view ref) {
 }  // namespace
 
 int History::find_index(std::string_view ref) const {
-  const std::uint64_t hash = ref_hash(ref);
+  const std::uint64_t digest = ref_digest(ref);
   int last = -1;
   for (std::size_t i = 0; i < rayjobs_.size(); ++i) {
-    if (tracked_keys_[i].ref_hash != hash || rayjobs_[i]->ref != ref) continue;
+    if (tracked_keys_[i].ref_digest != digest || rayjobs_[i]->ref != ref) continue;
     if (!rayjobs_[i]->gone) return static_cast<int>(i);
     last = static_cast<int>(i);
   }
@@ -175,7 +175,7 @@ int History::track(const World& world, std::string_view ref, Moment at) {
   Attempt first;
   first.begun = at;
   rayjob.attempts.push_back(std::move(first));
-  tracked_keys_.push_back({ref_hash(ref), rayjob.key_hash});
+  tracked_keys_.push_back({ref_digest(ref), rayjob.key_hash});
   rayjobs_.push_back(std::move(rayjob));
   return static_cast<int>(rayjobs_.size()) - 1;
 }
@@ -657,16 +657,12 @@ void History::refresh_rayjobs(const World& world, std::span<const Event> step_ev
   const auto due = [](const std::vector<int>& list, std::size_t index) {
     return std::find(list.begin(), list.end(), static_cast<int>(index)) != list.end();
   };
-  // The histories to look at, in order: those named or due, and those tracked since.
-  std::vector<std::size_t>& visit = *rayjob_log_read_.visit;
-  visit.clear();
-  for (std::size_t i = 0; i < tracked_before; ++i) {
-    if (is_named(tracked_keys_[i].key_hash) || due(*spec_snapshot_due_, i) || due(*validation_entered_, i)) {
-      visit.push_back(i);
+  for (std::size_t i = 0; i < rayjobs_.size(); ++i) {
+    // Told by the keys beside the histories, so that a history not looked at is not read.
+    if (i < tracked_before && !is_named(tracked_keys_[i].key_hash) && !due(*spec_snapshot_due_, i) &&
+        !due(*validation_entered_, i)) {
+      continue;
     }
-  }
-  for (std::size_t i = tracked_before; i < rayjobs_.size(); ++i) visit.push_back(i);
-  for (const std::size_t i : visit) {
     const RayJobHistory& seen = *rayjobs_[i];
     if (seen.gone) continue;
     const engine::ObjectVersion* version = world.api.find_version(Kind::RayJob, seen.namespace_, seen.name);

@@ -256,12 +256,12 @@ class History {
   void name_submitter_writes(const engine::World& world);
 
   std::vector<engine::CopyOnWrite<RayJobHistory>> rayjobs_;
-  // Beside rayjobs_, by index: each history's ref hashed and its key's hash (RayJobHistory::
+  // Beside rayjobs_, by index: a digest of each history's ref and its key's hash (RayJobHistory::
   // key_hash), side by side, so that finding a RayJob's history or the histories a write names
   // reads one small array, not every history (issue 30: with 20 RayJobs, each lookup followed
   // twenty pointers). Derived from rayjobs_.
   struct TrackedKeys {
-    std::uint64_t ref_hash = 0;
+    std::uint64_t ref_digest = 0;
     std::uint64_t key_hash = 0;
     friend bool operator==(const TrackedKeys&, const TrackedKeys&) = default;
   };
@@ -289,7 +289,6 @@ class History {
     engine::WatchLogMark mark;
     std::size_t histories = 0;
     Scratch<std::vector<std::uint64_t>> named;   // the key hashes the events since name (a reused buffer)
-    Scratch<std::vector<std::size_t>> visit;     // the histories a refresh looks at (a reused buffer)
     friend bool operator==(const RayJobLogRead&, const RayJobLogRead&) { return true; }
   };
   RayJobLogRead rayjob_log_read_;

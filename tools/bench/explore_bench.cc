@@ -288,16 +288,20 @@ void measure_finding(const fs::path& file, Strategy strategy) {
              rjsim::explore::departures(shrunk.schedule));
 }
 
-// A bench scenario's random rounds, with --all: about `schedules` × kBenchRoundStepsPerSchedule
-// steps each, as many schedules as that makes at the length of its fault-free run. Returns the
-// median round's steps/s.
-double measure_bench_rate(const fs::path& file, const Scenario& scenario, std::int64_t schedules, int rounds) {
+// A bench round: random exploration with --all, about `schedules` × kBenchRoundStepsPerSchedule
+// steps, as many schedules as that makes at the length of the scenario's fault-free run.
+ExploreOptions bench_round_options(const Scenario& scenario, std::int64_t schedules) {
   rjsim::explore::RunOptions fault_free;
   fault_free.keep_events = false;
   const std::int64_t length = std::max<std::int64_t>(1, rjsim::explore::run_scenario(scenario, fault_free).steps);
   ExploreOptions options = random_options(std::max<std::int64_t>(1, schedules * kBenchRoundStepsPerSchedule / length));
   options.all = true;
-  return measure_rate(file, scenario, options, rounds, length_targets);
+  return options;
+}
+
+// A bench scenario's random rounds (bench_round_options). Returns the median round's steps/s.
+double measure_bench_rate(const fs::path& file, const Scenario& scenario, std::int64_t schedules, int rounds) {
+  return measure_rate(file, scenario, bench_round_options(scenario, schedules), rounds, length_targets);
 }
 
 // This process's peak resident set so far, in MiB (getrusage; Linux counts KiB).
@@ -397,11 +401,7 @@ void measure_growth(std::int64_t schedules, int rounds) {
     if (count > twenty.rayjobs.size()) break;
     Scenario scenario = twenty;
     scenario.rayjobs.resize(count);
-    rjsim::explore::RunOptions fault_free;
-    fault_free.keep_events = false;
-    const std::int64_t length = std::max<std::int64_t>(1, rjsim::explore::run_scenario(scenario, fault_free).steps);
-    ExploreOptions options = random_options(std::max<std::int64_t>(1, schedules * kBenchRoundStepsPerSchedule / length));
-    options.all = true;
+    const ExploreOptions options = bench_round_options(scenario, schedules);
     std::vector<double> step_ns;
     std::vector<double> schedule_ns;
     std::int64_t steps_a_schedule = 0;
@@ -426,7 +426,8 @@ void measure_growth(std::int64_t schedules, int rounds) {
 }
 
 // Every bench scenario: its random rates, its bounded exhaustive search (none when
-// `exhaustive_seconds` is 0), then the cost of a step with 20 RayJobs against one.
+// `exhaustive_seconds` is 0), then the cost of a step with 20 RayJobs against one and how the
+// cost grows with RayJobs.
 void measure_bench_scenarios(std::int64_t schedules, int rounds, std::int64_t exhaustive_seconds) {
   fmt::print("\nbench scenarios ({}: never used for optimising; explored with --all):\n", bench_dir().string());
   std::map<std::string, double> steps_per_s;   // median round, by scenario name
