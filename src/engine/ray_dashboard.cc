@@ -56,11 +56,10 @@ int live_head(const RayState& ray, std::string_view cluster_uid) {
 
 // Whether a Pod of the head's cluster incarnation (by owner uid) with ray.io/node-type=head runs.
 bool head_pod_runs(const World& world, const RayHead& head) {
-  for (const Object& object : world.api.objects(Kind::Pod)) {
-    const auto& pod = std::get<Pod>(object);
-    const OwnerReference* owner = controller_owner(pod.metadata);
-    if (!owner || owner->uid != head.cluster_uid || pod.status.phase != "Running") continue;
-    if (node_type_is(pod, "head")) return true;
+  // The cluster's Pods from the owner index: a walk of every Pod grew with the RayJobs.
+  for (const ObjectVersion* version : world.api.controlled_by(Kind::Pod, head.cluster_namespace, head.cluster_uid)) {
+    const auto& pod = std::get<Pod>(**version);
+    if (pod.status.phase == "Running" && node_type_is(pod, "head")) return true;
   }
   return false;
 }
@@ -462,7 +461,8 @@ void RayDashboard::follow_live_heads(const World& world, std::vector<std::uint64
 
 void RayDashboard::take_live_heads(const World& world, std::vector<std::uint64_t>& come_or_gone) const {
   // A head that stays live keeps its entry (both lists are in the order of RayState::heads).
-  std::vector<LiveHead> before = std::move(live_heads_);
+  std::vector<LiveHead>& before = live_heads_before_;
+  before.swap(live_heads_);
   live_heads_.clear();
   std::size_t next_before = 0;
   const std::vector<RayHead>& heads = world.ray->heads;

@@ -116,6 +116,7 @@ class RayDashboard final : public Actor {
   // live_heads_ray_serial_ (copy_on_write.h) and of the RayCluster and Pod logs where the marks
   // stand (watch_log_mark.h). A cache, as awaiting_head_ is.
   mutable std::vector<LiveHead> live_heads_;
+  mutable std::vector<LiveHead> live_heads_before_;   // take_live_heads()', kept for its buffer
   mutable std::uint64_t live_heads_ray_serial_ = 0;
   mutable WatchLogMark live_heads_cluster_log_;
   mutable WatchLogMark live_heads_pod_log_;

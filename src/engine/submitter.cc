@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "engine/job_controller.h"
+#include "engine/key_index.h"
 #include "engine/raycluster_controller.h"
 
 namespace rjsim::engine {
@@ -388,15 +389,10 @@ std::optional<std::int64_t> Submitter::next_timer_ms(const World& world) const {
 
 void Submitter::follow(const World& world) const {
   bool afresh = false;
+  pods_with_new_processes_.clear();
   if (environment_serial_ != world.environment.serial()) {
     environment_serial_ = world.environment.serial();
-    const std::vector<SubmitterProcess>& processes = world.environment->submitters;
-    afresh = !std::equal(processes.begin(), processes.end(), process_pods_.begin(), process_pods_.end(),
-                         [](const SubmitterProcess& process, const std::string& pod) { return process.pod_uid == pod; });
-    if (afresh) {
-      process_pods_.clear();
-      for (const SubmitterProcess& process : processes) process_pods_.push_back(process.pod_uid);
-    }
+    afresh = !take_process_pods(world.environment->submitters);
   }
   running_pods_.follow(world.api, Kind::Pod, afresh, [&](const ObjectVersion& version, PodAnswer& answer) {
     const Pod& pod = std::get<Pod>(*version);
@@ -404,8 +400,28 @@ void Submitter::follow(const World& world) const {
     answer.process = current_submitter_process(world, pod.metadata.uid);
     if (!may_have_work(pod, answer.process)) return false;
     answer.object = object_ref(Kind::Pod, pod.metadata);
+    answer.pending = is_pending(pod);
+    answer.running = pod.status.phase == "Running"sv;
+    answer.has_sidecar = sidecar_index(pod) >= 0;
+    answer.sidecar_exited = answer.running && sidecar_exited(pod);
+    if (answer.sidecar_exited) answer.sidecar_restart_at_ms = sidecar_restart_at_ms(pod);
     return true;
-  });
+  }, pods_with_new_processes_);
+}
+
+bool Submitter::take_process_pods(const std::vector<SubmitterProcess>& processes) const {
+  // A Pod's answer reads which process is its latest: a process started since (the list grows
+  // at its end) changes its own Pod's answer only. Any other change is asked of every Pod.
+  const bool grown = processes.size() >= process_pods_.size() &&
+                     std::equal(process_pods_.begin(), process_pods_.end(), processes.begin(),
+                                [](const std::string& pod, const SubmitterProcess& process) { return process.pod_uid == pod; });
+  if (grown && processes.size() == process_pods_.size()) return true;
+  if (!grown) process_pods_.clear();
+  for (std::size_t i = process_pods_.size(); i < processes.size(); ++i) {
+    process_pods_.push_back(processes[i].pod_uid);
+    pods_with_new_processes_.push_back(KeyIndex::hash_key(processes[i].pod_namespace, processes[i].pod_name));
+  }
+  return grown;
 }
 
 // A Pod the submitter runs: its one piece of work now, if any.
@@ -413,23 +429,23 @@ std::optional<ActorWork> Submitter::work_for(const World& world, const Pod& pod,
   const int index = answer.process;
   if (index < 0) {
     // A head Pod's sidecar starts in a Pod the kubelet already runs.
-    if ((is_pending(pod) || sidecar_index(pod) >= 0) &&
+    if ((answer.pending || answer.has_sidecar) &&
         pod.metadata.creation_timestamp_ms + behaviour_.start_after_ms <= world.now_ms &&
-        sidecar_may_start(world, pod)) {
+        (!answer.has_sidecar || sidecar_may_start(world, pod))) {
       return ActorWork{std::string(kStart), answer.object, 0};
     }
     return std::nullopt;
   }
-  if (pod.status.phase != "Running"sv) return std::nullopt;
-  if (sidecar_exited(pod)) {
-    const std::optional<std::int64_t> restart_at = sidecar_restart_at_ms(pod);
+  if (!answer.running) return std::nullopt;
+  if (answer.sidecar_exited) {
+    const std::optional<std::int64_t> restart_at = answer.sidecar_restart_at_ms;
     if (!restart_at || *restart_at > world.now_ms) return std::nullopt;
     return ActorWork{std::string(kRestart), answer.object, index};
   }
   const SubmitterProcess& process = world.environment->submitters[static_cast<std::size_t>(index)];
   if (process.submit_outcome.empty() && !process.stop_requested) {
     // The 1.7 sidecar script first waits for the GCS (`until wget ...; do sleep 2; done`).
-    if (sidecar_may_start(world, pod)) return ActorWork{std::string(kSubmit), answer.object, index};
+    if (!answer.has_sidecar || sidecar_may_start(world, pod)) return ActorWork{std::string(kSubmit), answer.object, index};
   } else if ((process.submit_outcome == "ok"sv || process.stop_requested) && exit_now(world, process)) {
     return ActorWork{std::string(kExit), answer.object, index};
   }
@@ -441,12 +457,12 @@ std::optional<std::int64_t> Submitter::timer_for(const World& world, const Pod& 
   const int index = answer.process;
   if (index < 0) {
     // As in work_for(): a head Pod's sidecar starts in a Pod the kubelet already runs.
-    if (!is_pending(pod) && sidecar_index(pod) < 0) return std::nullopt;
+    if (!answer.pending && !answer.has_sidecar) return std::nullopt;
     return pod.metadata.creation_timestamp_ms + behaviour_.start_after_ms;
   }
-  if (pod.status.phase == "Running"sv && sidecar_exited(pod)) return sidecar_restart_at_ms(pod);
+  if (answer.sidecar_exited) return answer.sidecar_restart_at_ms;
   const SubmitterProcess& process = world.environment->submitters[static_cast<std::size_t>(index)];
-  if (pod.status.phase != "Running"sv || process.submit_outcome != "ok"sv) return std::nullopt;
+  if (!answer.running || process.submit_outcome != "ok"sv) return std::nullopt;
   if (process.attempt < behaviour_.fail_attempts) return process.started_at_ms + behaviour_.fail_after_ms;
   return behaviour_.finishes_after_ms ? std::optional(process.started_at_ms + *behaviour_.finishes_after_ms)
                                       : std::nullopt;

@@ -35,7 +35,8 @@
 // a user's template: the Job controller's Pods are restartPolicy Never in KubeRay), log streaming.
 // Which Pods it runs, and their processes, are kept for the Pods it runs that may still have work
 // (not those whose process ended with the Pod), found by following the Pods' watch log (followed_answers.h; issue 30): a listing asks again only about the Pods written
-// since the last one, or about every Pod when the environment's processes changed.
+// since the last one and the Pods of the processes started since, or about every Pod when the
+// environment's processes changed otherwise. What a listing reads of a Pod is read once per version.
 #pragma once
 
 #include <cstddef>
@@ -95,9 +96,18 @@ class Submitter final : public Actor {
   struct PodAnswer {
     int process = -1;
     std::string object;   // the work's object: the Pod's ref
+    // Read from the Pod version once: a listing reads them for every Pod it keeps.
+    bool pending = false;
+    bool running = false;
+    bool has_sidecar = false;     // a head Pod with the submitter sidecar
+    bool sidecar_exited = false;  // and the Pod Running
+    std::optional<std::int64_t> sidecar_restart_at_ms;
   };
   // Brings the answers of the Pods it runs up to `world`.
   void follow(const World& world) const;
+  // Brings process_pods_ up to `processes`, naming in pods_with_new_processes_ the Pods of the
+  // processes appended since; false when the list changed otherwise (every Pod is asked again).
+  bool take_process_pods(const std::vector<SubmitterProcess>& processes) const;
   std::optional<ActorWork> work_for(const World& world, const Pod& pod, const PodAnswer& answer) const;
   std::optional<std::int64_t> timer_for(const World& world, const Pod& pod, const PodAnswer& answer) const;
 
@@ -131,9 +141,10 @@ class Submitter final : public Actor {
   // The serial of the environment running_pods_ were found in (copy_on_write.h), and the Pod
   // uids of its submitter processes, in order: a Pod's answer (its latest process) reads only
   // those, so a change of the environment that leaves them (a process's progress, most changes)
-  // leaves the answers.
+  // leaves the answers, and one that appends a process changes its Pod's answer only.
   mutable std::uint64_t environment_serial_ = 0;
   mutable std::vector<std::string> process_pods_;
+  mutable std::vector<std::uint64_t> pods_with_new_processes_;   // follow()'s, kept for its buffer
 };
 
 }  // namespace rjsim::engine

@@ -285,4 +285,34 @@ TEST_CASE("a write to one Pod computes that Pod's answer only") {
   CHECK(submitter.pod_answers_computed() == pods + 1);
 }
 
+TEST_CASE("a process started in one Pod computes that Pod's submitter answer only") {
+  const Submitter submitter(submitter_behaviour(), nullptr);
+  World world;
+  for (const std::string& cluster : kClusters) {
+    create_cluster(world, cluster);
+    create(world, pod_of(world, cluster, "submitter", false));
+  }
+  const auto start_process = [&](const std::string& pod_name) {
+    const Pod& pod = *world.api.find<Pod>(kNamespace, pod_name);
+    SubmitterProcess& process = world.environment.edit().submitters.emplace_back();
+    process.pod_namespace = pod.metadata.namespace_;
+    process.pod_name = pod.metadata.name;
+    process.pod_uid = pod.metadata.uid;
+    process.started_at_ms = world.now_ms;
+  };
+  const auto asked_after = [&](const std::function<void()>& change) {
+    const std::size_t before = submitter.pod_answers_computed();
+    change();
+    REQUIRE(listing_of(submitter, world) == listing_of(Submitter(submitter_behaviour(), nullptr), world));
+    return submitter.pod_answers_computed() - before;
+  };
+  CHECK(asked_after([] {}) == kClusters.size());
+  CHECK(asked_after([&] { start_process("second-submitter"); }) == 1);
+  CHECK(asked_after([&] { start_process("first-submitter"); start_process("third-submitter"); }) == 2);
+  // A process's progress leaves every Pod's latest process as it was.
+  CHECK(asked_after([&] { world.environment.edit().submitters[0].submit_outcome = "ok"; }) == 0);
+  // Any other change of the processes (here one that goes) asks every Pod again.
+  CHECK(asked_after([&] { world.environment.edit().submitters.pop_back(); }) == kClusters.size());
+}
+
 }  // namespace pod_answers_test
