@@ -15,16 +15,20 @@
 #include <vector>
 
 #include "engine/scenario_behaviour.h"
+#include "engine/shared_string.h"
 #include "engine/step_context.h"
 #include "engine/world.h"
 
 namespace rjsim::engine {
 
-// One thing an actor can do now. `what` and `object` name it for the log; `index` and `detail`
-// are the actor's own reference to it.
+// One thing an actor can do now. `what` and `object` name it for the log; `index` is the actor's
+// own reference to it. `what` is one of the actor's names for its work, a constant (it refers to
+// text that lives as long as the program); `object` is shared by its copies: a listing is copied
+// into each actor's kept answers and into the enabled steps at every step, and with 20 RayJobs
+// copying and freeing those texts was a large part of a listing (issue 30).
 struct ActorWork {
-  std::string what;
-  std::string object;
+  std::string_view what;
+  SharedString object;
   int index = 0;
   friend bool operator==(const ActorWork&, const ActorWork&) = default;
 };
@@ -87,10 +91,15 @@ struct ActorInputs {
 
 // Appends the work `what` on `object` unless `out` lists it already: for actors whose one step does
 // the work of every object of a group (a cluster's Pods), named by the group.
+inline void add_work_once(std::vector<ActorWork>& out, std::string_view what, const SharedString& object) {
+  const bool listed = std::any_of(out.begin(), out.end(),
+                                  [&](const ActorWork& work) { return work.what == what && work.object == object; });
+  if (!listed) out.push_back({what, object, 0});
+}
 inline void add_work_once(std::vector<ActorWork>& out, std::string_view what, std::string_view object) {
   const bool listed = std::any_of(out.begin(), out.end(),
                                   [&](const ActorWork& work) { return work.what == what && work.object == object; });
-  if (!listed) out.push_back({std::string(what), std::string(object), 0});
+  if (!listed) out.push_back({what, SharedString(std::string(object)), 0});
 }
 
 // The earliest of the times an actor's next_timer_ms() considers that is still to come.

@@ -55,17 +55,17 @@ void list_finalizer_work(const ApiServer& api, const Object& owner, std::vector<
   for_each_dependent(api, m, [&](const Object& dependent) {
     dependents_left = true;
     if (orphan) {
-      out.push_back({std::string(kOrphanDependent), object_ref(dependent), 0});
+      out.push_back({kOrphanDependent, SharedString(object_ref(dependent)), 0});
     } else if (!meta(dependent).deletion_timestamp_ms) {
-      out.push_back({std::string(kDeleteDependent), object_ref(dependent), 0});
+      out.push_back({kDeleteDependent, SharedString(object_ref(dependent)), 0});
     }
   });
-  if (!dependents_left) out.push_back({std::string(kRemoveFinalizer), object_ref(owner), 0});
+  if (!dependents_left) out.push_back({kRemoveFinalizer, SharedString(object_ref(owner)), 0});
 }
 
 ObjectRef parse_work_object(const ActorWork& work) {
   ObjectRef ref;
-  [[maybe_unused]] const bool ok = parse_object_ref(work.object, ref);
+  [[maybe_unused]] const bool ok = parse_object_ref(work.object.str(), ref);
   assert(ok && "rjsim bug: a garbage collector work item names no object");
   return ref;
 }
@@ -84,7 +84,7 @@ void GarbageCollector::enabled(const World& world, std::vector<ActorWork>& out) 
       const ObjectMeta& m = meta(*object);
       if (answer.garbage) {
         if (kind != Kind::Pod) {
-          out.push_back({std::string(kDeleteDependent), object_ref(*object), 0});
+          out.push_back({kDeleteDependent, SharedString(object_ref(*object)), 0});
         } else {
           const OwnerReference& owner = m.owner_references->front();
           add_work_once(out, kDeletePods, object_ref(owner.kind, m.namespace_, owner.name));

@@ -219,7 +219,7 @@ void JobController::enabled(const World& world, std::vector<ActorWork>& out) con
     // work_for(), with the clock's part left to now.
     std::string_view what = answer.work;
     if (what.empty() && answer.may_create_pod && answer.create_at_ms <= world.now_ms) what = kCreatePod;
-    if (!what.empty()) out.push_back({std::string(what), object_ref(*object), 0});
+    if (!what.empty()) out.push_back({what, SharedString(object_ref(*object)), 0});
   }
   if (tracking_ != JobPodTracking::finalizers) return;
   for (const auto& [object, key_hash, tracked] : tracked_pods_.kept()) {
@@ -328,7 +328,7 @@ void JobController::apply(const ActorWork& work, StepContext& context) const {
     return;
   }
   ObjectRef ref;
-  [[maybe_unused]] const bool ok = parse_object_ref(work.object, ref);
+  [[maybe_unused]] const bool ok = parse_object_ref(work.object.str(), ref);
   assert(ok && ref.kind == Kind::Job && "rjsim bug: Job controller work names no Job");
   const Job* found = context.world().api.find<Job>(ref.namespace_, ref.name);
   assert(found && "rjsim bug: Job controller work for a Job that is gone");
@@ -381,7 +381,7 @@ void JobController::apply(const ActorWork& work, StepContext& context) const {
   Pod pod;
   pod.metadata.name = fmt::format(
       "{}-{}", job.metadata.name,
-      random_name_suffix(context, 5, fmt::format("Pod name of {}", work.object)));
+      random_name_suffix(context, 5, fmt::format("Pod name of {}", work.object.str())));
   pod.metadata.namespace_ = ref.namespace_;
   pod.metadata.labels = job.spec->template_.labels;
   pod.metadata.labels.edit()["job-name"] = job.metadata.name;

@@ -86,13 +86,13 @@ bool Kubelet::compute_answer(const World& world, const Pod& pod, PodAnswer& answ
   answer.pending = is_pending(pod);
   answer.timeline = *timeline;
   const OwnerReference* owner = controller_owner(pod.metadata);   // a timeline: a live cluster's Pod
-  answer.cluster = object_ref(Kind::RayCluster, pod.metadata.namespace_, owner->name);
+  answer.cluster = SharedString(object_ref(Kind::RayCluster, pod.metadata.namespace_, owner->name));
   return true;
 }
 
 void Kubelet::apply(const ActorWork& work, StepContext& context) const {
   ObjectRef ref;
-  [[maybe_unused]] const bool ok = parse_object_ref(work.object, ref);
+  [[maybe_unused]] const bool ok = parse_object_ref(work.object.str(), ref);
   assert(ok && ref.kind == Kind::RayCluster && work.what == kStartPods && "rjsim bug: unknown kubelet work");
   // The Pods due now, named first: each write changes the store being walked.
   std::vector<std::pair<std::string, bool>> due_pods;   // name, and whether Ready is due too

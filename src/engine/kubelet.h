@@ -30,6 +30,7 @@
 #include "engine/scenario_behaviour.h"
 #include "engine/followed_answers.h"
 #include "engine/object_version.h"
+#include "engine/shared_string.h"
 #include "engine/watch_log_mark.h"
 
 namespace rjsim::engine {
@@ -60,7 +61,7 @@ class Kubelet final : public Actor {
   struct PodAnswer {
     bool pending = false;                // it is Pending: Running comes first
     Timeline timeline;
-    std::string cluster;                 // the work's object: its cluster's ref
+    SharedString cluster;                // the work's object: its cluster's ref
   };
   // Brings the answers of the Pods that wait up to `world`.
   void follow(const World& world) const;

@@ -390,20 +390,20 @@ void RayDashboard::enabled(const World& world, std::vector<ActorWork>& out) cons
   // has stopped too: a deleted head Pod runs until its kubelet stops it (pod_termination.h).
   for (const LiveHead& head : live_heads_) {
     if (head.lost) {
-      out.push_back({std::string(kHeadLost), cluster_ref(heads[static_cast<std::size_t>(head.index)]), head.index});
+      out.push_back({kHeadLost, SharedString(cluster_ref(heads[static_cast<std::size_t>(head.index)])), head.index});
     }
   }
   // A ready cluster without a live head gets one once its head Pod is Ready.
   for (const auto& [object, key_hash, answer] : awaiting_head) {
     const auto& cluster = std::get<RayCluster>(*object);
     if (cluster.metadata.creation_timestamp_ms + head_ready_after_ms_ <= world.now_ms) {
-      out.push_back({std::string(kHeadUp), object_ref(*object), 0});
+      out.push_back({kHeadUp, SharedString(object_ref(*object)), 0});
     }
   }
   // Jobs of live tables move on their timers.
   for (const PendingJob& job : pending_jobs(world)) {
     if (job.next_change_at_ms > world.now_ms) continue;
-    out.push_back({std::string(kJobStatus), cluster_ref(heads[static_cast<std::size_t>(job.head)]), job.work_index});
+    out.push_back({kJobStatus, SharedString(cluster_ref(heads[static_cast<std::size_t>(job.head)])), job.work_index});
   }
 }
 
@@ -534,7 +534,7 @@ void RayDashboard::apply(const ActorWork& work, StepContext& context) const {
   }
   if (work.what == kHeadUp) {
     ObjectRef ref;
-    [[maybe_unused]] const bool ok = parse_object_ref(work.object, ref);
+    [[maybe_unused]] const bool ok = parse_object_ref(work.object.str(), ref);
     assert(ok && "rjsim bug: a head-up work item names no cluster");
     const RayCluster* cluster = world.api.find<RayCluster>(ref.namespace_, ref.name);
     assert(cluster && "rjsim bug: a head came up for a cluster that is gone");
@@ -548,7 +548,7 @@ void RayDashboard::apply(const ActorWork& work, StepContext& context) const {
     head.cluster_uid = cluster->metadata.uid;
     head.incarnation = incarnation + 1;
     heads.push_back(std::move(head));
-    context.effect("ray.head_up", "ray", work.object)
+    context.effect("ray.head_up", "ray", work.object.str())
         .with("cluster_uid", heads.back().cluster_uid)
         .with("incarnation", heads.back().incarnation);
     return;

@@ -382,6 +382,9 @@ void RayClusterController::compute_answer(const World& world, const ObjectVersio
   answer.looked_up_pods.clear();
   answer.work.clear();
   answer.timers_ms.clear();
+  // The ref its work names, made again only when the answer's slot held another cluster.
+  assign_object_ref(ref_scratch_, Kind::RayCluster, m.namespace_, m.name);
+  if (answer.ref.str() != ref_scratch_) answer.ref = SharedString(ref_scratch_);
 
   // The times at which the cluster's work changes by the clock alone: readyAfter after its
   // creation (its workers), deletionTakes after its deletion (the finalizer).
@@ -399,11 +402,11 @@ void RayClusterController::compute_answer(const World& world, const ObjectVersio
 
   const bool has_ours = has_finalizer(m, kLingeringDeletionFinalizer);
   if (behaviour_.deletion_takes_ms > 0 && !m.deletion_timestamp_ms && !has_ours) {
-    answer.work.push_back({std::string(kAddFinalizer), object_ref(*version), 0});
+    answer.work.push_back({kAddFinalizer, answer.ref, 0});
   }
   if (!m.deletion_timestamp_ms) add_live_cluster_work(world, version, answer);
   if (deletion_done_ms && has_ours) {
-    if (*deletion_done_ms <= world.now_ms) answer.work.push_back({std::string(kRemoveFinalizer), object_ref(*version), 0});
+    if (*deletion_done_ms <= world.now_ms) answer.work.push_back({kRemoveFinalizer, answer.ref, 0});
     answer.timers_ms.push_back(*deletion_done_ms);
   }
 }
@@ -415,28 +418,28 @@ void RayClusterController::add_live_cluster_work(const World& world, const Objec
   // The head Service and the head Pod in one step when both are missing, as one pass of
   // KubeRay's reconcile makes them; a lone missing head Pod (an old cluster's went late) alone.
   if (!answer.head_service) {
-    answer.work.push_back({std::string(kCreateHeadService), object_ref(*version), 0});
+    answer.work.push_back({kCreateHeadService, answer.ref, 0});
   } else {
     const std::string head_name = head_pod_name(m);
     const Pod* head = world.api.find<Pod>(m.namespace_, head_name);
     note_pod_lookup(answer, m, head_name, head);
-    if (!head) answer.work.push_back({std::string(kCreateHeadPod), object_ref(*version), 0});
+    if (!head) answer.work.push_back({kCreateHeadPod, answer.ref, 0});
   }
   const std::int64_t workers_due_ms = workers_due_at_ms(m);
   if (missing_worker(world, cluster, &answer)) {
     if (workers_due_ms <= world.now_ms) {
-      answer.work.push_back({std::string(kCreateWorkerPod), object_ref(*version), 0});
+      answer.work.push_back({kCreateWorkerPod, answer.ref, 0});
     }
     answer.timers_ms.push_back(workers_due_ms);
   }
   if (answer.head_service && status_due_memoized(version, &*answer.head_service, pod_versions_of(world.api, m))) {
-    answer.work.push_back({std::string(kStatus), object_ref(*version), 0});
+    answer.work.push_back({kStatus, answer.ref, 0});
   }
 }
 
 void RayClusterController::apply(const ActorWork& work, StepContext& context) const {
   ObjectRef ref;
-  [[maybe_unused]] const bool ok = parse_object_ref(work.object, ref);
+  [[maybe_unused]] const bool ok = parse_object_ref(work.object.str(), ref);
   assert(ok && ref.kind == Kind::RayCluster && "rjsim bug: RayCluster work names no cluster");
   LoggedApi api(context, std::string(name()));
 

@@ -102,6 +102,7 @@ class RayClusterController final : public Actor {
     std::vector<std::uint64_t> looked_up_pods;   // the key hashes of the Pods it looked up by name
     std::int64_t valid_from_ms = 0;
     std::int64_t valid_until_ms = 0;
+    SharedString ref;                            // the cluster's object ref, which its work names
     std::vector<ActorWork> work;
     std::vector<std::int64_t> timers_ms;         // what next_timer_ms considers for it
   };
@@ -215,6 +216,7 @@ class RayClusterController final : public Actor {
   mutable std::int64_t latest_valid_from_ms_ = 0;     // over listed_: the clock may stay in
   mutable std::int64_t earliest_valid_until_ms_ = 0;  // [latest from, earliest until) unchecked
   mutable std::vector<char> due_;                     // follow_writes' buffer: the answers named
+  mutable std::string ref_scratch_;                   // compute_answer's buffer for a cluster's ref
   mutable std::size_t cluster_answers_computed_ = 0;
   mutable std::size_t cluster_answers_checked_ = 0;
 };

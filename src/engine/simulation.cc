@@ -69,8 +69,8 @@ void reuse_as(Step& step, StepKind kind) {
   step.kind = kind;
   step.informer_kind = Kind::RayJob;
   step.actor = 0;
-  step.work.what.clear();
-  step.work.object.clear();
+  step.work.what = {};
+  step.work.object = {};
   step.work.index = 0;
   step.clock_to_ms = 0;
 }
@@ -313,7 +313,7 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
       }
       Step& step = add(StepKind::actor);
       step.actor = static_cast<int>(i);
-      step.work = item;   // copy-assignment keeps the slot's string buffers
+      step.work = item;   // the object is shared, not copied
     }
   }
   if (has_due_timers()) add(StepKind::timers);

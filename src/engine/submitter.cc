@@ -399,7 +399,7 @@ void Submitter::follow(const World& world) const {
     if (!is_submitter_pod(pod)) return false;
     answer.process = current_submitter_process(world, pod.metadata.uid);
     if (!may_have_work(pod, answer.process)) return false;
-    answer.object = object_ref(Kind::Pod, pod.metadata);
+    answer.object = SharedString(object_ref(Kind::Pod, pod.metadata));
     answer.pending = is_pending(pod);
     answer.running = pod.status.phase == "Running"sv;
     answer.has_sidecar = sidecar_index(pod) >= 0;
@@ -432,7 +432,7 @@ std::optional<ActorWork> Submitter::work_for(const World& world, const Pod& pod,
     if ((answer.pending || answer.has_sidecar) &&
         pod.metadata.creation_timestamp_ms + behaviour_.start_after_ms <= world.now_ms &&
         (!answer.has_sidecar || sidecar_may_start(world, pod))) {
-      return ActorWork{std::string(kStart), answer.object, 0};
+      return ActorWork{kStart, answer.object, 0};
     }
     return std::nullopt;
   }
@@ -440,14 +440,14 @@ std::optional<ActorWork> Submitter::work_for(const World& world, const Pod& pod,
   if (answer.sidecar_exited) {
     const std::optional<std::int64_t> restart_at = answer.sidecar_restart_at_ms;
     if (!restart_at || *restart_at > world.now_ms) return std::nullopt;
-    return ActorWork{std::string(kRestart), answer.object, index};
+    return ActorWork{kRestart, answer.object, index};
   }
   const SubmitterProcess& process = world.environment->submitters[static_cast<std::size_t>(index)];
   if (process.submit_outcome.empty() && !process.stop_requested) {
     // The 1.7 sidecar script first waits for the GCS (`until wget ...; do sleep 2; done`).
-    if (!answer.has_sidecar || sidecar_may_start(world, pod)) return ActorWork{std::string(kSubmit), answer.object, index};
+    if (!answer.has_sidecar || sidecar_may_start(world, pod)) return ActorWork{kSubmit, answer.object, index};
   } else if ((process.submit_outcome == "ok"sv || process.stop_requested) && exit_now(world, process)) {
-    return ActorWork{std::string(kExit), answer.object, index};
+    return ActorWork{kExit, answer.object, index};
   }
   return std::nullopt;
 }
@@ -470,7 +470,7 @@ std::optional<std::int64_t> Submitter::timer_for(const World& world, const Pod& 
 
 void Submitter::apply(const ActorWork& work, StepContext& context) const {
   ObjectRef ref;
-  [[maybe_unused]] const bool ok = parse_object_ref(work.object, ref);
+  [[maybe_unused]] const bool ok = parse_object_ref(work.object.str(), ref);
   assert(ok && ref.kind == Kind::Pod && "rjsim bug: submitter work names no Pod");
   const Pod* found = context.world().api.find<Pod>(ref.namespace_, ref.name);
   assert(found && "rjsim bug: submitter work for a Pod that is gone");

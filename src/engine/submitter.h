@@ -95,7 +95,7 @@ class Submitter final : public Actor {
   // found in (current_submitter_process).
   struct PodAnswer {
     int process = -1;
-    std::string object;   // the work's object: the Pod's ref
+    SharedString object;   // the work's object: the Pod's ref
     // Read from the Pod version once: a listing reads them for every Pod it keeps.
     bool pending = false;
     bool running = false;

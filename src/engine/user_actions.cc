@@ -13,14 +13,15 @@ namespace rjsim::engine {
 
 namespace {
 
+// The work an action is (a constant: ActorWork::what).
 std::string_view what_of(Action::Type type) {
   switch (type) {
-    case Action::Type::patch: return "patch";
-    case Action::Type::delete_: return "delete";
-    case Action::Type::head_restart: return "head_restart";
-    case Action::Type::stop_submitter: return "stop_submitter";
+    case Action::Type::patch: return "action.patch";
+    case Action::Type::delete_: return "action.delete";
+    case Action::Type::head_restart: return "action.head_restart";
+    case Action::Type::stop_submitter: return "action.stop_submitter";
   }
-  return "patch";
+  return "action.patch";
 }
 
 // The RayJob an action names, by name in any namespace (the first in namespace order); the only
@@ -72,8 +73,8 @@ void UserActions::enabled(const World& world, std::vector<ActorWork>& out) const
   const Action* action = next_action(world);
   if (!action || action->at_ms > world.now_ms) return;
   const RayJob* rayjob = target_of(world, *action);
-  out.push_back({fmt::format("action.{}", what_of(action->type)),
-                 rayjob ? object_ref(Kind::RayJob, rayjob->metadata) : std::string(),
+  out.push_back({what_of(action->type),
+                 rayjob ? SharedString(object_ref(Kind::RayJob, rayjob->metadata)) : SharedString(),
                  world.environment->actions_fired});
 }
 

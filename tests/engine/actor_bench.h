@@ -89,7 +89,7 @@ struct StringMaker<rjsim::testing::ActorListing> {
     std::string text = "timer " + (listing.timer_ms ? std::to_string(*listing.timer_ms) : std::string("none"));
     text += ", work";
     for (const auto& work : listing.work) {
-      text += " " + work.what + ":" + work.object + ":" + std::to_string(work.index);
+      text.append(" ").append(work.what).append(":").append(work.object.str()).append(":").append(std::to_string(work.index));
     }
     return String(text.c_str());
   }

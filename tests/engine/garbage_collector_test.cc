@@ -178,7 +178,7 @@ TEST_CASE("Background delete of a RayCluster: its Pods stay until the GC deletes
   CHECK(bench.work().size() == 2);   // the Service; the Pods of RayCluster/default/cluster
 
   const std::vector<ActorWork> work = bench.work();
-  const auto service = std::find_if(work.begin(), work.end(), [](const ActorWork& w) { return w.object.starts_with("Service/"); });
+  const auto service = std::find_if(work.begin(), work.end(), [](const ActorWork& w) { return w.object.str().starts_with("Service/"); });
   REQUIRE(service != work.end());
   bench.gc.apply(*service, bench.context);
   CHECK(!exists(bench.api(), Kind::Service, "head-svc"));

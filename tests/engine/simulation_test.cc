@@ -44,7 +44,7 @@ class TimedAction final : public Actor {
       : at_ms_(at_ms), apply_(std::move(apply)) {}
   std::string_view name() const override { return "user"; }
   void enabled(const World& world, std::vector<ActorWork>& out) const override {
-    if (!done_ && world.now_ms >= at_ms_) out.push_back({"act", "", 0});
+    if (!done_ && world.now_ms >= at_ms_) out.push_back({"act", {}, 0});
   }
   std::optional<std::int64_t> next_timer_ms(const World& world) const override {
     if (done_ || world.now_ms >= at_ms_) return std::nullopt;
@@ -446,9 +446,9 @@ class CountingActor final : public Actor {
   ActorInputs inputs() const override { return inputs_; }
   void enabled(const World& world, std::vector<ActorWork>& out) const override {
     ++asked;
-    if (world.now_ms >= 1'000) out.push_back({"ready", "", 0});
-    if (!world.ray->heads.empty()) out.push_back({"head", "", 0});
-    if (world.environment->actions_fired > 0) out.push_back({"acted", "", 0});
+    if (world.now_ms >= 1'000) out.push_back({"ready", {}, 0});
+    if (!world.ray->heads.empty()) out.push_back({"head", {}, 0});
+    if (world.environment->actions_fired > 0) out.push_back({"acted", {}, 0});
   }
   std::optional<std::int64_t> next_timer_ms(const World& world) const override {
     if (names_its_timer_ && world.now_ms < 1'000) return 1'000;

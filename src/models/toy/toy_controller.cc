@@ -61,7 +61,7 @@ void ToyClusterReadiness::enabled(const World& world, std::vector<ActorWork>& ou
     const auto& cluster = std::get<RayCluster>(object);
     if (cluster.status->state != "ready" &&
         cluster.metadata.creation_timestamp_ms + ready_after_ms_ <= world.now_ms) {
-      out.push_back({"ready", object_ref(object), 0});
+      out.push_back({"ready", engine::SharedString(object_ref(object)), 0});
     }
   }
 }
@@ -78,7 +78,7 @@ std::optional<std::int64_t> ToyClusterReadiness::next_timer_ms(const World& worl
 
 void ToyClusterReadiness::apply(const ActorWork& work, StepContext& context) const {
   ObjectRef ref;
-  if (!parse_object_ref(work.object, ref)) return;
+  if (!parse_object_ref(work.object.str(), ref)) return;
   LoggedApi api(context, std::string(this->name()));
   api.patch_status(Kind::RayCluster, ref.namespace_, ref.name,
                    [](Object& object) { std::get<RayCluster>(object).status.edit().state = "ready"; });
