@@ -384,26 +384,25 @@ DashboardResponse RayDashboard::delete_job(StepContext& context, DashboardCaller
 // ---- the actor ----
 
 void RayDashboard::enabled(const World& world, std::vector<ActorWork>& out) const {
-  const std::vector<RayHead>& heads = world.ray->heads;
-  const std::span<const FollowedAnswers<bool>::Entry> awaiting_head = clusters_awaiting_head(world);
+  const std::span<const FollowedAnswers<SharedString>::Entry> awaiting_head = clusters_awaiting_head(world);
   // A live head whose cluster (by uid) is gone from the API server loses its table once its Pod
   // has stopped too: a deleted head Pod runs until its kubelet stops it (pod_termination.h).
   for (const LiveHead& head : live_heads_) {
     if (head.lost) {
-      out.push_back({kHeadLost, SharedString(cluster_ref(heads[static_cast<std::size_t>(head.index)])), head.index});
+      out.push_back({kHeadLost, head.cluster_ref, head.index});
     }
   }
   // A ready cluster without a live head gets one once its head Pod is Ready.
-  for (const auto& [object, key_hash, answer] : awaiting_head) {
+  for (const auto& [object, key_hash, ref] : awaiting_head) {
     const auto& cluster = std::get<RayCluster>(*object);
     if (cluster.metadata.creation_timestamp_ms + head_ready_after_ms_ <= world.now_ms) {
-      out.push_back({kHeadUp, SharedString(object_ref(*object)), 0});
+      out.push_back({kHeadUp, ref, 0});
     }
   }
   // Jobs of live tables move on their timers.
   for (const PendingJob& job : pending_jobs(world)) {
     if (job.next_change_at_ms > world.now_ms) continue;
-    out.push_back({kJobStatus, SharedString(cluster_ref(heads[static_cast<std::size_t>(job.head)])), job.work_index});
+    out.push_back({kJobStatus, live_cluster_ref(job.head), job.work_index});
   }
 }
 
@@ -428,13 +427,15 @@ bool RayDashboard::head_comes_up(const RayCluster& cluster) const {
                       [&](const LiveHead& head) { return head.cluster_uid == cluster.metadata.uid; });
 }
 
-std::span<const FollowedAnswers<bool>::Entry> RayDashboard::clusters_awaiting_head(const World& world) const {
+std::span<const FollowedAnswers<SharedString>::Entry> RayDashboard::clusters_awaiting_head(const World& world) const {
   // Whether a cluster awaits its head reads which heads are live: the clusters of the heads that
   // came or went are asked again, not every cluster.
   heads_come_or_gone_.clear();
   follow_live_heads(world, heads_come_or_gone_);
-  awaiting_head_.follow(world.api, Kind::RayCluster, /*afresh=*/false, [&](const ObjectVersion& cluster, bool&) {
-    return head_comes_up(std::get<RayCluster>(*cluster));
+  awaiting_head_.follow(world.api, Kind::RayCluster, /*afresh=*/false, [&](const ObjectVersion& cluster, SharedString& ref) {
+    if (!head_comes_up(std::get<RayCluster>(*cluster))) return false;
+    ref = SharedString(object_ref(*cluster));
+    return true;
   }, heads_come_or_gone_);
   return awaiting_head_.kept();
 }
@@ -448,15 +449,25 @@ void RayDashboard::follow_live_heads(const World& world, std::vector<std::uint64
     take_live_heads(world, come_or_gone);
   }
   live_heads_ray_serial_ = world.ray.serial();
+  // Another run's logs, a write since to its cluster, or, for a head whose cluster is gone, to a
+  // Pod: asked again. Most listings follow no RayCluster write.
+  const bool logs_continue = cluster_events && pod_events;
   for (LiveHead& head : live_heads_) {
-    // Another run's logs, a write since to its cluster, or, for a head whose cluster is gone, to
-    // a Pod: asked again.
-    const bool asked_again =
-        !cluster_events || !pod_events || (head.cluster_gone && !pod_events->empty()) ||
-        std::any_of(cluster_events->begin(), cluster_events->end(),
-                    [&](const WatchEvent& event) { return event.key_hash == head.cluster_key; });
-    if (asked_again) ask_live_head(world, head);
+    if (!logs_continue || (head.cluster_gone && !pod_events->empty())) ask_live_head(world, head);
   }
+  if (!logs_continue) return;
+  for (const WatchEvent& event : *cluster_events) {
+    for (LiveHead& head : live_heads_) {
+      if (head.cluster_key == event.key_hash) ask_live_head(world, head);
+    }
+  }
+}
+
+const SharedString& RayDashboard::live_cluster_ref(int index) const {
+  const auto head = std::lower_bound(live_heads_.begin(), live_heads_.end(), index,
+                                     [](const LiveHead& live, int wanted) { return live.index < wanted; });
+  assert(head != live_heads_.end() && head->index == index && "rjsim bug: a pending job of a head that is not live");
+  return head->cluster_ref;
 }
 
 void RayDashboard::take_live_heads(const World& world, std::vector<std::uint64_t>& come_or_gone) const {
@@ -480,6 +491,7 @@ void RayDashboard::take_live_heads(const World& world, std::vector<std::uint64_t
     head.index = static_cast<int>(i);
     head.cluster_uid = heads[i].cluster_uid;
     head.cluster_key = KeyIndex::hash_key(heads[i].cluster_namespace, heads[i].cluster_name);
+    head.cluster_ref = SharedString(cluster_ref(heads[i]));
     ask_live_head(world, head);
     come_or_gone.push_back(head.cluster_key);
   }

@@ -81,6 +81,7 @@ class RayDashboard final : public Actor {
     int index = 0;                  // in RayState::heads
     std::string cluster_uid;
     std::uint64_t cluster_key = 0;  // KeyIndex::hash_key of its cluster's namespace and name
+    SharedString cluster_ref;       // its cluster's object ref, which its work names
     bool cluster_gone = false;      // no RayCluster of its name and uid: whether it is lost reads the Pods
     bool lost = false;              // its cluster gone and its head Pod stopped: kHeadLost is due
   };
@@ -93,10 +94,13 @@ class RayDashboard final : public Actor {
   // Takes the live heads of `world`'s Ray state, keeping the entries of the heads that stay.
   void take_live_heads(const World& world, std::vector<std::uint64_t>& come_or_gone) const;
   void ask_live_head(const World& world, LiveHead& head) const;
+  // The cluster ref of the live head at `index` in RayState::heads.
+  const SharedString& live_cluster_ref(int index) const;
   // Whether the cluster is ready and no head of its uid has a live table (live_heads_).
   bool head_comes_up(const RayCluster& cluster) const;
   // The RayClusters head_comes_up() holds for, and the live heads, brought up to `world`.
-  std::span<const FollowedAnswers<bool>::Entry> clusters_awaiting_head(const World& world) const;
+  // Each answer is the cluster's object ref, which the work names.
+  std::span<const FollowedAnswers<SharedString>::Entry> clusters_awaiting_head(const World& world) const;
 
   // A job of a live table that is not terminal: it moves at its next change.
   struct PendingJob {
@@ -111,7 +115,7 @@ class RayDashboard final : public Actor {
   RayBehaviour ray_;
   std::int64_t head_ready_after_ms_;
   // The clusters awaiting their head, as of live_heads_.
-  mutable FollowedAnswers<bool> awaiting_head_;
+  mutable FollowedAnswers<SharedString> awaiting_head_;
   // The live heads, in the order of RayState::heads, as of the Ray state whose serial is
   // live_heads_ray_serial_ (copy_on_write.h) and of the RayCluster and Pod logs where the marks
   // stand (watch_log_mark.h). A cache, as awaiting_head_ is.
