@@ -487,12 +487,15 @@ void History::follow_submissions(const World& world, std::span<const Event> step
       continue;
     }
     const engine::RayJobRecord& record = heads[head].jobs[job];
-    // Started: RUNNING now, or a start time (0 is a valid virtual time, so also the event).
-    const std::int64_t running_seq = job_status_seq(step_events, submission, "RUNNING", -1);
-    if (!submission.started && (record.status == "RUNNING" || record.start_time_ms > 0 || running_seq >= 0)) {
-      // Edited only when it moves on: most steps leave the submissions shared.
-      submissions_.edit()[index].started = Moment{running_seq >= 0 ? running_seq : facts->last_seq, record.start_time_ms};
-      facts->started.push_back(*it);
+    // Started: RUNNING now, or a start time (0 is a valid virtual time, so also the event). The
+    // step's events are searched only for a submission not yet started (with 20 RayJobs, most are).
+    if (!submission.started) {
+      const std::int64_t running_seq = job_status_seq(step_events, submission, "RUNNING", -1);
+      if (record.status == "RUNNING" || record.start_time_ms > 0 || running_seq >= 0) {
+        // Edited only when it moves on: most steps leave the submissions shared.
+        submissions_.edit()[index].started = Moment{running_seq >= 0 ? running_seq : facts->last_seq, record.start_time_ms};
+        facts->started.push_back(*it);
+      }
     }
     if (is_terminal_job_status(record.status)) {
       const std::int64_t final_seq = job_status_seq(step_events, (*submissions_)[index], record.status, facts->last_seq);
