@@ -241,6 +241,8 @@ std::optional<std::uint64_t> ApiServer::indexed_owner_hash(Kind kind, const Obje
 }
 
 void ApiServer::reindex(Kind kind, std::size_t place, const ObjectMeta& before, const ObjectMeta& next) {
+  deleting_[static_cast<std::size_t>(kind_index(kind))] +=
+      static_cast<int>(next.deletion_timestamp_ms.has_value()) - static_cast<int>(before.deletion_timestamp_ms.has_value());
   if (!has_pod_indexes(kind)) return;
   const int k = kind_index(kind);
   const std::optional<std::uint64_t> label_before = indexed_label_hash(kind, before);
@@ -263,6 +265,7 @@ void ApiServer::erase(Kind kind, const ObjectMeta& m) {
   assert(found && "rjsim bug: erasing an object the API server does not hold");
   // Its place before bucket(), which may give this server a copy of the objects to change.
   const std::size_t place = static_cast<std::size_t>(found - objects_[kind_index(kind)]->data());
+  if (meta(**found).deletion_timestamp_ms) --deleting_[static_cast<std::size_t>(kind_index(kind))];
   std::vector<ObjectVersion>& objects = bucket(kind);
   objects.erase(objects.begin() + static_cast<std::ptrdiff_t>(place));
   key_indexes_[kind_index(kind)].edit().erased(place);

@@ -112,6 +112,9 @@ class ApiServer {
                                                   std::string_view owner_uid) const;
   // A kind's objects, ordered by namespace then name.
   std::span<const ObjectVersion> objects(Kind kind) const { return *objects_[kind_index(kind)]; }
+  // How many objects of `kind` are being deleted (deletionTimestamp set, held by finalizers or a
+  // grace period): a reader that looks only at those (Pod termination) walks none while it is 0.
+  std::int64_t deleting(Kind kind) const { return deleting_[static_cast<std::size_t>(kind_index(kind))]; }
   // Calls visit(place) for each object of `kind` whose key hashes to `key_hash`
   // (KeyIndex::hash_key; WatchEvent::key_hash), in no particular order.
   template <class Visit>
@@ -253,6 +256,7 @@ class ApiServer {
   // order of one kind's uids is creation order, which the Job controller reads; none other is).
   static_assert(kKindCount == 5, "one 1 per kind below");
   std::array<std::int64_t, kKindCount> next_uid_ = {1, 1, 1, 1, 1};
+  std::array<std::int64_t, kKindCount> deleting_ = {};   // derived from objects_, as the indexes are
   bool takes_digests_ = true;
   std::array<WatchLogObjects, kKindCount> watch_log_objects_{};   // every_event
   std::array<LabelSelector, kKindCount> watch_selectors_;

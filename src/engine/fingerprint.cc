@@ -282,7 +282,7 @@ class Fingerprinter {
   }
   void add(const ApiServer& value) {
     const auto& [objects, key_indexes, label_indexes, owner_indexes, watch_logs, watch_log_digests, ownership_digests,
-                 write_stamps, resource_version, next_uid, takes_digests,
+                 write_stamps, resource_version, next_uid, deleting, takes_digests,
                  watch_log_objects, watch_selectors, pod_termination_grace_period_seconds] = value;
     assert(takes_digests && "rjsim bug: a fingerprint of a world whose API server takes no digests");
     for (std::size_t kind = 0; kind < objects.size(); ++kind) add_part(objects[kind], memo_->objects_[kind]);
@@ -295,6 +295,7 @@ class Fingerprinter {
     for (const Hash128& digest : watch_log_digests) add_digest(digest);
     static_cast<void>(ownership_digests);   // a digest of part of the logs hashed just above
     static_cast<void>(write_stamps);   // derived from the history, as the indexes (write_stamps.h)
+    static_cast<void>(deleting);   // derived from the objects' deletion timestamps
     // Not the resourceVersion counter: see add_resource_version().
     static_cast<void>(resource_version);
     // Not which logs keep their versions: a run's setting, the same for every world it makes.

@@ -691,6 +691,38 @@ TEST_CASE("a Running Pod is deleted gracefully: it stays with deletionTimestamp 
   CHECK(api.find<Pod>(kNamespace, "head") == nullptr);
 }
 
+TEST_CASE("the server counts the objects of each kind being deleted, from deletionTimestamp to their removal") {
+  ApiServer api;
+  api.set_pod_termination_grace_period_seconds(30);
+  create_running_pod(api, "head");
+  create_running_pod(api, "worker");
+  Object held = rayjob("job");
+  meta(held).finalizers.edit().emplace_back(kUserFinalizer);
+  created(api, held);
+  CHECK(api.deleting(Kind::Pod) == 0);
+
+  REQUIRE(!api.remove(Kind::Pod, kNamespace, "head", Propagation::background, kDeletedAt).error);
+  REQUIRE(!api.remove(Kind::Pod, kNamespace, "worker", Propagation::background, kDeletedAt).error);
+  REQUIRE(!api.remove(Kind::RayJob, kNamespace, "job", Propagation::background, kDeletedAt).error);
+  CHECK(api.deleting(Kind::Pod) == 2);
+  CHECK(api.deleting(Kind::RayJob) == 1);
+  CHECK(api.deleting(Kind::Service) == 0);
+
+  REQUIRE(!api.remove(Kind::Pod, kNamespace, "head", Propagation::background, kDeletedAt + 5, 0).error);
+  CHECK(api.deleting(Kind::Pod) == 1);
+  // A copy counts as its original did; a change to it leaves the original's count.
+  ApiServer fork = api;
+  REQUIRE(!fork.remove(Kind::Pod, kNamespace, "worker", Propagation::background, kDeletedAt + 6, 0).error);
+  CHECK(fork.deleting(Kind::Pod) == 0);
+  CHECK(api.deleting(Kind::Pod) == 1);
+  // The last finalizer removed: the RayJob goes, and with it its count.
+  REQUIRE(!api.patch(Kind::RayJob, kNamespace, "job",
+                     [](Object& object) { meta(object).finalizers.edit().clear(); }, kDeletedAt + 7)
+               .error);
+  CHECK(api.find(Kind::RayJob, kNamespace, "job") == nullptr);
+  CHECK(api.deleting(Kind::RayJob) == 0);
+}
+
 TEST_CASE("a shorter grace period moves the deletion timestamp back; a finalizer then holds the stopped Pod") {
   ApiServer api;
   api.set_pod_termination_grace_period_seconds(30);
