@@ -64,14 +64,18 @@ int initial_list_priority(const ReleaseEnvironment& environment) {
   return environment.queue == QueueBehaviour::priority ? kLowPriority : 0;
 }
 
-// Makes a listed slot the step Step::of(kind) makes, keeping its strings' buffers.
+// Makes a listed slot the step Step::of(kind) makes, keeping its strings' buffers; an actor step's work
+// is left for its lister to set.
 void reuse_as(Step& step, StepKind kind) {
   step.kind = kind;
   step.informer_kind = Kind::RayJob;
   step.actor = 0;
-  step.work.what = {};
-  step.work.object = {};
-  step.work.index = 0;
+  // An actor step's work is set by its lister, which leaves a slot that holds it already as it is.
+  if (kind != StepKind::actor) {
+    step.work.what = {};
+    step.work.object = {};
+    step.work.index = 0;
+  }
   step.clock_to_ms = 0;
 }
 
@@ -313,7 +317,9 @@ std::size_t Simulation::list_enabled_steps(std::vector<Step>& slots, std::vector
       }
       Step& step = add(StepKind::actor);
       step.actor = static_cast<int>(i);
-      step.work = item;   // the object is shared, not copied
+      // A slot mostly holds the same work as at the last step: assigning it again would touch the
+      // shared object's reference count (an atomic add and subtract) for nothing.
+      if (!(step.work == item)) step.work = item;
     }
   }
   if (has_due_timers()) add(StepKind::timers);
