@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "engine/scenario_behaviour.h"
@@ -91,15 +92,18 @@ struct ActorInputs {
 
 // Appends the work `what` on `object` unless `out` lists it already: for actors whose one step does
 // the work of every object of a group (a cluster's Pods), named by the group.
-inline void add_work_once(std::vector<ActorWork>& out, std::string_view what, const SharedString& object) {
+// `object` is a SharedString the caller keeps (shared, not copied) or a text (made into one only
+// when the work is not listed yet).
+template <class Text>
+void add_work_once(std::vector<ActorWork>& out, std::string_view what, const Text& object) {
   const bool listed = std::any_of(out.begin(), out.end(),
                                   [&](const ActorWork& work) { return work.what == what && work.object == object; });
-  if (!listed) out.push_back({what, object, 0});
-}
-inline void add_work_once(std::vector<ActorWork>& out, std::string_view what, std::string_view object) {
-  const bool listed = std::any_of(out.begin(), out.end(),
-                                  [&](const ActorWork& work) { return work.what == what && work.object == object; });
-  if (!listed) out.push_back({what, SharedString(std::string(object)), 0});
+  if (listed) return;
+  if constexpr (std::is_same_v<Text, SharedString>) {
+    out.push_back({what, object, 0});
+  } else {
+    out.push_back({what, SharedString(std::string(object)), 0});
+  }
 }
 
 // The earliest of the times an actor's next_timer_ms() considers that is still to come.

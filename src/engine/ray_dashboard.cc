@@ -449,17 +449,14 @@ void RayDashboard::follow_live_heads(const World& world, std::vector<std::uint64
     take_live_heads(world, come_or_gone);
   }
   live_heads_ray_serial_ = world.ray.serial();
-  // Another run's logs, a write since to its cluster, or, for a head whose cluster is gone, to a
-  // Pod: asked again. Most listings follow no RayCluster write.
-  const bool logs_continue = cluster_events && pod_events;
   for (LiveHead& head : live_heads_) {
-    if (!logs_continue || (head.cluster_gone && !pod_events->empty())) ask_live_head(world, head);
-  }
-  if (!logs_continue) return;
-  for (const WatchEvent& event : *cluster_events) {
-    for (LiveHead& head : live_heads_) {
-      if (head.cluster_key == event.key_hash) ask_live_head(world, head);
-    }
+    // Another run's logs, a write since to its cluster, or, for a head whose cluster is gone, to
+    // a Pod: asked again (once).
+    const bool asked_again =
+        !cluster_events || !pod_events || (head.cluster_gone && !pod_events->empty()) ||
+        std::any_of(cluster_events->begin(), cluster_events->end(),
+                    [&](const WatchEvent& event) { return event.key_hash == head.cluster_key; });
+    if (asked_again) ask_live_head(world, head);
   }
 }
 

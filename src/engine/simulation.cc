@@ -64,13 +64,12 @@ int initial_list_priority(const ReleaseEnvironment& environment) {
   return environment.queue == QueueBehaviour::priority ? kLowPriority : 0;
 }
 
-// Makes a listed slot the step Step::of(kind) makes, keeping its strings' buffers; an actor step's work
-// is left for its lister to set.
+// Makes a listed slot the step Step::of(kind) makes; an actor step's work is left for its lister
+// to set, which leaves a slot that holds it already as it is.
 void reuse_as(Step& step, StepKind kind) {
   step.kind = kind;
   step.informer_kind = Kind::RayJob;
   step.actor = 0;
-  // An actor step's work is set by its lister, which leaves a slot that holds it already as it is.
   if (kind != StepKind::actor) {
     step.work.what = {};
     step.work.object = {};

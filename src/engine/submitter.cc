@@ -415,13 +415,16 @@ bool Submitter::take_process_pods(const std::vector<SubmitterProcess>& processes
   const bool grown = processes.size() >= process_pods_.size() &&
                      std::equal(process_pods_.begin(), process_pods_.end(), processes.begin(),
                                 [](const std::string& pod, const SubmitterProcess& process) { return process.pod_uid == pod; });
-  if (grown && processes.size() == process_pods_.size()) return true;
-  if (!grown) process_pods_.clear();
+  if (!grown) {
+    process_pods_.clear();
+    for (const SubmitterProcess& process : processes) process_pods_.push_back(process.pod_uid);
+    return false;
+  }
   for (std::size_t i = process_pods_.size(); i < processes.size(); ++i) {
     process_pods_.push_back(processes[i].pod_uid);
     pods_with_new_processes_.push_back(KeyIndex::hash_key(processes[i].pod_namespace, processes[i].pod_name));
   }
-  return grown;
+  return true;
 }
 
 // A Pod the submitter runs: its one piece of work now, if any.
