@@ -45,31 +45,40 @@ CallReply reply_to(ClientCall call) {
 
 }  // namespace
 
+void PassClients::go_on(ReconcileContext& live, PassInFlight& pass, Timing timing) {
+  live_ = &live;
+  pass_ = &pass;
+  timing_ = timing;
+  next_ = pass.replies.size();
+}
+
 const CallReply* PassClients::replayed(ClientCall call) {
-  if (next_ >= pass_.replies.size()) return nullptr;
-  const CallReply& reply = *pass_.replies[next_++];
+  if (next_ >= pass_->replies.size()) return nullptr;
+  const CallReply& reply = *pass_->replies[next_++];
   // Given the same replies a model makes the same calls (Controller::reconcile reads the world
   // only through its clients); a model that does not cannot be resumed.
   if (reply.call != call) {
     throw std::logic_error(fmt::format("rjsim bug: resuming the pass of {}, call {} was {} and is now {}: the "
                                        "model reads something besides its clients",
-                                       pass_.key.str(), next_, to_string(reply.call), to_string(call)));
+                                       pass_->key.str(), next_, to_string(reply.call), to_string(call)));
   }
   return &reply;
 }
 
 const CallReply& PassClients::keep(CallReply reply) {
-  pass_.replies.emplace_back(std::in_place, std::move(reply));
-  next_ = pass_.replies.size();
-  return *pass_.replies.back();
+  pass_->replies.emplace_back(std::in_place, std::move(reply));
+  next_ = pass_->replies.size();
+  return *pass_->replies.back();
 }
 
 void PassClients::stop_if_due(const CallReply& reply) {
   if (!timing_.stop_after_calls || !stops_after(reply.call)) return;
   if (reply.call == ClientCall::dashboard && timing_.dashboard_takes_time) {
     const std::int64_t took = reply.response.timed_out ? timing_.dashboard_timeout_ms : timing_.dashboard_latency_ms;
-    pass_.resume_at_ms = live_.now_ms() + took;
+    pass_->resume_at_ms = live_->now_ms() + took;
   }
+  stopped_at_ms_ = live_->now_ms();
+  if (wait_) return wait_();   // back in a later step, or draining
   stopped_ = true;
 }
 
@@ -92,12 +101,14 @@ const Object* PassClients::read_one(ClientCall call, LiveRead live_read, Kind ki
     error = reply->error;
     return reply->objects.empty() ? nullptr : &*reply->objects.front();
   }
-  const ObjectVersion* found = (live_.*live_read)(kind, namespace_, name, error);
+  const ObjectVersion* found = (live_->*live_read)(kind, namespace_, name, error);
   CallReply reply = reply_to(call);
   reply.error = error;
   if (found) reply.objects.push_back(*found);
-  stop_if_due(keep(std::move(reply)));
-  return found ? &**found : nullptr;
+  // The kept reply, not the cache: a pass that waited goes on in a later world.
+  const CallReply& kept = keep(std::move(reply));
+  stop_if_due(kept);
+  return kept.objects.empty() ? nullptr : &*kept.objects.front();
 }
 
 Error PassClients::list(Kind kind, std::string_view namespace_, const StringMap& labels, std::vector<Object>& out) {
@@ -121,7 +132,7 @@ Error PassClients::list_many(ClientCall call, LiveList live_list, Kind kind, std
     return reply->error;
   }
   CallReply reply = reply_to(call);
-  reply.error = (live_.*live_list)(kind, namespace_, labels, reply.objects);
+  reply.error = (live_->*live_list)(kind, namespace_, labels, reply.objects);
   out.assign(reply.objects.begin(), reply.objects.end());
   Error error = reply.error;
   stop_if_due(keep(std::move(reply)));
@@ -134,10 +145,10 @@ Error PassClients::write(ClientCall call, Object& object, Error (ReconcileContex
     if (!reply->error) object = *reply->objects.front();
     return reply->error;
   }
-  Error error = (live_.*live_write)(object);
+  Error error = (live_->*live_write)(object);
   CallReply reply = reply_to(call);
   reply.error = error;
-  if (!error) reply.objects.push_back(live_.version_of(object));
+  if (!error) reply.objects.push_back(live_->version_of(object));
   stop_if_due(keep(std::move(reply)));
   return error;
 }
@@ -158,7 +169,7 @@ Error PassClients::remove(Kind kind, std::string_view namespace_, std::string_vi
   if (stopped_) return stopped_error();
   if (const CallReply* reply = replayed(ClientCall::remove)) return reply->error;
   CallReply reply = reply_to(ClientCall::remove);
-  reply.error = live_.remove(kind, namespace_, name, propagation);
+  reply.error = live_->remove(kind, namespace_, name, propagation);
   Error error = reply.error;
   stop_if_due(keep(std::move(reply)));
   return error;
@@ -175,26 +186,26 @@ DashboardResponse PassClients::dashboard(const std::function<DashboardResponse()
 }
 
 DashboardResponse PassClients::get_job_info(std::string_view dashboard_url, std::string_view job_id) {
-  return dashboard([&] { return live_.get_job_info(dashboard_url, job_id); });
+  return dashboard([&] { return live_->get_job_info(dashboard_url, job_id); });
 }
 
 DashboardResponse PassClients::submit_job(std::string_view dashboard_url, const SubmitJobRequest& request) {
-  return dashboard([&] { return live_.submit_job(dashboard_url, request); });
+  return dashboard([&] { return live_->submit_job(dashboard_url, request); });
 }
 
 DashboardResponse PassClients::stop_job(std::string_view dashboard_url, std::string_view job_id) {
-  return dashboard([&] { return live_.stop_job(dashboard_url, job_id); });
+  return dashboard([&] { return live_->stop_job(dashboard_url, job_id); });
 }
 
 DashboardResponse PassClients::delete_job(std::string_view dashboard_url, std::string_view job_id) {
-  return dashboard([&] { return live_.delete_job(dashboard_url, job_id); });
+  return dashboard([&] { return live_->delete_job(dashboard_url, job_id); });
 }
 
 std::int64_t PassClients::now_ms() {
-  if (stopped_) return live_.now_ms();   // the step's time: reading it changes nothing
+  if (stopped_) return stopped_at_ms_;   // the step's time: reading it changes nothing
   if (const CallReply* reply = replayed(ClientCall::now)) return reply->number;
   CallReply reply = reply_to(ClientCall::now);
-  reply.number = live_.now_ms();
+  reply.number = live_->now_ms();
   return keep(std::move(reply)).number;
 }
 
@@ -202,7 +213,7 @@ std::string PassClients::random_string(int length) {
   if (stopped_) return std::string(static_cast<std::size_t>(length), 'x');   // no decision
   if (const CallReply* reply = replayed(ClientCall::random_string)) return *reply->text;
   CallReply reply = reply_to(ClientCall::random_string);
-  reply.text = live_.random_string(length);
+  reply.text = live_->random_string(length);
   return *keep(std::move(reply)).text;
 }
 
@@ -210,7 +221,7 @@ std::optional<std::string> PassClients::operator_env(std::string_view name) {
   if (stopped_) return std::nullopt;
   if (const CallReply* reply = replayed(ClientCall::operator_env)) return reply->text;
   CallReply reply = reply_to(ClientCall::operator_env);
-  reply.text = live_.operator_env(name);
+  reply.text = live_->operator_env(name);
   return keep(std::move(reply)).text;
 }
 
@@ -218,7 +229,7 @@ bool PassClients::feature_gate(std::string_view name, bool default_value) {
   if (stopped_) return default_value;
   if (const CallReply* reply = replayed(ClientCall::feature_gate)) return reply->number != 0;
   CallReply reply = reply_to(ClientCall::feature_gate);
-  reply.number = live_.feature_gate(name, default_value) ? 1 : 0;
+  reply.number = live_->feature_gate(name, default_value) ? 1 : 0;
   return keep(std::move(reply)).number != 0;
 }
 

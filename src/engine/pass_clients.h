@@ -7,15 +7,19 @@
 // dashboard call that stops the pass holds it for the call's latency, or for the client's timeout
 // when it timed out.
 //
-// A stopped pass drains instead of unwinding: every later call answers at once, touching nothing
-// (an error for reads, writes and dashboard calls; the plain value for the rest), so the model
-// returns along its error paths and the Simulation discards what it returned, or a ModelPanic it
-// raised. Throwing through the model cost three quarters of a run's instructions on scenarios that
-// stop at every call (docs/performance.md); what the model does after the stop never reaches the
-// world, the log or the chooser, so the two are indistinguishable from outside.
+// Run on a stack of its own (pass_runner.h), a stopped pass waits where it stopped, inside the
+// call, and goes on from there in the step that resumes it, on that step's live clients.
+// Otherwise, or when no world holds the pass any more, it drains instead of unwinding: every later
+// call answers at once, touching nothing (an error for reads, writes and dashboard calls; the
+// plain value for the rest), so the model returns along its error paths and what it returned, or
+// a ModelPanic it raised, is discarded. Throwing through the model cost three quarters of a run's
+// instructions on scenarios that stop at every call (docs/performance.md); what the model does
+// after the stop never reaches the world, the log or the chooser, so the two are
+// indistinguishable from outside.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "engine/controller.h"
 #include "engine/pass_in_flight.h"
@@ -25,16 +29,20 @@ namespace rjsim::engine {
 
 class PassClients final : public KubeClient, public Runtime, public DashboardApi {
  public:
-  struct Timing {
-    bool stop_after_calls = false;     // stop after this step's live call
-    bool dashboard_takes_time = false; // a stopping dashboard call holds the pass (interleaveCalls)
-    std::int64_t dashboard_latency_ms = 0;
-    std::int64_t dashboard_timeout_ms = 0;
-  };
+  using Timing = PassTiming;
 
-  // `live` and `pass` must outlive this.
+  // `live` and `pass` must outlive this, or the next go_on().
   PassClients(ReconcileContext& live, PassInFlight& pass, Timing timing)
-      : live_(live), pass_(pass), timing_(timing) {}
+      : live_(&live), pass_(&pass), timing_(timing) {}
+
+  // Where a stopped pass waits: called right after the call that stopped it, it returns when the
+  // pass goes on (go_on) or drains (drain). Without it the pass drains at once.
+  void wait_when_stopped(std::function<void()> wait) { wait_ = std::move(wait); }
+  // A waiting pass goes on in a later step: on that step's live clients, its replies appended to
+  // `pass` (the world's, holding every reply so far), stopping as `timing` says.
+  void go_on(ReconcileContext& live, PassInFlight& pass, Timing timing);
+  // From here on every call answers at once, touching nothing (see above).
+  void drain() { stopped_ = true; }
 
   using KubeClient::create;
   using KubeClient::get;
@@ -64,7 +72,7 @@ class PassClients final : public KubeClient, public Runtime, public DashboardApi
   DashboardResponse stop_job(std::string_view dashboard_url, std::string_view job_id) override;
   DashboardResponse delete_job(std::string_view dashboard_url, std::string_view job_id) override;
 
-  // Whether the pass stopped: what the model returns from here on is to be discarded.
+  // Whether the pass stopped and drains: what the model returns from here on is to be discarded.
   bool stopped() const { return stopped_; }
 
  private:
@@ -84,10 +92,12 @@ class PassClients final : public KubeClient, public Runtime, public DashboardApi
   Error write(ClientCall call, Object& object, Error (ReconcileContext::*live_write)(Object&));
   DashboardResponse dashboard(const std::function<DashboardResponse()>& live_call);
 
-  ReconcileContext& live_;
-  PassInFlight& pass_;
+  ReconcileContext* live_;
+  PassInFlight* pass_;
   Timing timing_;
-  std::size_t next_ = 0;   // the index of the pass's next call in pass_.replies
+  std::function<void()> wait_;
+  std::size_t next_ = 0;   // the index of the pass's next call in pass_->replies
+  std::int64_t stopped_at_ms_ = 0;   // the time of the step the pass stopped in
   bool stopped_ = false;
 };
 

@@ -46,6 +46,14 @@ struct CallReply {
   friend bool operator==(const CallReply&, const CallReply&) = default;
 };
 
+// When a pass stops, as this step's faults say.
+struct PassTiming {
+  bool stop_after_calls = false;     // stop after this step's live call
+  bool dashboard_takes_time = false; // a stopping dashboard call holds the pass (interleaveCalls)
+  std::int64_t dashboard_latency_ms = 0;
+  std::int64_t dashboard_timeout_ms = 0;
+};
+
 struct PassInFlight {
   SharedString key;             // the work queue's (shared_string.h)
   int priority = 0;             // the queue priority the key was taken with

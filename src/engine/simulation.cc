@@ -583,23 +583,20 @@ void Simulation::run_pass(StepContext& context, const Request& request, PassInFl
   timing.dashboard_takes_time = faults_.interleave_calls;
   timing.dashboard_latency_ms = dashboard_ ? dashboard_->behaviour().latency_ms : 0;
   timing.dashboard_timeout_ms = dashboard_timeout_ms();
-  PassClients stoppable(live, pass, timing);
   // A pass that cannot stop and has made no call yet runs on the live clients, as the first
   // engine's did: nothing to replay, nothing to keep.
   const bool straight = !timing.stop_after_calls && pass.replies.empty();
-  Clients clients = straight ? Clients{live, live, live} : Clients{stoppable, stoppable, stoppable};
   // When the clock does not move within a pass, a timed-out call holds the worker after it.
   const auto blocked_now = [&] { return pass.blocked_ms + (faults_.interleave_calls ? 0 : live.blocked_ms()); };
-  ReconcileResult result;
-  // A pass that stopped drained (pass_clients.h): what it returned, or raised, is discarded.
-  auto keep_stopped_pass = [&] {
-    pass.blocked_ms = blocked_now();
-    world_.process.pass = std::move(pass);
-  };
+  std::optional<ReconcileResult> result;
   try {
-    result = controller_.reconcile(request, clients);
+    if (straight) {
+      Clients clients{live, live, live};
+      result = controller_.reconcile(request, clients);
+    } else {
+      result = passes_.run(controller_, request, live, pass, timing);
+    }
   } catch (const ModelPanic& panic) {
-    if (stoppable.stopped()) return keep_stopped_pass();
     controller_event(context, "reconcile.panic", request).with("message", panic.what());
     if (environment_.panic_kills_process) {
       crash(context, "panic");
@@ -607,8 +604,12 @@ void Simulation::run_pass(StepContext& context, const Request& request, PassInFl
     }
     result = ReconcileResult::error(Error(ErrorCode::other, fmt::format("panic: {}", panic.what())));
   }
-  if (stoppable.stopped()) return keep_stopped_pass();
-  end_pass(context, request, pass, result, blocked_now());
+  if (!result) {   // the pass stopped after a call: it waits in the world for a resume step
+    pass.blocked_ms = blocked_now();
+    world_.process.pass = std::move(pass);
+    return;
+  }
+  end_pass(context, request, pass, *result, blocked_now());
 }
 
 void Simulation::end_pass(StepContext& context, const Request& request, const PassInFlight& pass,

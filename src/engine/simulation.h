@@ -33,6 +33,7 @@
 #include "engine/actor_answers.h"
 #include "engine/chooser.h"
 #include "engine/controller.h"
+#include "engine/pass_runner.h"
 #include "engine/ray_dashboard.h"
 #include "engine/scenario_behaviour.h"
 #include "engine/step_context.h"
@@ -148,6 +149,9 @@ class Simulation {
   // Tests: each reused actor answer is compared with a fresh one, and a difference throws
   // std::logic_error naming the actor (one that reads more than its ActorInputs declare).
   void check_reused_answers(bool check) { check_reused_answers_ = check; }
+  // Tests: a stopped pass goes on by running its model again from the start at every resume,
+  // instead of from where it waits (pass_runner.h); the two give the same runs.
+  void rerun_stopped_passes(bool rerun) { passes_.set_go_on_where_stopped(!rerun); }
 
   // Appends an event that belongs to no step (the run's header, a check's verdict): it gets the
   // next seq and the current virtual time and goes to the sink only, not to the observers.
@@ -282,6 +286,8 @@ class Simulation {
   mutable bool own_answers_fitted_ = false;
   ActorAnswers* remembered_answers_ = nullptr;
   bool check_reused_answers_ = false;
+  // Runs the passes that may stop between their calls, keeping a stopped one where it stopped.
+  PassRunner passes_;
 };
 
 }  // namespace rjsim::engine

@@ -373,6 +373,7 @@ RunReport ScenarioRunner::run(const RunOptions& options) {
   assert(simulation.world().api.takes_digests() == options.fingerprintable &&
          "rjsim bug: a run continued from a snapshot taken with other digest settings");
   simulation.check_reused_answers(options.check_reused_answers);
+  simulation.rerun_stopped_passes(options.rerun_stopped_passes);
   // A continued run goes on with the checks' memory of the steps before it, copied into the
   // last run's checker where there is one (its vectors keep their room).
   std::optional<checks::InvariantChecker>& kept_checker = simulated.checker;

@@ -88,6 +88,7 @@ struct RunOptions {
   // fingerprintable (the API server's digests tell the runs' objects apart).
   engine::ActorAnswers* actor_answers = nullptr;
   bool check_reused_answers = false;         // tests: Simulation::check_reused_answers
+  bool rerun_stopped_passes = false;         // tests: Simulation::rerun_stopped_passes
   // Also see each step's world, after the checks (tests, benchmarks); they must not change it.
   std::vector<engine::StepObserver*> observers;
   // Asked after each step, after the checks: true ends the run there, as stop_at_violation does

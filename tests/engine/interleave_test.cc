@@ -1,11 +1,13 @@
 // A reconcile is a sequence of client calls (DESIGN §1.1): with faults.interleaveCalls other steps
 // run between two calls of one pass, a dashboard call occupies virtual time, and time.Now() after
 // it is later; with restarts.midReconcile a crash lands after a call, before the next. A stopped
-// pass goes on by replaying its calls' replies, so its earlier calls take no effect twice.
+// pass goes on where it waits (pass_runner.h), or, in a world that holds it but is not where it
+// waits, by replaying its calls' replies: either way its earlier calls take no effect twice.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -149,6 +151,49 @@ TEST_CASE("with interleaveCalls a pass stops after each client call, and its cal
   CHECK(meta(*simulation.world().api.find(Kind::RayJob, "default", "job")).labels->at("seen") == "yes");
 }
 
+TEST_CASE("a stopped pass goes on where it waits: its model starts once, however often it stops") {
+  for (const bool rerun : {false, true}) {   // Simulation::rerun_stopped_passes
+    CAPTURE(rerun);
+    int starts = 0;
+    LambdaController controller(
+        [&starts](const Request& request, Clients& clients) {
+          ++starts;
+          return read_then_label(request, clients);
+        },
+        modern_environment());
+    DefaultChooser chooser(1);
+    MemorySink sink;
+    Simulation simulation(Simulation::initial_world(controller), controller, {}, chooser, sink,
+                          StoppedPass::interleaving());
+    simulation.rerun_stopped_passes(rerun);
+    create_rayjob(simulation);
+    CHECK(simulation.run() == RunEnd::quiescent);
+    const std::int64_t passes = count(sink, "reconcile.begin");
+    const std::int64_t resumes = count(sink, "reconcile.resume");
+    CHECK(resumes >= 2);   // after the read, after the update
+    CHECK(starts == (rerun ? passes + resumes : passes));
+    CHECK(count(sink, "api.update") == 1);
+  }
+}
+
+TEST_CASE("a world started over at an earlier stop of the pass that waits runs that pass again from its start") {
+  StoppedPass stopped;   // the pass waits after its read
+  Simulation& simulation = stopped.simulation;
+  const rjsim::engine::World after_read = simulation.world();
+  // The resume: the update, then the pass waits after it.
+  REQUIRE(simulation.step());
+  REQUIRE(simulation.world().process.pass);
+  REQUIRE(simulation.world().process.pass->replies.size() == 2);
+  REQUIRE(count(stopped.sink, "api.update") == 1);
+
+  // Back to the world after the read, where the update has not happened: the pass that waits
+  // after its update is not this world's, which updates again.
+  simulation.start_over(after_read, stopped.chooser);
+  CHECK(simulation.run() == RunEnd::quiescent);
+  CHECK(count(stopped.sink, "api.update") == 2);
+  CHECK(meta(*simulation.world().api.find(Kind::RayJob, "default", "job")).labels->at("seen") == "yes");
+}
+
 // Reads the RayJob and lists its Pods through the API reader (uncached), then labels the RayJob
 // with how many it found.
 ReconcileResult read_and_list_from_api(const Request& request, Clients& clients) {
@@ -192,7 +237,7 @@ ReconcileResult read_create_then_panic(const Request& request, Clients& clients)
   return ReconcileResult::error(created);
 }
 
-TEST_CASE("a stopped pass drains: the model's calls after the stop touch nothing, and what it returns or raises is discarded") {
+TEST_CASE("a stopped pass no world resumes drains: its calls after the stop touch nothing, and what it returns or raises is discarded") {
   for (const bool create_errors : {true, false}) {   // the model returns its error, or panics
     CAPTURE(create_errors);
     LambdaController controller(
@@ -206,8 +251,10 @@ TEST_CASE("a stopped pass drains: the model's calls after the stop touch nothing
         modern_environment());
     DefaultChooser chooser(1);
     MemorySink sink;
-    Simulation simulation(Simulation::initial_world(controller), controller, {}, chooser, sink,
-                          StoppedPass::interleaving());
+    std::optional<Simulation> owner;
+    Simulation& simulation = owner.emplace(Simulation::initial_world(controller), controller,
+                                           std::vector<const rjsim::engine::Actor*>{}, chooser, sink,
+                                           StoppedPass::interleaving());
     create_rayjob(simulation);
     while (simulation.enabled_steps().front().kind != StepKind::reconcile) REQUIRE(simulation.step());
     const std::int64_t resource_version = simulation.world().api.resource_version();
@@ -222,6 +269,11 @@ TEST_CASE("a stopped pass drains: the model's calls after the stop touch nothing
     CHECK(count(sink, "reconcile.end") == 0);
     CHECK(count(sink, "api.create") == 0);
     CHECK(count(sink, "choice") == 0);                         // no random string was drawn
+    // The pass waits in its read until its simulation ends, then drains: the model goes on to
+    // its create (and its random string), which touch nothing, and nothing reaches the log.
+    const std::size_t events = sink.events.size();
+    owner.reset();
+    CHECK(sink.events.size() == events);
   }
 }
 
@@ -323,6 +375,12 @@ TEST_CASE("restarts.midReconcile lets a crash land between two writes of one pas
       CHECK(!simulation.world().process.up);
       CHECK(api.find(Kind::Service, "default", "second") == nullptr);
       CHECK(!simulation.world().process.pass);   // the pass died with the process
+      // The pass that waited is no world's any more (it drains, touching nothing); after the
+      // restart a new pass makes the second Service.
+      CHECK(simulation.run() == RunEnd::quiescent);
+      CHECK(api.find(Kind::Service, "default", "second") != nullptr);
+      CHECK(types_of(sink, "reconcile.begin").size() >= 2U);
+      continue;
     } else {
       // No pass ever stopped: no crash could land inside one.
       CHECK(simulation.world().faults_used.restarts == 0);

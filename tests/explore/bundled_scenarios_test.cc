@@ -108,6 +108,31 @@ TEST_CASE("every actor reads only what it declares: a reused answer is what aski
   });
 }
 
+TEST_CASE("a stopped pass going on where it waits gives the run that running it again from its start gives") {
+  std::vector<std::filesystem::path> files = bundled_scenarios();
+  for (const auto& file : testing::bench_scenarios()) files.push_back(file);
+  int stopping = 0;
+  for (const auto& file : files) {
+    const engine::Scenario scenario = engine::load_scenario(file.string());
+    if (!scenario.faults.interleave_calls && !scenario.faults.mid_reconcile) continue;   // no pass stops
+    ++stopping;
+    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+      CAPTURE(file.string());
+      CAPTURE(seed);
+      RunOptions options;
+      options.faults = true;
+      options.seed = seed;
+      options.keep_events = false;
+      const RunReport going_on = run_scenario(scenario, options);
+      options.rerun_stopped_passes = true;
+      const RunReport rerun = run_scenario(scenario, options);
+      CHECK(going_on.log_hash == rerun.log_hash);
+      CHECK(verdicts_of(going_on) == verdicts_of(rerun));
+    }
+  }
+  CHECK(stopping >= 7);   // the interleavings, the mid-reconcile crash, the all-faults bench scenarios
+}
+
 TEST_CASE("runs that start over on one runner's simulation give what runs on their own give") {
   for (const auto& file : bundled_scenarios()) {
     CAPTURE(file.string());

@@ -1,0 +1,194 @@
+#include "engine/pass_runner.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cassert>
+#include <new>
+#include <utility>
+
+#include <boost/context/fiber.hpp>
+
+#include "engine/pass_clients.h"
+#include "engine/reconcile_context.h"
+
+namespace rjsim::engine {
+
+namespace {
+
+namespace context = boost::context;
+
+// AddressSanitizer, when on: it must be told of every switch of stacks (its fiber API).
+#if defined(__SANITIZE_ADDRESS__)
+#define RJSIM_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RJSIM_ADDRESS_SANITIZER 1
+#endif
+#endif
+#if defined(RJSIM_ADDRESS_SANITIZER)
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+// The models' passes are shallow (a reconcile, its helpers, a few objects on the stack); a
+// sanitizer's frames are several times larger. Pages are touched only as the stack grows.
+#if defined(RJSIM_ADDRESS_SANITIZER)
+constexpr std::size_t kStackBytes = std::size_t{8} << 20;
+#else
+constexpr std::size_t kStackBytes = std::size_t{1} << 20;
+#endif
+
+std::size_t page_bytes() { return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)); }
+
+// One mapping: a guard page (no access: an overflow faults instead of writing over the heap),
+// then the stack, which grows down from its end.
+std::shared_ptr<std::byte> map_stack() {
+  const std::size_t guard = page_bytes();
+  void* mapped = ::mmap(nullptr, guard + kStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) throw std::bad_alloc();
+  ::mprotect(mapped, guard, PROT_NONE);
+  return std::shared_ptr<std::byte>(static_cast<std::byte*>(mapped),
+                                    [guard](std::byte* base) { ::munmap(base, guard + kStackBytes); });
+}
+
+// A Boost.Context stack allocator handing out the runner's one stack: a runner starts a fiber
+// only once the one before it has ended.
+class ReusedStack {
+ public:
+  explicit ReusedStack(std::byte* base) : base_(base) {}
+  context::stack_context allocate() {
+    context::stack_context stack;
+    stack.size = kStackBytes;
+    stack.sp = base_ + page_bytes() + kStackBytes;   // the end: stacks grow down
+    return stack;
+  }
+  void deallocate(context::stack_context&) noexcept {}
+
+ private:
+  std::byte* base_;
+};
+
+}  // namespace
+
+struct PassRunner::Held {
+  // Tells AddressSanitizer, when it is on, of each switch between the runner's stack and a pass's:
+  // where to before it, and that it happened after it. Without the word it takes the other stack
+  // for an overflow of this one. Boost.Context would do it with ucontext, which Debian's library
+  // was not built with.
+  class StackSwitches {
+   public:
+#if defined(RJSIM_ADDRESS_SANITIZER)
+    // On the runner's stack.
+    void to_pass(const std::byte* stack_bottom) {
+      __sanitizer_start_switch_fiber(&runner_fake_, stack_bottom, kStackBytes);
+    }
+    void back_in_runner() { __sanitizer_finish_switch_fiber(runner_fake_, nullptr, nullptr); }
+    // On the pass's stack: having arrived (from the runner), and leaving (for good when it ends).
+    void in_pass() { __sanitizer_finish_switch_fiber(pass_fake_, &runner_bottom_, &runner_size_); }
+    void to_runner(bool pass_ends) {
+      __sanitizer_start_switch_fiber(pass_ends ? nullptr : &pass_fake_, runner_bottom_, runner_size_);
+    }
+
+   private:
+    void* runner_fake_ = nullptr;
+    void* pass_fake_ = nullptr;
+    const void* runner_bottom_ = nullptr;
+    std::size_t runner_size_ = 0;
+#else
+    void to_pass(const std::byte*) {}
+    void back_in_runner() {}
+    void in_pass() {}
+    void to_runner(bool) {}
+#endif
+  };
+
+  Held(const Request& request, ReconcileContext& live, PassInFlight& pass, PassTiming timing)
+      : request(request), clients(live, pass, timing) {}
+
+  Request request;
+  PassClients clients;
+  StackSwitches switches;
+  context::fiber pass;     // the pass, as the runner switches to it; empty once it ended
+  context::fiber runner;   // the runner, as the pass switches back to it
+  bool waiting = false;    // the pass stopped after a call and waits in it
+  // The replies the model was given, shared: what it holds of them outlives the world's pass.
+  std::vector<CopyOnWrite<CallReply>> replies;
+  std::optional<ReconcileResult> result;
+  std::exception_ptr raised;
+};
+
+PassRunner::PassRunner(bool go_on_where_stopped) : go_on_where_stopped_(go_on_where_stopped) {}
+
+PassRunner::~PassRunner() { drain_held(); }
+
+std::optional<ReconcileResult> PassRunner::run(Controller& controller, const Request& request,
+                                               ReconcileContext& live, PassInFlight& pass,
+                                               PassTiming timing) {
+  if (held_ && go_on_where_stopped_ && holds(pass)) {
+    held_->clients.go_on(live, pass, timing);
+    return switch_to_pass(pass);
+  }
+  drain_held();
+  if (!stack_) stack_ = map_stack();
+  held_ = std::make_unique<Held>(request, live, pass, timing);
+  Held* held = held_.get();
+  held->clients.wait_when_stopped([held] {
+    held->waiting = true;
+    held->switches.to_runner(false);
+    held->runner = std::move(held->runner).resume();
+    held->switches.in_pass();
+  });
+  held->pass = context::fiber(std::allocator_arg, ReusedStack(stack_.get()),
+                              [held, &controller](context::fiber&& runner) {
+                                held->runner = std::move(runner);
+                                held->switches.in_pass();
+                                try {
+                                  Clients clients{held->clients, held->clients, held->clients};
+                                  held->result = controller.reconcile(held->request, clients);
+                                } catch (const context::detail::forced_unwind&) {
+                                  throw;   // Boost.Context's own unwinding of a fiber
+                                } catch (...) {
+                                  held->raised = std::current_exception();
+                                }
+                                held->switches.to_runner(true);
+                                return std::move(held->runner);
+                              });
+  return switch_to_pass(pass);
+}
+
+bool PassRunner::holds(const PassInFlight& pass) const {
+  return held_->waiting && !pass.replies.empty() && held_->replies.size() == pass.replies.size() &&
+         held_->replies.back().shares_value_with(pass.replies.back());
+}
+
+std::optional<ReconcileResult> PassRunner::switch_to_pass(PassInFlight& pass) {
+  held_->waiting = false;
+  resume_held();
+  if (held_->waiting) {
+    held_->replies.assign(pass.replies.begin(), pass.replies.end());
+    return std::nullopt;
+  }
+  assert(!held_->pass && "rjsim bug: a pass switched back to its runner without waiting or ending");
+  const std::unique_ptr<Held> ended = std::move(held_);
+  if (ended->raised) std::rethrow_exception(ended->raised);
+  return ended->result;
+}
+
+void PassRunner::resume_held() {
+  held_->switches.to_pass(stack_.get() + page_bytes());
+  held_->pass = std::move(held_->pass).resume();
+  held_->switches.back_in_runner();
+}
+
+void PassRunner::drain_held() {
+  if (!held_) return;
+  if (held_->waiting) {
+    held_->clients.drain();
+    held_->waiting = false;
+    resume_held();   // to the model's return: it cannot stop again
+    assert(!held_->waiting && !held_->pass && "rjsim bug: a draining pass stopped again");
+  }
+  held_.reset();   // what it returned or raised is discarded
+}
+
+}  // namespace rjsim::engine
