@@ -12,12 +12,6 @@
 #include "engine/pass_clients.h"
 #include "engine/reconcile_context.h"
 
-namespace rjsim::engine {
-
-namespace {
-
-namespace context = boost::context;
-
 // AddressSanitizer, when on: it must be told of every switch of stacks (its fiber API).
 #if defined(__SANITIZE_ADDRESS__)
 #define RJSIM_ADDRESS_SANITIZER 1
@@ -29,6 +23,12 @@ namespace context = boost::context;
 #if defined(RJSIM_ADDRESS_SANITIZER)
 #include <sanitizer/common_interface_defs.h>
 #endif
+
+namespace rjsim::engine {
+
+namespace {
+
+namespace context = boost::context;
 
 // The models' passes are shallow (a reconcile, its helpers, a few objects on the stack); a
 // sanitizer's frames are several times larger. Pages are touched only as the stack grows.
@@ -46,7 +46,10 @@ std::shared_ptr<std::byte> map_stack() {
   const std::size_t guard = page_bytes();
   void* mapped = ::mmap(nullptr, guard + kStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapped == MAP_FAILED) throw std::bad_alloc();
-  ::mprotect(mapped, guard, PROT_NONE);
+  if (::mprotect(mapped, guard, PROT_NONE) != 0) {   // no guard page: refuse rather than run without
+    ::munmap(mapped, guard + kStackBytes);
+    throw std::bad_alloc();
+  }
   return std::shared_ptr<std::byte>(static_cast<std::byte*>(mapped),
                                     [guard](std::byte* base) { ::munmap(base, guard + kStackBytes); });
 }
