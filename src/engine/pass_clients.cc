@@ -73,13 +73,12 @@ const CallReply& PassClients::keep(CallReply reply) {
 
 void PassClients::stop_if_due(const CallReply& reply) {
   if (!timing_.stop_after_calls || !stops_after(reply.call)) return;
+  stopped_at_ms_ = live_->now_ms();
   if (reply.call == ClientCall::dashboard && timing_.dashboard_takes_time) {
     const std::int64_t took = reply.response.timed_out ? timing_.dashboard_timeout_ms : timing_.dashboard_latency_ms;
-    pass_->resume_at_ms = live_->now_ms() + took;
+    pass_->resume_at_ms = stopped_at_ms_ + took;
   }
-  stopped_at_ms_ = live_->now_ms();
-  if (wait_) return wait_();   // back in a later step, or draining
-  stopped_ = true;
+  wait_();   // back in a later step, or draining
 }
 
 const Object* PassClients::read(Kind kind, std::string_view namespace_, std::string_view name, Error& error) {
@@ -93,7 +92,7 @@ const Object* PassClients::read_from_api(Kind kind, std::string_view namespace_,
 
 const Object* PassClients::read_one(ClientCall call, LiveRead live_read, Kind kind, std::string_view namespace_,
                                     std::string_view name, Error& error) {
-  if (stopped_) {
+  if (draining_) {
     error = stopped_error();
     return nullptr;
   }
@@ -123,7 +122,7 @@ Error PassClients::list_from_api(Kind kind, std::string_view namespace_, const S
 
 Error PassClients::list_many(ClientCall call, LiveList live_list, Kind kind, std::string_view namespace_,
                              const StringMap& labels, std::vector<Object>& out) {
-  if (stopped_) {
+  if (draining_) {
     out.clear();
     return stopped_error();
   }
@@ -140,7 +139,7 @@ Error PassClients::list_many(ClientCall call, LiveList live_list, Kind kind, std
 }
 
 Error PassClients::write(ClientCall call, Object& object, Error (ReconcileContext::*live_write)(Object&)) {
-  if (stopped_) return stopped_error();
+  if (draining_) return stopped_error();
   if (const CallReply* reply = replayed(call)) {
     if (!reply->error) object = *reply->objects.front();
     return reply->error;
@@ -166,7 +165,7 @@ Error PassClients::update_status(Object& object) {
 }
 
 Error PassClients::remove(Kind kind, std::string_view namespace_, std::string_view name, Propagation propagation) {
-  if (stopped_) return stopped_error();
+  if (draining_) return stopped_error();
   if (const CallReply* reply = replayed(ClientCall::remove)) return reply->error;
   CallReply reply = reply_to(ClientCall::remove);
   reply.error = live_->remove(kind, namespace_, name, propagation);
@@ -176,7 +175,7 @@ Error PassClients::remove(Kind kind, std::string_view namespace_, std::string_vi
 }
 
 DashboardResponse PassClients::dashboard(const std::function<DashboardResponse()>& live_call) {
-  if (stopped_) return stopped_response();
+  if (draining_) return stopped_response();
   if (const CallReply* reply = replayed(ClientCall::dashboard)) return reply->response;
   CallReply reply = reply_to(ClientCall::dashboard);
   reply.response = live_call();
@@ -202,7 +201,7 @@ DashboardResponse PassClients::delete_job(std::string_view dashboard_url, std::s
 }
 
 std::int64_t PassClients::now_ms() {
-  if (stopped_) return stopped_at_ms_;   // the step's time: reading it changes nothing
+  if (draining_) return stopped_at_ms_;   // the step's time: reading it changes nothing
   if (const CallReply* reply = replayed(ClientCall::now)) return reply->number;
   CallReply reply = reply_to(ClientCall::now);
   reply.number = live_->now_ms();
@@ -210,7 +209,7 @@ std::int64_t PassClients::now_ms() {
 }
 
 std::string PassClients::random_string(int length) {
-  if (stopped_) return std::string(static_cast<std::size_t>(length), 'x');   // no decision
+  if (draining_) return std::string(static_cast<std::size_t>(length), 'x');   // no decision
   if (const CallReply* reply = replayed(ClientCall::random_string)) return *reply->text;
   CallReply reply = reply_to(ClientCall::random_string);
   reply.text = live_->random_string(length);
@@ -218,7 +217,7 @@ std::string PassClients::random_string(int length) {
 }
 
 std::optional<std::string> PassClients::operator_env(std::string_view name) {
-  if (stopped_) return std::nullopt;
+  if (draining_) return std::nullopt;
   if (const CallReply* reply = replayed(ClientCall::operator_env)) return reply->text;
   CallReply reply = reply_to(ClientCall::operator_env);
   reply.text = live_->operator_env(name);
@@ -226,7 +225,7 @@ std::optional<std::string> PassClients::operator_env(std::string_view name) {
 }
 
 bool PassClients::feature_gate(std::string_view name, bool default_value) {
-  if (stopped_) return default_value;
+  if (draining_) return default_value;
   if (const CallReply* reply = replayed(ClientCall::feature_gate)) return reply->number != 0;
   CallReply reply = reply_to(ClientCall::feature_gate);
   reply.number = live_->feature_gate(name, default_value) ? 1 : 0;

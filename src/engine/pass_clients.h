@@ -7,15 +7,14 @@
 // dashboard call that stops the pass holds it for the call's latency, or for the client's timeout
 // when it timed out.
 //
-// Run on a stack of its own (pass_runner.h), a stopped pass waits where it stopped, inside the
-// call, and goes on from there in the step that resumes it, on that step's live clients.
-// Otherwise, or when no world holds the pass any more, it drains instead of unwinding: every later
-// call answers at once, touching nothing (an error for reads, writes and dashboard calls; the
-// plain value for the rest), so the model returns along its error paths and what it returned, or
-// a ModelPanic it raised, is discarded. Throwing through the model cost three quarters of a run's
-// instructions on scenarios that stop at every call (docs/performance.md); what the model does
-// after the stop never reaches the world, the log or the chooser, so the two are
-// indistinguishable from outside.
+// The pass runs on a stack of its own (pass_runner.h): stopped, it waits where it stopped, inside
+// the call, and goes on from there in the step that resumes it, on that step's live clients. When
+// no world resumes it any more it drains instead of unwinding: every later call answers at once,
+// touching nothing (an error for reads, writes and dashboard calls; the plain value for the rest),
+// so the model returns along its error paths and what it returned, or a ModelPanic it raised, is
+// discarded. Throwing through the model cost three quarters of a run's instructions on scenarios
+// that stop at every call (docs/performance.md); what the model does after the stop never reaches
+// the world, the log or the chooser, so the two are indistinguishable from outside.
 #pragma once
 
 #include <cstdint>
@@ -31,18 +30,16 @@ class PassClients final : public KubeClient, public Runtime, public DashboardApi
  public:
   using Timing = PassTiming;
 
-  // `live` and `pass` must outlive this, or the next go_on().
-  PassClients(ReconcileContext& live, PassInFlight& pass, Timing timing)
-      : live_(&live), pass_(&pass), timing_(timing) {}
-
-  // Where a stopped pass waits: called right after the call that stopped it, it returns when the
-  // pass goes on (go_on) or drains (drain). Without it the pass drains at once.
-  void wait_when_stopped(std::function<void()> wait) { wait_ = std::move(wait); }
+  // `live` and `pass` must outlive this, or the next go_on(). `wait` is where a stopped pass
+  // waits: called right after the call that stopped it, it returns when the pass goes on (go_on)
+  // or drains (drain).
+  PassClients(ReconcileContext& live, PassInFlight& pass, Timing timing, std::function<void()> wait)
+      : live_(&live), pass_(&pass), timing_(timing), wait_(std::move(wait)) {}
   // A waiting pass goes on in a later step: on that step's live clients, its replies appended to
   // `pass` (the world's, holding every reply so far), stopping as `timing` says.
   void go_on(ReconcileContext& live, PassInFlight& pass, Timing timing);
   // From here on every call answers at once, touching nothing (see above).
-  void drain() { stopped_ = true; }
+  void drain() { draining_ = true; }
 
   using KubeClient::create;
   using KubeClient::get;
@@ -72,9 +69,6 @@ class PassClients final : public KubeClient, public Runtime, public DashboardApi
   DashboardResponse stop_job(std::string_view dashboard_url, std::string_view job_id) override;
   DashboardResponse delete_job(std::string_view dashboard_url, std::string_view job_id) override;
 
-  // Whether the pass stopped and drains: what the model returns from here on is to be discarded.
-  bool stopped() const { return stopped_; }
-
  private:
   // The reply of the pass's next call when it made it already (replaying), else null.
   const CallReply* replayed(ClientCall call);
@@ -97,8 +91,8 @@ class PassClients final : public KubeClient, public Runtime, public DashboardApi
   Timing timing_;
   std::function<void()> wait_;
   std::size_t next_ = 0;   // the index of the pass's next call in pass_->replies
-  std::int64_t stopped_at_ms_ = 0;   // the time of the step the pass stopped in
-  bool stopped_ = false;
+  std::int64_t stopped_at_ms_ = 0;   // the time of the step the pass last stopped in
+  bool draining_ = false;
 };
 
 }  // namespace rjsim::engine

@@ -58,17 +58,17 @@ std::shared_ptr<std::byte> map_stack() {
 // only once the one before it has ended.
 class ReusedStack {
  public:
-  explicit ReusedStack(std::byte* base) : base_(base) {}
+  explicit ReusedStack(std::byte* bottom) : bottom_(bottom) {}
   context::stack_context allocate() {
     context::stack_context stack;
     stack.size = kStackBytes;
-    stack.sp = base_ + page_bytes() + kStackBytes;   // the end: stacks grow down
+    stack.sp = bottom_ + kStackBytes;   // the end: stacks grow down
     return stack;
   }
   void deallocate(context::stack_context&) noexcept {}
 
  private:
-  std::byte* base_;
+  std::byte* bottom_;
 };
 
 }  // namespace
@@ -106,7 +106,15 @@ struct PassRunner::Held {
   };
 
   Held(const Request& request, ReconcileContext& live, PassInFlight& pass, PassTiming timing)
-      : request(request), clients(live, pass, timing) {}
+      : request(request), clients(live, pass, timing, [this] { wait(); }) {}
+
+  // Called inside the call that stopped the pass: back to the runner until it goes on or drains.
+  void wait() {
+    waiting = true;
+    switches.to_runner(false);
+    runner = std::move(runner).resume();
+    switches.in_pass();
+  }
 
   Request request;
   PassClients clients;
@@ -120,7 +128,7 @@ struct PassRunner::Held {
   std::exception_ptr raised;
 };
 
-PassRunner::PassRunner(bool go_on_where_stopped) : go_on_where_stopped_(go_on_where_stopped) {}
+PassRunner::PassRunner() = default;
 
 PassRunner::~PassRunner() { drain_held(); }
 
@@ -132,16 +140,13 @@ std::optional<ReconcileResult> PassRunner::run(Controller& controller, const Req
     return switch_to_pass(pass);
   }
   drain_held();
-  if (!stack_) stack_ = map_stack();
+  if (!stack_mapping_) {
+    stack_mapping_ = map_stack();
+    stack_bottom_ = stack_mapping_.get() + page_bytes();
+  }
   held_ = std::make_unique<Held>(request, live, pass, timing);
   Held* held = held_.get();
-  held->clients.wait_when_stopped([held] {
-    held->waiting = true;
-    held->switches.to_runner(false);
-    held->runner = std::move(held->runner).resume();
-    held->switches.in_pass();
-  });
-  held->pass = context::fiber(std::allocator_arg, ReusedStack(stack_.get()),
+  held->pass = context::fiber(std::allocator_arg, ReusedStack(stack_bottom_),
                               [held, &controller](context::fiber&& runner) {
                                 held->runner = std::move(runner);
                                 held->switches.in_pass();
@@ -168,7 +173,10 @@ std::optional<ReconcileResult> PassRunner::switch_to_pass(PassInFlight& pass) {
   held_->waiting = false;
   resume_held();
   if (held_->waiting) {
-    held_->replies.assign(pass.replies.begin(), pass.replies.end());
+    // What it holds is the start of the pass's replies: the ones since its last stop join them.
+    assert(held_->replies.size() <= pass.replies.size() && "rjsim bug: a held pass holds replies its pass lacks");
+    held_->replies.insert(held_->replies.end(),
+                          pass.replies.begin() + static_cast<std::ptrdiff_t>(held_->replies.size()), pass.replies.end());
     return std::nullopt;
   }
   assert(!held_->pass && "rjsim bug: a pass switched back to its runner without waiting or ending");
@@ -178,7 +186,7 @@ std::optional<ReconcileResult> PassRunner::switch_to_pass(PassInFlight& pass) {
 }
 
 void PassRunner::resume_held() {
-  held_->switches.to_pass(stack_.get() + page_bytes());
+  held_->switches.to_pass(stack_bottom_);
   held_->pass = std::move(held_->pass).resume();
   held_->switches.back_in_runner();
 }

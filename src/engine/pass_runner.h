@@ -36,9 +36,7 @@ class ReconcileContext;
 
 class PassRunner {
  public:
-  // `go_on_where_stopped` false: every resume runs the model again from its start (tests compare
-  // the two).
-  explicit PassRunner(bool go_on_where_stopped = true);
+  PassRunner();
   ~PassRunner();   // drains a held pass
   PassRunner(const PassRunner&) = delete;
   PassRunner& operator=(const PassRunner&) = delete;
@@ -50,20 +48,23 @@ class PassRunner {
   std::optional<ReconcileResult> run(Controller& controller, const Request& request, ReconcileContext& live,
                                      PassInFlight& pass, PassTiming timing);
 
+  // False: every resume runs the model again from its start (tests compare the two).
   void set_go_on_where_stopped(bool go_on) { go_on_where_stopped_ = go_on; }
 
  private:
   struct Held;   // a pass on its fiber (pass_runner.cc)
   // Whether the held pass stopped right after the last of `pass`'s replies.
   bool holds(const PassInFlight& pass) const;
-  // Switches to the held pass until it waits or ends; returns what run() returns.
+  // Resumes the held pass (`pass` its replies) and returns what run() returns: nothing while it
+  // waits, else what it returned, or rethrows what it raised.
   std::optional<ReconcileResult> switch_to_pass(PassInFlight& pass);
   void resume_held();   // switches to the held pass until it waits or ends
   void drain_held();
 
-  bool go_on_where_stopped_;
+  bool go_on_where_stopped_ = true;
   std::unique_ptr<Held> held_;
-  std::shared_ptr<std::byte> stack_;   // mapped once, with its size and guard page (pass_runner.cc)
+  std::shared_ptr<std::byte> stack_mapping_;   // mapped once, its guard page first (pass_runner.cc)
+  std::byte* stack_bottom_ = nullptr;          // the stack's lowest address, above the guard page
 };
 
 }  // namespace rjsim::engine
