@@ -383,6 +383,22 @@ void report_step_cost(const std::map<std::string, double>& steps_per_s) {
              ratio <= step_cost_ratio_target ? "ok" : "ABOVE");
 }
 
+// One round of random exploration, timed on the wall clock: what a step and a schedule took.
+struct TimedRound {
+  double step_ns = 0;
+  double schedule_ns = 0;
+  std::int64_t steps_a_schedule = 0;
+};
+
+TimedRound timed_round(const Scenario& scenario, const ExploreOptions& options) {
+  Stopwatch watch;
+  const ExploreReport report = rjsim::explore::explore(scenario, options);
+  const double ns = 1e9 * watch.wall_seconds();
+  const std::int64_t steps = std::max<std::int64_t>(1, report.steps);
+  const std::int64_t schedules = std::max<std::int64_t>(1, report.schedules);
+  return {ns / static_cast<double>(steps), ns / static_cast<double>(schedules), report.steps / schedules};
+}
+
 // The same ratio in paired rounds: each round explores one-rayjob and then twenty-rayjobs, back
 // to back, and the ratio is taken within the round. This machine's speed moves by several percent
 // between minutes (sometimes halves), and the medians above come from rounds minutes apart: a
@@ -399,16 +415,11 @@ void report_paired_step_cost(std::int64_t schedules, int rounds) {
   const Scenario twenty = rjsim::engine::load_scenario(twenty_file.string());
   const ExploreOptions one_options = bench_round_options(one, schedules);
   const ExploreOptions twenty_options = bench_round_options(twenty, schedules);
-  const auto step_ns = [&](const Scenario& scenario, const ExploreOptions& options) {
-    Stopwatch watch;
-    const ExploreReport report = rjsim::explore::explore(scenario, options);
-    return 1e9 * watch.wall_seconds() / static_cast<double>(std::max<std::int64_t>(1, report.steps));
-  };
   std::vector<double> ratios;
   std::string each;
   for (int round = 0; round < std::max(rounds, 3); ++round) {
-    const double one_ns = step_ns(one, one_options);
-    const double twenty_ns = step_ns(twenty, twenty_options);
+    const double one_ns = timed_round(one, one_options).step_ns;
+    const double twenty_ns = timed_round(twenty, twenty_options).step_ns;
     ratios.push_back(twenty_ns / one_ns);
     each += fmt::format("{}{:.2f}x", each.empty() ? "" : ", ", ratios.back());
   }
@@ -442,12 +453,10 @@ void measure_growth(std::int64_t schedules, int rounds) {
     std::vector<double> schedule_ns;
     std::int64_t steps_a_schedule = 0;
     for (int round = 0; round < rounds; ++round) {
-      Stopwatch watch;
-      const ExploreReport report = rjsim::explore::explore(scenario, options);
-      const double seconds = watch.wall_seconds();
-      steps_a_schedule = report.steps / std::max<std::int64_t>(1, report.schedules);
-      step_ns.push_back(1e9 * seconds / static_cast<double>(std::max<std::int64_t>(1, report.steps)));
-      schedule_ns.push_back(1e9 * seconds / static_cast<double>(std::max<std::int64_t>(1, report.schedules)));
+      const TimedRound round_timed = timed_round(scenario, options);
+      steps_a_schedule = round_timed.steps_a_schedule;
+      step_ns.push_back(round_timed.step_ns);
+      schedule_ns.push_back(round_timed.schedule_ns);
     }
     const double step = median(step_ns);
     const double rayjob = median(schedule_ns) / static_cast<double>(count);
