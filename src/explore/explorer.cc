@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <tsl/robin_map.h>
+#include <absl/container/flat_hash_map.h>
 
 #include "explore/exhaustive.h"
 #include "explore/strategies.h"
@@ -229,7 +229,7 @@ class Search {
   std::map<std::int64_t, double> found_after_s_;
   // Schedule hash -> schedules that ran it: counted only, never iterated, so a hash map (a tree
   // of one node a schedule was 1% of a random search, in its cache misses).
-  tsl::robin_map<std::uint64_t, int> executions_;
+  absl::flat_hash_map<std::uint64_t, int> executions_;
   std::int64_t singletons_ = 0;             // executions seen exactly once
 };
 
