@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <cassert>
+#include <mutex>
 #include <new>
 #include <utility>
+#include <vector>
 
 #include <boost/context/fiber.hpp>
 
@@ -21,6 +23,7 @@
 #endif
 #endif
 #if defined(RJSIM_ADDRESS_SANITIZER)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -41,8 +44,8 @@ constexpr std::size_t kStackBytes = std::size_t{1} << 20;
 std::size_t page_bytes() { return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)); }
 
 // One mapping: a guard page (no access: an overflow faults instead of writing over the heap),
-// then the stack, which grows down from its end.
-std::shared_ptr<std::byte> map_stack() {
+// then the stack, which grows down from its end. Returns the mapping's base (the guard page).
+std::byte* map_stack() {
   const std::size_t guard = page_bytes();
   void* mapped = ::mmap(nullptr, guard + kStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapped == MAP_FAILED) throw std::bad_alloc();
@@ -50,8 +53,54 @@ std::shared_ptr<std::byte> map_stack() {
     ::munmap(mapped, guard + kStackBytes);
     throw std::bad_alloc();
   }
-  return std::shared_ptr<std::byte>(static_cast<std::byte*>(mapped),
-                                    [guard](std::byte* base) { ::munmap(base, guard + kStackBytes); });
+  return static_cast<std::byte*>(mapped);
+}
+
+// The mappings of runners that ended, for the next runner to take. Exploration makes a
+// Simulation, and so a runner, for every run: a fresh mapping each time (mmap, a page fault at
+// the first touch of each stack page, munmap's TLB flush) took a tenth of an exhaustive search
+// of all-faults-1-1. A stack's contents mean nothing between passes, so any runner may take
+// any. Never destroyed: a runner may end during static destruction, and the kernel takes the
+// mappings back at exit.
+class StackPool {
+ public:
+  static StackPool& instance() {
+    static StackPool* const pool = new StackPool;
+    return *pool;
+  }
+  std::byte* take() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      if (!free_.empty()) {
+        std::byte* base = free_.back();
+        free_.pop_back();
+        return base;
+      }
+    }
+    return map_stack();
+  }
+  void give_back(std::byte* base) {
+#if defined(RJSIM_ADDRESS_SANITIZER)
+    // The frames of the last pass left their redzones behind; the next pass's frames are its own.
+    ASAN_UNPOISON_MEMORY_REGION(base + page_bytes(), kStackBytes);
+#endif
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (free_.size() < kKept) {
+      free_.push_back(base);
+      return;
+    }
+    ::munmap(base, page_bytes() + kStackBytes);
+  }
+
+ private:
+  static constexpr std::size_t kKept = 64;   // more than the threads that run Simulations at once
+  std::mutex mutex_;
+  std::vector<std::byte*> free_;
+};
+
+std::shared_ptr<std::byte> pooled_stack() {
+  return std::shared_ptr<std::byte>(StackPool::instance().take(),
+                                    [](std::byte* base) { StackPool::instance().give_back(base); });
 }
 
 // A Boost.Context stack allocator handing out the runner's one stack: a runner starts a fiber
@@ -141,7 +190,7 @@ std::optional<ReconcileResult> PassRunner::run(Controller& controller, const Req
   }
   drain_held();
   if (!stack_mapping_) {
-    stack_mapping_ = map_stack();
+    stack_mapping_ = pooled_stack();
     stack_bottom_ = stack_mapping_.get() + page_bytes();
   }
   held_ = std::make_unique<Held>(request, live, pass, timing);

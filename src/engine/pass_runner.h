@@ -18,7 +18,8 @@
 // the replies the model was given, so what the model holds of them outlives the world's pass.
 //
 // One pass is held at a time (a process has one worker). Fibers are Boost.Context's; the stack is
-// the runner's, allocated once and reused, with a guard page below it.
+// the runner's, taken once from a pool of stacks that runners which ended gave back (each with a
+// guard page below it) and reused.
 #pragma once
 
 #include <cstddef>
@@ -63,7 +64,7 @@ class PassRunner {
 
   bool go_on_where_stopped_ = true;
   std::unique_ptr<Held> held_;
-  std::shared_ptr<std::byte> stack_mapping_;   // mapped once, its guard page first (pass_runner.cc)
+  std::shared_ptr<std::byte> stack_mapping_;   // taken once, its guard page first (pass_runner.cc)
   std::byte* stack_bottom_ = nullptr;          // the stack's lowest address, above the guard page
 };
 
