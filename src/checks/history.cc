@@ -370,9 +370,9 @@ void History::on_submit(const World& world, const Event& event, StepFacts& facts
   if (!engine::parse_object_ref(event.object, cluster)) return;
   const std::string_view submission_id = event.text("submission_id");
   const std::int64_t incarnation = event.integer("incarnation");
-  const std::vector<engine::RayHead>& heads = world.ray->heads;
+  const std::vector<engine::CopyOnWrite<engine::RayHead>>& heads = world.ray->heads;
   for (std::size_t h = heads.size(); h-- > 0;) {
-    const engine::RayHead& head = heads[h];
+    const engine::RayHead& head = *heads[h];
     if (head.cluster_namespace != cluster.namespace_ || head.cluster_name != cluster.name ||
         head.incarnation != incarnation) {
       continue;
@@ -393,7 +393,7 @@ void History::on_submit(const World& world, const Event& event, StepFacts& facts
 
 int History::add_submission(const World& world, int head_index, int job_index, Moment at,
                             StepFacts* facts) {
-  const engine::RayHead& head = world.ray->heads[static_cast<std::size_t>(head_index)];
+  const engine::RayHead& head = *world.ray->heads[static_cast<std::size_t>(head_index)];
   const engine::RayJobRecord& record = head.jobs[static_cast<std::size_t>(job_index)];
   RaySubmission submission;
   submission.head = head_index;
@@ -457,11 +457,11 @@ int History::attribute(const World& world, const engine::RayHead& head,
 }
 
 void History::discover_submissions(const World& world, StepFacts* facts) {
-  const std::vector<engine::RayHead>& heads = world.ray->heads;
+  const std::vector<engine::CopyOnWrite<engine::RayHead>>& heads = world.ray->heads;
   if (submission_of_->size() < heads.size()) submission_of_.edit().resize(heads.size());
   if (scanned_jobs_.size() < heads.size()) scanned_jobs_.resize(heads.size(), 0);
   for (std::size_t h = 0; h < heads.size(); ++h) {
-    const std::size_t jobs = heads[h].jobs.size();
+    const std::size_t jobs = heads[h]->jobs.size();
     if (scanned_jobs_[h] >= jobs) continue;
     if ((*submission_of_)[h].size() < jobs) submission_of_.edit()[h].resize(jobs, -1);
     for (std::size_t j = scanned_jobs_[h]; j < jobs; ++j) {
@@ -476,17 +476,17 @@ void History::discover_submissions(const World& world, StepFacts* facts) {
 
 void History::follow_submissions(const World& world, std::span<const Event> step_events,
                                  StepFacts* facts) {
-  const std::vector<engine::RayHead>& heads = world.ray->heads;
+  const std::vector<engine::CopyOnWrite<engine::RayHead>>& heads = world.ray->heads;
   for (auto it = open_submissions_.begin(); it != open_submissions_.end();) {
     const auto index = static_cast<std::size_t>(*it);
     const RaySubmission& submission = (*submissions_)[index];
     const auto head = static_cast<std::size_t>(submission.head);
     const auto job = static_cast<std::size_t>(submission.job);
-    if (head >= heads.size() || job >= heads[head].jobs.size()) {
+    if (head >= heads.size() || job >= heads[head]->jobs.size()) {
       ++it;   // not in this world (a world that is not the one the history followed)
       continue;
     }
-    const engine::RayJobRecord& record = heads[head].jobs[job];
+    const engine::RayJobRecord& record = heads[head]->jobs[job];
     // Started: RUNNING now, or a start time (0 is a valid virtual time, so also the event). The
     // step's events are searched only for a submission not yet started (with 20 RayJobs, most are).
     if (!submission.started) {

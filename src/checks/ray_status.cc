@@ -74,7 +74,7 @@ void terminal_only_when_job_done(const StepView& view, Reporter& reporter) {
     const RaySubmission* ray_job = view.history.ray_job_of(attempt_of(view, t));
     // Never submitted, ended, or unknown to every dashboard now (its head's table is gone).
     if (!ray_job || ray_job->final) continue;
-    const engine::RayHead& head = view.world.ray->heads[static_cast<std::size_t>(ray_job->head)];
+    const engine::RayHead& head = *view.world.ray->heads[static_cast<std::size_t>(ray_job->head)];
     if (head.table_lost) continue;
     const std::string& status = head.jobs[static_cast<std::size_t>(ray_job->job)].status;
     reporter.report("terminal-only-when-job-done", rayjob.ref, t.at.seq,

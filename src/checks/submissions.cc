@@ -121,7 +121,7 @@ void no_rerun_after_terminal(const StepView& view, Reporter& reporter) {
 
 // True when the submission's Ray job runs now: RUNNING in a table its head still serves.
 bool runs_now(const engine::World& world, const RaySubmission& submission) {
-  const engine::RayHead& head = world.ray->heads[static_cast<std::size_t>(submission.head)];
+  const engine::RayHead& head = *world.ray->heads[static_cast<std::size_t>(submission.head)];
   return !head.table_lost && head.jobs[static_cast<std::size_t>(submission.job)].status == "RUNNING";
 }
 

@@ -72,6 +72,7 @@ class FingerprintMemo {
   std::array<Remembered<std::vector<ObjectVersion>>, kKindCount> objects_;
   std::vector<Remembered<Informer>> informers_;
   Remembered<RayState> ray_;
+  std::vector<Remembered<RayHead>> ray_heads_;
   Remembered<EnvironmentState> environment_;
 };
 

@@ -49,7 +49,7 @@ std::string cluster_ref(const RayHead& head) {
 
 int live_head(const RayState& ray, std::string_view cluster_uid) {
   for (std::size_t i = 0; i < ray.heads.size(); ++i) {
-    if (ray.heads[i].cluster_uid == cluster_uid && !ray.heads[i].table_lost) return static_cast<int>(i);
+    if (ray.heads[i]->cluster_uid == cluster_uid && !ray.heads[i]->table_lost) return static_cast<int>(i);
   }
   return -1;
 }
@@ -71,7 +71,7 @@ bool is_deleted(const EnvironmentState& environment, int head, int job) {
 
 // The record of `submission_id` in the head's table (the latest, deleted ones skipped), or -1.
 int find_job(const World& world, int head, std::string_view submission_id) {
-  const std::vector<RayJobRecord>& jobs = world.ray->heads[static_cast<std::size_t>(head)].jobs;
+  const std::vector<RayJobRecord>& jobs = world.ray->heads[static_cast<std::size_t>(head)]->jobs;
   for (int i = static_cast<int>(jobs.size()) - 1; i >= 0; --i) {
     if (jobs[static_cast<std::size_t>(i)].submission_id == submission_id &&
         !is_deleted(*world.environment, head, i)) {
@@ -176,9 +176,12 @@ class Call {
     return not_connected(url_, refused_ == "outage" ? " (dashboard outage)" : "");
   }
   int head() const { return resolved_.head; }
-  const RayHead& live_head() const { return context_.world().ray->heads[static_cast<std::size_t>(resolved_.head)]; }
-  // The live head, to change: the world's Ray state becomes its own first (copy_on_write.h).
-  RayHead& live_head_to_change() { return context_.world().ray.edit().heads[static_cast<std::size_t>(resolved_.head)]; }
+  const RayHead& live_head() const { return *context_.world().ray->heads[static_cast<std::size_t>(resolved_.head)]; }
+  // The live head, to change: the world's Ray state and that head become its own first
+  // (copy_on_write.h).
+  RayHead& live_head_to_change() {
+    return context_.world().ray.edit().heads[static_cast<std::size_t>(resolved_.head)].edit();
+  }
   std::string object() const {
     return resolved_.cluster ? object_ref(Kind::RayCluster, resolved_.cluster->metadata) : std::string();
   }
@@ -410,11 +413,11 @@ const std::vector<RayDashboard::PendingJob>& RayDashboard::pending_jobs(const Wo
   if (pending_jobs_ray_serial_ == world.ray.serial()) return pending_jobs_;
   pending_jobs_ray_serial_ = world.ray.serial();
   pending_jobs_.clear();
-  const std::vector<RayHead>& heads = world.ray->heads;
+  const std::vector<CopyOnWrite<RayHead>>& heads = world.ray->heads;
   for (std::size_t i = 0; i < heads.size(); ++i) {
-    if (heads[i].table_lost) continue;
-    for (std::size_t j = 0; j < heads[i].jobs.size(); ++j) {
-      const RayJobRecord& job = heads[i].jobs[j];
+    if (heads[i]->table_lost) continue;
+    for (std::size_t j = 0; j < heads[i]->jobs.size(); ++j) {
+      const RayJobRecord& job = heads[i]->jobs[j];
       if (!is_terminal(job.status)) pending_jobs_.push_back({static_cast<int>(i), job_work_index(i, j), job.next_change_at_ms});
     }
   }
@@ -473,34 +476,34 @@ void RayDashboard::take_live_heads(const World& world, std::vector<std::uint64_t
   before.swap(live_heads_);
   live_heads_.clear();
   std::size_t next_before = 0;
-  const std::vector<RayHead>& heads = world.ray->heads;
+  const std::vector<CopyOnWrite<RayHead>>& heads = world.ray->heads;
   for (std::size_t i = 0; i < heads.size(); ++i) {
-    if (heads[i].table_lost) continue;
+    if (heads[i]->table_lost) continue;
     while (next_before < before.size() && before[next_before].index < static_cast<int>(i)) {
       come_or_gone.push_back(before[next_before++].cluster_key);   // lost its table
     }
     if (next_before < before.size() && before[next_before].index == static_cast<int>(i) &&
-        before[next_before].cluster_uid == heads[i].cluster_uid) {
+        before[next_before].cluster_uid == heads[i]->cluster_uid) {
       live_heads_.push_back(std::move(before[next_before++]));
       continue;
     }
     LiveHead& head = live_heads_.emplace_back();
     head.index = static_cast<int>(i);
-    head.cluster_uid = heads[i].cluster_uid;
-    head.cluster_key = KeyIndex::hash_key(heads[i].cluster_namespace, heads[i].cluster_name);
-    head.cluster_ref = SharedString(cluster_ref(heads[i]));
+    head.cluster_uid = heads[i]->cluster_uid;
+    head.cluster_key = KeyIndex::hash_key(heads[i]->cluster_namespace, heads[i]->cluster_name);
+    head.cluster_ref = SharedString(cluster_ref(*heads[i]));
     ask_live_head(world, head);
     come_or_gone.push_back(head.cluster_key);
   }
   for (; next_before < before.size(); ++next_before) come_or_gone.push_back(before[next_before].cluster_key);
 }
 
-bool RayDashboard::same_live_heads(const std::vector<RayHead>& heads) const {
+bool RayDashboard::same_live_heads(const std::vector<CopyOnWrite<RayHead>>& heads) const {
   std::size_t kept = 0;
   for (std::size_t i = 0; i < heads.size(); ++i) {
-    if (heads[i].table_lost) continue;
+    if (heads[i]->table_lost) continue;
     if (kept == live_heads_.size() || live_heads_[kept].index != static_cast<int>(i) ||
-        live_heads_[kept].cluster_uid != heads[i].cluster_uid) {
+        live_heads_[kept].cluster_uid != heads[i]->cluster_uid) {
       return false;
     }
     ++kept;
@@ -509,7 +512,7 @@ bool RayDashboard::same_live_heads(const std::vector<RayHead>& heads) const {
 }
 
 void RayDashboard::ask_live_head(const World& world, LiveHead& head) const {
-  const RayHead& ray_head = world.ray->heads[static_cast<std::size_t>(head.index)];
+  const RayHead& ray_head = *world.ray->heads[static_cast<std::size_t>(head.index)];
   const RayCluster* cluster = world.api.find<RayCluster>(ray_head.cluster_namespace, ray_head.cluster_name);
   head.cluster_gone = !cluster || cluster->metadata.uid != ray_head.cluster_uid;
   head.lost = head.cluster_gone && !head_pod_runs(world, ray_head);
@@ -530,9 +533,9 @@ std::optional<std::int64_t> RayDashboard::next_timer_ms(const World& world) cons
 
 void RayDashboard::apply(const ActorWork& work, StepContext& context) const {
   World& world = context.world();
-  std::vector<RayHead>& heads = world.ray.edit().heads;
+  std::vector<CopyOnWrite<RayHead>>& heads = world.ray.edit().heads;
   if (work.what == kHeadLost) {
-    RayHead& head = heads[static_cast<std::size_t>(work.index)];
+    RayHead& head = heads[static_cast<std::size_t>(work.index)].edit();
     assert(!head.table_lost && "rjsim bug: a lost head was lost again");
     head.table_lost = true;
     context.effect("ray.head_lost", "ray", cluster_ref(head))
@@ -548,8 +551,8 @@ void RayDashboard::apply(const ActorWork& work, StepContext& context) const {
     const RayCluster* cluster = world.api.find<RayCluster>(ref.namespace_, ref.name);
     assert(cluster && "rjsim bug: a head came up for a cluster that is gone");
     int incarnation = 0;
-    for (const RayHead& head : heads) {
-      if (head.cluster_uid == cluster->metadata.uid) incarnation = std::max(incarnation, head.incarnation);
+    for (const CopyOnWrite<RayHead>& head : heads) {
+      if (head->cluster_uid == cluster->metadata.uid) incarnation = std::max(incarnation, head->incarnation);
     }
     RayHead head;
     head.cluster_namespace = ref.namespace_;
@@ -558,12 +561,12 @@ void RayDashboard::apply(const ActorWork& work, StepContext& context) const {
     head.incarnation = incarnation + 1;
     heads.push_back(std::move(head));
     context.effect("ray.head_up", "ray", work.object.str())
-        .with("cluster_uid", heads.back().cluster_uid)
-        .with("incarnation", heads.back().incarnation);
+        .with("cluster_uid", heads.back()->cluster_uid)
+        .with("incarnation", heads.back()->incarnation);
     return;
   }
   assert(work.what == kJobStatus && "rjsim bug: unknown Ray work");
-  RayHead& head = heads[static_cast<std::size_t>(work.index / kJobsPerHead)];
+  RayHead& head = heads[static_cast<std::size_t>(work.index / kJobsPerHead)].edit();
   RayJobRecord& job = head.jobs[static_cast<std::size_t>(work.index % kJobsPerHead)];
   const std::string from = job.status;
   if (job.status == "PENDING") {
@@ -590,8 +593,8 @@ void RayDashboard::restart_head(StepContext& context, std::string_view cluster_n
     context.effect("ray.head_restart", "ray", ref).with("restarted", false);
     return;
   }
-  std::vector<RayHead>& heads = world.ray.edit().heads;
-  RayHead& old_head = heads[static_cast<std::size_t>(index)];
+  std::vector<CopyOnWrite<RayHead>>& heads = world.ray.edit().heads;
+  RayHead& old_head = heads[static_cast<std::size_t>(index)].edit();
   old_head.table_lost = true;
   RayHead next;
   next.cluster_namespace = old_head.cluster_namespace;
@@ -600,7 +603,7 @@ void RayDashboard::restart_head(StepContext& context, std::string_view cluster_n
   next.incarnation = old_head.incarnation + 1;
   const std::int64_t jobs_lost = static_cast<std::int64_t>(old_head.jobs.size());
   heads.push_back(std::move(next));
-  const RayHead& head = heads.back();
+  const RayHead& head = *heads.back();
   context.effect("ray.head_restart", "ray", ref)
       .with("restarted", true)
       .with("cluster_uid", head.cluster_uid)

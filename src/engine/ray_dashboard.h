@@ -90,7 +90,7 @@ class RayDashboard final : public Actor {
   // that became live or lost their table since the last call (those clusters' head_comes_up may
   // have changed).
   void follow_live_heads(const World& world, std::vector<std::uint64_t>& come_or_gone) const;
-  bool same_live_heads(const std::vector<RayHead>& heads) const;
+  bool same_live_heads(const std::vector<CopyOnWrite<RayHead>>& heads) const;
   // Takes the live heads of `world`'s Ray state, keeping the entries of the heads that stay.
   void take_live_heads(const World& world, std::vector<std::uint64_t>& come_or_gone) const;
   void ask_live_head(const World& world, LiveHead& head) const;

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/copy_on_write.h"
+
 namespace rjsim::engine {
 
 struct RayJobRecord {
@@ -35,7 +37,11 @@ struct RayHead {
 };
 
 struct RayState {
-  std::vector<RayHead> heads;         // in creation order; at most one live per cluster uid
+  // In creation order; at most one live per cluster uid. Each head is shared by the copies of the
+  // state until one changes it: a step changes one head's table, and with twenty heads copying
+  // (a snapshot's world edited) and fingerprinting all of them again was a fifth of an exhaustive
+  // search of twenty-rayjobs.
+  std::vector<CopyOnWrite<RayHead>> heads;
   // Submissions per RayJob name (for `world.ray.results`), in name order.
   std::vector<std::pair<std::string, int>> submissions_per_rayjob;
   friend bool operator==(const RayState&, const RayState&) = default;

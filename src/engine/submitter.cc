@@ -265,10 +265,10 @@ int Submitter::live_head_with_job(StepContext& context, const SubmitCommand& com
   const DashboardResponse response =
       dashboard_->get_job_info(context, DashboardCaller::submitter, command.dashboard_url, command.submission_id);
   if (!response.connected || response.status != 200) return -1;
-  const std::vector<RayHead>& heads = context.world().ray->heads;
+  const std::vector<CopyOnWrite<RayHead>>& heads = context.world().ray->heads;
   for (std::size_t h = heads.size(); h-- > 0;) {
-    if (heads[h].table_lost) continue;
-    for (const RayJobRecord& job : heads[h].jobs) {
+    if (heads[h]->table_lost) continue;
+    for (const RayJobRecord& job : heads[h]->jobs) {
       if (job.submission_id == command.submission_id) return static_cast<int>(h);
     }
   }
@@ -345,7 +345,7 @@ std::optional<Submitter::Exit> Submitter::exit_now(const World& world,
     return std::nullopt;
   }
   assert(process.head >= 0 && "rjsim bug: a submitted process without its head");
-  const RayHead& head = world.ray->heads[static_cast<std::size_t>(process.head)];
+  const RayHead& head = *world.ray->heads[static_cast<std::size_t>(process.head)];
   if (head.table_lost) return Exit{1, "job_lost"};
   // The job it submitted: the last record of its id in that table (a deleted one is lost too).
   const RayJobRecord* job = nullptr;
@@ -608,15 +608,20 @@ void Submitter::submit(int index, const Pod& pod, StepContext& context) const {
     } else {
       outcome = "ok";
       // The record the dashboard just added: name this pod as its submitter.
-      std::vector<RayHead>& heads = context.world().ray.edit().heads;
-      for (std::size_t h = 0; h < heads.size() && head < 0; ++h) {
-        if (heads[h].table_lost || heads[h].jobs.empty()) continue;
-        RayJobRecord& job = heads[h].jobs.back();
+      // Found by reading, then only that head edited (the others stay shared with snapshots).
+      const std::vector<CopyOnWrite<RayHead>>& heads = context.world().ray->heads;
+      for (std::size_t h = 0; h < heads.size(); ++h) {
+        if (heads[h]->table_lost || heads[h]->jobs.empty()) continue;
+        const RayJobRecord& job = heads[h]->jobs.back();
         if (job.submission_id == response.submission_id && job.submitted_by == "submitter"sv &&
             job.submitted_at_ms == context.now_ms()) {
-          job.submitted_by = fmt::format("submitter/{}", pod.metadata.name);
           head = static_cast<int>(h);
+          break;
         }
+      }
+      if (head >= 0) {
+        context.world().ray.edit().heads[static_cast<std::size_t>(head)].edit().jobs.back().submitted_by =
+            fmt::format("submitter/{}", pod.metadata.name);
       }
       assert(head >= 0 && "rjsim bug: an accepted submission is in no live table");
     }

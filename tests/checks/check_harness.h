@@ -174,8 +174,9 @@ class CheckRun {
       const auto* cluster = world.api.find<engine::RayCluster>(kNamespace, cluster_name);
       REQUIRE(cluster);
       int incarnation = 0;
-      for (engine::RayHead& head : world.ray.edit().heads) {
-        if (head.cluster_uid != cluster->metadata.uid) continue;
+      for (engine::CopyOnWrite<engine::RayHead>& shared_head : world.ray.edit().heads) {
+        if (shared_head->cluster_uid != cluster->metadata.uid) continue;
+        engine::RayHead& head = shared_head.edit();
         incarnation = std::max(incarnation, head.incarnation);
         head.table_lost = true;
       }
@@ -258,12 +259,12 @@ class CheckRun {
  private:
   static std::string cluster_ref(const std::string& name) { return "RayCluster/default/" + name; }
   engine::RayHead& live_head(const std::string& cluster_name) {
-    std::vector<engine::RayHead>& heads = world.ray.edit().heads;
+    std::vector<engine::CopyOnWrite<engine::RayHead>>& heads = world.ray.edit().heads;
     for (auto it = heads.rbegin(); it != heads.rend(); ++it) {
-      if (it->cluster_name == cluster_name && !it->table_lost) return *it;
+      if ((*it)->cluster_name == cluster_name && !(*it)->table_lost) return it->edit();
     }
     FAIL("no live head for " << cluster_name);
-    return heads.front();
+    return heads.front().edit();
   }
 
   engine::DefaultChooser chooser_{1};

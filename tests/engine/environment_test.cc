@@ -343,10 +343,10 @@ TEST_CASE("deletionTakes keeps a deleted RayCluster for that long, then its head
   h.run_until(34'999);
   REQUIRE(h.cluster() != nullptr);
   CHECK(h.cluster()->metadata.deletion_timestamp_ms == 5'000);
-  CHECK_FALSE(h.world().ray->heads[0].table_lost);
+  CHECK_FALSE(h.world().ray->heads[0]->table_lost);
   h.run_until(35'000);
   CHECK(h.cluster() == nullptr);
-  CHECK(h.world().ray->heads[0].table_lost);
+  CHECK(h.world().ray->heads[0]->table_lost);
   CHECK(h.events("ray.head_lost").size() == 1);
   // The garbage collector takes the head Service once its owner is gone.
   CHECK(h.world().api.objects(Kind::Service).empty());
@@ -371,12 +371,12 @@ TEST_CASE("a deleted cluster's Pods stop gracefully, all in one kubelet step, an
       }
     }
     // While the head Pod runs (deleted or not), the head keeps its table.
-    CHECK_FALSE(h.world().ray->heads[0].table_lost);
+    CHECK_FALSE(h.world().ray->heads[0]->table_lost);
     REQUIRE(h.sim.step());
   }
   CHECK(graceful > 0);
   h.run_until(2'000);
-  CHECK(h.world().ray->heads[0].table_lost);
+  CHECK(h.world().ray->heads[0]->table_lost);
   // The kubelet's grace-0 deletes: one step, one delete per Pod.
   std::vector<const Event*> stops;
   for (const Event& event : h.sink.events) {
@@ -399,8 +399,8 @@ TEST_CASE("a head comes up when its cluster is ready, and the dashboard answers 
 
   h.run_until(20'000);
   REQUIRE(h.world().ray->heads.size() == 1);
-  CHECK(h.world().ray->heads[0].incarnation == 1);
-  CHECK(h.world().ray->heads[0].cluster_uid == h.cluster()->metadata.uid);
+  CHECK(h.world().ray->heads[0]->incarnation == 1);
+  CHECK(h.world().ray->heads[0]->cluster_uid == h.cluster()->metadata.uid);
   const auto up = h.events("ray.head_up");
   REQUIRE(up.size() == 1);
   CHECK(up[0]->at_ms == 20'000);
@@ -439,7 +439,7 @@ TEST_CASE("a duplicate submission id answers 500 text and adds no second job") {
   CHECK(second.status == 500);
   CHECK_FALSE(second.json);
   CHECK(second.text.find("Please use a different submission_id") != std::string::npos);
-  CHECK(h.world().ray->heads[0].jobs.size() == 1);
+  CHECK(h.world().ray->heads[0]->jobs.size() == 1);
   const auto calls = h.events("dashboard.submit_job");
   REQUIRE(calls.size() == 2);
   CHECK(text_field(*calls[1], "outcome") == "duplicate");
@@ -486,7 +486,7 @@ TEST_CASE("successive submissions of a RayJob take successive results, the last 
   h.submit("other");   // no RayJob has this id: counted by the id itself, so it is first
   h.run_until(40'000);
   std::vector<std::string> statuses;
-  for (const RayJobRecord& job : h.world().ray->heads[0].jobs) statuses.push_back(job.status);
+  for (const RayJobRecord& job : h.world().ray->heads[0]->jobs) statuses.push_back(job.status);
   CHECK(statuses == std::vector<std::string>{"FAILED", "STOPPED", "SUCCEEDED", "SUCCEEDED", "FAILED"});
 }
 
@@ -518,8 +518,8 @@ TEST_CASE("deleting a Ray job needs a terminal status; the record stays in the h
   CHECK(h.remove_job("demo-xyz").status == 200);
   CHECK(h.get("demo-xyz").status == 404);
   CHECK(h.remove_job("demo-xyz").status == 404);
-  REQUIRE(h.world().ray->heads[0].jobs.size() == 1);
-  CHECK(h.world().ray->heads[0].jobs[0].status == "SUCCEEDED");
+  REQUIRE(h.world().ray->heads[0]->jobs.size() == 1);
+  CHECK(h.world().ray->heads[0]->jobs[0].status == "SUCCEEDED");
   CHECK(h.submit("demo-xyz").status == 200);   // the id is free again
 }
 
@@ -531,19 +531,19 @@ TEST_CASE("a head restart loses the job table, but the history keeps the lost ta
   h.sim.run_as_step([&](StepContext& c) { h.ray.restart_head(c, kNamespace, kCluster); });
   const DashboardResponse lost = h.get("demo-xyz");
   CHECK(lost.status == 404);
-  const std::vector<RayHead>& heads = h.world().ray->heads;
+  const std::vector<CopyOnWrite<RayHead>>& heads = h.world().ray->heads;
   REQUIRE(heads.size() == 2);
-  CHECK(heads[0].table_lost);
-  REQUIRE(heads[0].jobs.size() == 1);
-  CHECK(heads[0].jobs[0].status == "RUNNING");
-  CHECK_FALSE(heads[1].table_lost);
-  CHECK(heads[1].incarnation == 2);
-  CHECK(heads[1].jobs.empty());
+  CHECK(heads[0]->table_lost);
+  REQUIRE(heads[0]->jobs.size() == 1);
+  CHECK(heads[0]->jobs[0].status == "RUNNING");
+  CHECK_FALSE(heads[1]->table_lost);
+  CHECK(heads[1]->incarnation == 2);
+  CHECK(heads[1]->jobs.empty());
   const auto restarts = h.events("ray.head_restart");
   REQUIRE(restarts.size() == 1);
   CHECK(int_field(*restarts[0], "incarnation") == 2);
   h.run_until(60'000);
-  CHECK(h.world().ray->heads[0].jobs[0].status == "RUNNING");   // a lost table never moves on
+  CHECK(h.world().ray->heads[0]->jobs[0].status == "RUNNING");   // a lost table never moves on
   CHECK(h.submit("demo-xyz").status == 200);                     // the new table does not know it
 }
 
@@ -659,8 +659,8 @@ TEST_CASE("a submitter Job runs a pod that submits, succeeds with the Ray job, a
   CHECK(h.pods()[0]->status.phase.empty());
   h.run_until(2'000);
   CHECK(h.pods()[0]->status.phase == "Running");
-  REQUIRE(h.world().ray->heads[0].jobs.size() == 1);
-  const RayJobRecord& job = h.world().ray->heads[0].jobs[0];
+  REQUIRE(h.world().ray->heads[0]->jobs.size() == 1);
+  const RayJobRecord& job = h.world().ray->heads[0]->jobs[0];
   CHECK(job.submission_id == "demo-xyz");
   CHECK(job.submitted_at_ms == 2'000);
   CHECK(job.submitted_by == "submitter/" + h.pods()[0]->metadata.name);
@@ -700,7 +700,7 @@ TEST_CASE("each submitter Pod submits what its own template says, the same templ
   submit_from("demo-2", "second-id");
   submit_from("demo-3", "first-id");   // a duplicate: the dashboard refuses it and keeps one job
   std::vector<std::string> submitted;
-  for (const RayJobRecord& job : h.world().ray->heads[0].jobs) submitted.push_back(job.submission_id);
+  for (const RayJobRecord& job : h.world().ray->heads[0]->jobs) submitted.push_back(job.submission_id);
   CHECK(submitted == std::vector<std::string>{"first-id", "second-id"});
   const auto submits = h.events("dashboard.submit_job");
   REQUIRE(submits.size() == 3);
@@ -725,7 +725,7 @@ TEST_CASE("two failing attempts back off 10 s then 20 s, and the third succeeds"
   CHECK(pods[1]->status.phase == "Failed");
   CHECK(pods[2]->metadata.creation_timestamp_ms == 34'000);   // 14 s + 20 s
   CHECK(pods[2]->status.phase == "Succeeded");
-  CHECK(h.world().ray->heads[0].jobs.size() == 1);             // failing attempts never submitted
+  CHECK(h.world().ray->heads[0]->jobs.size() == 1);             // failing attempts never submitted
   CHECK(has_true_condition(*h.job(), "Complete"));
   CHECK(h.job()->status.failed == 2);
 }
@@ -745,7 +745,7 @@ TEST_CASE("attempts beyond backoffLimit fail the Job: FailureTarget, then Failed
   CHECK(job.status.conditions[1].reason == "BackoffLimitExceeded");
   CHECK(job.status.conditions[1].last_transition_time_ms == 36'000);
   CHECK(job.status.failed == 3);
-  CHECK(h.world().ray->heads[0].jobs.empty());
+  CHECK(h.world().ray->heads[0]->jobs.empty());
 }
 
 // ---- the job-tracking finalizer (Kubernetes >= 1.26, kuberay-1.7's JobPodTracking) ----
@@ -830,14 +830,14 @@ TEST_CASE("a deleted submitter Pod runs through its grace period: it still submi
   const std::string name = h.pods().at(0)->metadata.name;
   h.run_until(1'999);
   while (h.pod(name)->status.phase != "Running") h.sim.step();   // started, not yet submitted
-  REQUIRE(h.world().ray->heads[0].jobs.empty());
+  REQUIRE(h.world().ray->heads[0]->jobs.empty());
   h.remove(Kind::Job, "demo", Propagation::background);          // KubeRay's deleteSubmitterJob
   h.run_until(2'000);
   REQUIRE(h.pod(name) != nullptr);
   CHECK(h.pod(name)->metadata.deletion_timestamp_ms == 32'000);   // when the grace period ends
   CHECK(h.pod(name)->metadata.deletion_grace_period_seconds == 30);
-  REQUIRE(h.world().ray->heads[0].jobs.size() == 1);   // `sh -c` ignores SIGTERM: the submit goes out
-  CHECK(h.world().ray->heads[0].jobs[0].submitted_by == "submitter/" + name);
+  REQUIRE(h.world().ray->heads[0]->jobs.size() == 1);   // `sh -c` ignores SIGTERM: the submit goes out
+  CHECK(h.world().ray->heads[0]->jobs[0].submitted_by == "submitter/" + name);
   h.run_until(34'000);
   CHECK(h.pod(name)->status.phase == "Succeeded");
 }
@@ -854,8 +854,8 @@ TEST_CASE("a failing attempt with failAfter submits, then exits 1 while the Ray 
   CHECK(h.pods()[0]->status.phase == "Failed");
   CHECK(h.pods()[0]->status.container_statuses[0].finished_at_ms == 7'000);
   CHECK(has_true_condition(*h.job(), "Failed"));
-  REQUIRE(h.world().ray->heads[0].jobs.size() == 1);
-  CHECK(h.world().ray->heads[0].jobs[0].status == "SUCCEEDED");   // Ray went on regardless
+  REQUIRE(h.world().ray->heads[0]->jobs.size() == 1);
+  CHECK(h.world().ray->heads[0]->jobs[0].status == "SUCCEEDED");   // Ray went on regardless
 }
 
 TEST_CASE("a duplicate submission fails the submitter pod at once") {
@@ -867,7 +867,7 @@ TEST_CASE("a duplicate submission fails the submitter pod at once") {
   REQUIRE(h.pods().size() == 1);
   CHECK(h.pods()[0]->status.phase == "Failed");
   CHECK(h.pods()[0]->status.container_statuses[0].exit_code == 1);
-  CHECK(h.world().ray->heads[0].jobs.size() == 1);
+  CHECK(h.world().ray->heads[0]->jobs.size() == 1);
   const auto exits = h.events("submitter.exit");
   REQUIRE(exits.size() == 1);
   CHECK(text_field(*exits[0], "reason") == "duplicate");
@@ -887,7 +887,7 @@ TEST_CASE("finishesAfter makes the submitter exit 0 whatever Ray does") {
   h.run_until(7'000);
   CHECK(h.pods()[0]->status.phase == "Succeeded");
   CHECK(has_true_condition(*h.job(), "Complete"));
-  CHECK(h.world().ray->heads[0].jobs[0].status == "RUNNING");
+  CHECK(h.world().ray->heads[0]->jobs[0].status == "RUNNING");
 }
 
 TEST_CASE("a head restart makes the waiting submitter exit 1") {
@@ -939,7 +939,7 @@ TEST_CASE("the 1.7 submitter exits 0 after a FAILED Ray job: `ray job logs --fol
   h.ready_cluster(0);
   h.create(make_submitter_job_1_7("demo-xyz"));
   h.run_until(34'000);
-  CHECK(h.world().ray->heads[0].jobs[0].status == "FAILED");
+  CHECK(h.world().ray->heads[0]->jobs[0].status == "FAILED");
   CHECK(h.pods()[0]->status.phase == "Succeeded");
   CHECK(has_true_condition(*h.job(), "Complete"));
 }
@@ -952,7 +952,7 @@ TEST_CASE("a retried 1.7 submitter pod finds the job with `ray job status` and f
   h.ready_cluster(0);
   h.create(make_submitter_job_1_7("demo-xyz"));
   h.run_until(40'000);
-  CHECK(h.world().ray->heads[0].jobs.size() == 1);   // one submission, no duplicate rejected
+  CHECK(h.world().ray->heads[0]->jobs.size() == 1);   // one submission, no duplicate rejected
   REQUIRE(h.pods().size() == 2);
   CHECK(h.pods()[0]->status.phase == "Failed");
   CHECK(h.pods()[1]->status.phase == "Succeeded");
@@ -990,8 +990,8 @@ TEST_CASE("a cluster with the submitter sidecar gets a head Pod whose sidecar su
   CHECK(h.events("submitter.start").empty());
   h.run_until(20'000);
   REQUIRE(h.world().ray->heads.size() == 1);
-  REQUIRE(h.world().ray->heads[0].jobs.size() == 1);
-  CHECK(h.world().ray->heads[0].jobs[0].submission_id == "demo-xyz");
+  REQUIRE(h.world().ray->heads[0]->jobs.size() == 1);
+  CHECK(h.world().ray->heads[0]->jobs[0].submission_id == "demo-xyz");
   h.run_until(52'000);   // the blocking submit exits 1 for FAILED; only the sidecar's container ends
   pod = h.world().api.find<Pod>(kNamespace, std::string(kCluster) + "-head");
   CHECK(pod->status.phase == "Running");
@@ -1057,7 +1057,7 @@ TEST_CASE("the kubelet restarts an OnFailure sidecar on a non-zero exit: at once
   CHECK(sidecar().exit_code == 0);
   CHECK(sidecar().restart_count == 3);
   CHECK(*sidecar().last_termination_state == ContainerTerminated{1, "Error", 45'000});
-  CHECK(h.world().ray->heads[0].jobs.size() == 1);   // every restart found the job: one submission
+  CHECK(h.world().ray->heads[0]->jobs.size() == 1);   // every restart found the job: one submission
   h.run_until(400'000);
   CHECK(h.events("submitter.restart").size() == 3);   // an exit 0 is not restarted
 }
@@ -1191,7 +1191,7 @@ TEST_CASE("stopSubmitter kills the RayJob's running submitter, as `crictl stop` 
     CHECK(sidecar.restart_count == 1);
     CHECK(*sidecar.last_termination_state == ContainerTerminated{137, "Error", 30'000});
     h.run_until(40'000);
-    CHECK(h.world().ray->heads[0].jobs.size() == 1);
+    CHECK(h.world().ray->heads[0]->jobs.size() == 1);
     CHECK(h.world().api.find<Pod>(kNamespace, std::string(kCluster) + "-head")->status.container_statuses.at(1).exit_code == 0);
   }
   SUBCASE("a Pod of the RayJob's submitter Job: the Pod fails") {

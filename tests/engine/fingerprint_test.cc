@@ -45,8 +45,8 @@ std::vector<World> worlds_of_run(const char* name, bool random = false, std::uin
 }
 
 RayJobRecord* running_ray_job(World& world) {
-  for (RayHead& head : world.ray.edit().heads) {
-    for (RayJobRecord& job : head.jobs) {
+  for (CopyOnWrite<RayHead>& head : world.ray.edit().heads) {
+    for (RayJobRecord& job : head.edit().jobs) {
       if (job.status == "RUNNING") return &job;
     }
   }
@@ -369,6 +369,33 @@ TEST_CASE("a memo changes no fingerprint, also when a part it remembers is then 
   check_seen("the API server's RayJobs");
   receive_watch_events(world, Kind::RayJob);
   check_seen("the RayJob informer");
+}
+
+TEST_CASE("a memo remembers each Ray head: a change to one of several heads is seen, and a copy shares the rest") {
+  World world = mid_run_world();
+  RayHead other;
+  other.cluster_namespace = "default";
+  other.cluster_name = "other-cluster";
+  other.cluster_uid = "other-uid";
+  other.jobs.emplace_back().status = "RUNNING";
+  world.ray.edit().heads.push_back(other);
+  REQUIRE(world.ray->heads.size() == 2);
+  FingerprintMemo memo;
+  const std::uint64_t before = fingerprint(world, memo);
+
+  // A snapshot's copy: editing the second head leaves the first shared with the snapshot.
+  const World snapshot = world;
+  world.ray.edit().heads[1].edit().jobs.front().status = "SUCCEEDED";
+  CHECK(world.ray->heads[0].shares_value_with(snapshot.ray->heads[0]));
+  CHECK_FALSE(world.ray->heads[1].shares_value_with(snapshot.ray->heads[1]));
+  const std::uint64_t after = fingerprint(world, memo);
+  CHECK(after != before);
+  CHECK(after == fingerprint(world));
+  CHECK(fingerprint(snapshot, memo) == before);
+
+  // The same contents in a head of its own (not shared): one state.
+  world.ray.edit().heads[1].edit().jobs.front().status = "RUNNING";
+  CHECK(fingerprint(world, memo) == before);
 }
 
 TEST_CASE("a copy of a world shares its informers until it changes one, which then is its own") {

@@ -135,8 +135,8 @@ void head_up(World& world, const std::string& cluster) {
   head.cluster_namespace = std::string(kNamespace);
   head.cluster_name = cluster;
   head.cluster_uid = meta(*found).uid;
-  for (RayHead& earlier : world.ray.edit().heads) {
-    if (earlier.cluster_uid == head.cluster_uid) earlier.table_lost = true;
+  for (CopyOnWrite<RayHead>& earlier : world.ray.edit().heads) {
+    if (earlier->cluster_uid == head.cluster_uid) earlier.edit().table_lost = true;
   }
   world.ray.edit().heads.push_back(std::move(head));
   OwnerReference owner;
@@ -174,7 +174,7 @@ void change(World& world, std::mt19937& random) {
     case 9: {
       // A job of a head's table moves: the Ray state changes and the live heads stay.
       if (world.ray->heads.empty()) break;
-      RayHead& head = world.ray.edit().heads[random() % world.ray->heads.size()];
+      RayHead& head = world.ray.edit().heads[random() % world.ray->heads.size()].edit();
       RayJobRecord job;
       job.submission_id = "job-" + std::to_string(head.jobs.size());
       job.status = "RUNNING";
@@ -245,8 +245,8 @@ TEST_CASE("a head that comes up or loses its table asks again whether its own cl
   CHECK(asked_after([&] { head_up(world, "first"); }) == 1);
   CHECK(asked_after([&] { head_up(world, "third"); }) == 1);
   // A job of a table moves: the live heads stay, no cluster is asked.
-  CHECK(asked_after([&] { world.ray.edit().heads[0].jobs.emplace_back().status = "RUNNING"; }) == 0);
-  CHECK(asked_after([&] { world.ray.edit().heads[0].table_lost = true; }) == 1);
+  CHECK(asked_after([&] { world.ray.edit().heads[0].edit().jobs.emplace_back().status = "RUNNING"; }) == 0);
+  CHECK(asked_after([&] { world.ray.edit().heads[0].edit().table_lost = true; }) == 1);
 }
 
 TEST_CASE("a write to one Pod computes that Pod's answer only") {

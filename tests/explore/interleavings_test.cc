@@ -39,7 +39,8 @@ class OldHeadWatcher final : public engine::StepObserver {
   void after_step(const engine::World& world, const engine::StepLog&) override {
     const engine::RayJob* rayjob = world.api.find<engine::RayJob>("default", "rayjob-sample");
     if (!rayjob || rayjob->status.job_deployment_status != "Suspended") return;
-    for (const engine::RayHead& head : world.ray->heads) {
+    for (const engine::CopyOnWrite<engine::RayHead>& shared_head : world.ray->heads) {
+      const engine::RayHead& head = *shared_head;
       if (head.table_lost || world.api.find<engine::RayCluster>(head.cluster_namespace, head.cluster_name)) continue;
       const bool running = std::any_of(head.jobs.begin(), head.jobs.end(),
                                        [](const engine::RayJobRecord& job) { return job.status == "RUNNING"; });

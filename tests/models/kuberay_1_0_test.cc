@@ -95,7 +95,7 @@ TEST_CASE("kuberay-1.0: a deleted RayJob with JobStatus RUNNING stops the Ray jo
   harness.sync();
   CHECK(is_requeue_without_error(harness.reconcile("demo")));
   CHECK(harness.events_of("dashboard.stop_job").size() == 1);
-  CHECK(harness.world.ray->heads.back().jobs.front().status == "STOPPED");
+  CHECK(harness.world.ray->heads.back()->jobs.front().status == "STOPPED");
   CHECK(harness.truth<RayJob>("demo") == nullptr);
 }
 
@@ -472,7 +472,7 @@ TEST_CASE("kuberay-1.0: a changed Ray status persists Running with Ray's message
   const RayJob& rayjob = harness.put(wanted);
   harness.put(submitter_job());
   put_cluster_and_head(harness, rayjob, "ready", ray_status);
-  harness.world.ray.edit().heads.back().jobs.back().start_time_ms = ray_start_ms;
+  harness.world.ray.edit().heads.back().edit().jobs.back().start_time_ms = ray_start_ms;
   CHECK(is_requeue_without_error(harness.reconcile("demo")));
   const RayJobStatus& status = persisted(harness);
   CHECK(status.job_deployment_status == "Running");

@@ -530,9 +530,9 @@ TEST_CASE("kuberay-1.1: Running in HTTPMode submits the Ray job on a 404 and req
   put_live_ray_head(harness, rayjob, "");
   CHECK(is_requeue_without_error(harness.reconcile("demo")));
   CHECK(harness.writes().empty());
-  REQUIRE(harness.world.ray->heads.back().jobs.size() == 1);
-  CHECK(harness.world.ray->heads.back().jobs.front().submission_id == "demo-abcde");
-  CHECK(harness.world.ray->heads.back().jobs.front().submitted_by == "controller");
+  REQUIRE(harness.world.ray->heads.back()->jobs.size() == 1);
+  CHECK(harness.world.ray->heads.back()->jobs.front().submission_id == "demo-abcde");
+  CHECK(harness.world.ray->heads.back()->jobs.front().submitted_by == "controller");
 }
 
 TEST_CASE("kuberay-1.1: Running in K8sJobMode answers a 404 with an error (backoff), not a submit") {
@@ -543,7 +543,7 @@ TEST_CASE("kuberay-1.1: Running in K8sJobMode answers a 404 with an error (backo
   put_live_ray_head(harness, rayjob, "");
   const ReconcileResult result = harness.reconcile("demo");
   CHECK(is_bad_request(result.err));
-  CHECK(harness.world.ray->heads.back().jobs.empty());
+  CHECK(harness.world.ray->heads.back()->jobs.empty());
   CHECK(harness.writes().empty());
 }
 

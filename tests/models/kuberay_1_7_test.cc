@@ -913,8 +913,8 @@ TEST_CASE("kuberay-1.7: Running in HTTPMode submits on a 404 and requeues withou
   put_live_ray_head(harness, rayjob, "");
   CHECK(is_requeue_without_error(harness.reconcile("demo")));
   CHECK(harness.writes() == std::vector<std::string>{"create Service/default/demo-head-svc"});
-  REQUIRE(harness.world.ray->heads.back().jobs.size() == 1);
-  CHECK(harness.world.ray->heads.back().jobs.front().submitted_by == "controller");
+  REQUIRE(harness.world.ray->heads.back()->jobs.size() == 1);
+  CHECK(harness.world.ray->heads.back()->jobs.front().submitted_by == "controller");
 }
 
 TEST_CASE("kuberay-1.7: Running with GetJobInfo failing arms the status-check timer once (a write)") {
@@ -1030,7 +1030,7 @@ TEST_CASE("kuberay-1.7: Running in HTTPMode with a failing submit arms the statu
   harness.world.now_ms = 4'000;
   CHECK(is_requeue_without_error(harness.reconcile("demo")));
   CHECK(harness.truth<RayJob>("demo")->status.job_status_check_failure_start_time_ms == 4'000);
-  CHECK(harness.world.ray->heads.back().jobs.empty());
+  CHECK(harness.world.ray->heads.back()->jobs.empty());
 }
 
 TEST_CASE("kuberay-1.7: SidecarMode with SidecarSubmitterRestart fails only past the restart count") {
