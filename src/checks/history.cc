@@ -183,15 +183,15 @@ int History::track(const World& world, std::string_view ref, Moment at) {
 events::EventTypes History::reads() {
   // Built once: every run asks (exhaustive exploration makes thousands of short runs).
   static const events::EventTypes types =
-      events::EventTypes::only({"status.transition", "reconcile.begin", "reconcile.resume", "reconcile.panic", "dashboard.submit_job",
-                                "api.", "action.patch", "action.delete", "ray.job_status"});
+      events::EventTypes::only({"status.transition", "reconcile.panic", "dashboard.submit_job", "api.", "action.patch",
+                                "action.delete", "ray.job_status"});
   return types;
 }
 
 void History::apply_step(const World& world, const engine::StepLog& step, StepFacts& facts) {
   const std::span<const Event> step_events = step.events;
   facts.clear();
-  reconciling_->clear();
+  reconciling_->assign(step.reconciled);   // a stopped pass goes on in a later step (DESIGN §1.1)
   rayjob_write_rv_sent_ = 0;
   spec_snapshot_due_->clear();
   validation_entered_->clear();
@@ -206,8 +206,6 @@ void History::apply_step(const World& world, const engine::StepLog& step, StepFa
     const std::string_view type = event.type;   // compares with a literal length first
     if (type == "status.transition") {
       on_transition(world, event, facts);
-    } else if (type == "reconcile.begin" || type == "reconcile.resume") {
-      *reconciling_ = event.object;   // a stopped pass goes on in a later step (DESIGN §1.1)
     } else if (type == "reconcile.panic") {
       facts.panics.push_back({{event.seq, event.at_ms}, event.object, event.text("message")});
     } else if (type == "dashboard.submit_job") {

@@ -297,7 +297,7 @@ class History {
   bool rayjobs_scanned_ = false;
   std::int64_t last_seq_ = -1;
   // Within the step being applied.
-  Scratch<std::string> reconciling_;              // the object of the step's reconcile.begin or .resume
+  Scratch<std::string> reconciling_;              // the step's StepLog::reconciled: the pass it began or resumed
   std::int64_t rayjob_write_rv_sent_ = 0;         // rv_sent of the step's latest RayJob write (0: none sent)
   Scratch<std::vector<int>> spec_snapshot_due_;   // RayJobs that persisted a non-ValidationFailed status
   Scratch<std::vector<int>> validation_entered_;  // RayJobs that persisted ValidationFailed

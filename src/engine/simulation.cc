@@ -424,6 +424,7 @@ void Simulation::record_reactions() {
 void Simulation::step(std::span<const Step> steps) {
   for (StepObserver* observer : observers_) observer->before_step(world_, steps);
   step_events_.clear();
+  reconciled_.clear();
   const std::int64_t first_seq = next_seq_;
   StepContext context(world_, *chooser_, next_seq_, step_events_, built_);
   std::vector<StepOption>& options = option_buffer_;
@@ -442,6 +443,7 @@ void Simulation::step(std::span<const Step> steps) {
 void Simulation::run_as_step(const std::function<void(StepContext&)>& apply_step) {
   for (StepObserver* observer : observers_) observer->before_step(world_, {});
   step_events_.clear();
+  reconciled_.clear();
   const std::int64_t first_seq = next_seq_;
   StepContext context(world_, *chooser_, next_seq_, step_events_, built_);
   apply_step(context);
@@ -462,7 +464,7 @@ void Simulation::record(Event event) {
 void Simulation::finish_step(std::int64_t first_seq) {
   // The work the step made possible starts waiting now; the work it did, or undid, waits no more.
   if (tracks_reactions_) record_reactions();
-  const StepLog step{first_seq, next_seq_, step_events_.view()};
+  const StepLog step{first_seq, next_seq_, step_events_.view(), reconciled_};
   for (const Event& event : step.events) sink_.emit(event);
   for (StepObserver* observer : observers_) observer->after_step(world_, step);
 }
@@ -558,7 +560,7 @@ void Simulation::reconcile(StepContext& context) {
   pass.key = world_.process.queue.get(&pass.priority);
   const Request request = request_for(pass.key);
   context.effect("queue.get", "workqueue").with("key", pass.key.str());
-  controller_event(context, "reconcile.begin", request).with("incarnation", world_.process.incarnation);
+  pass_event(context, "reconcile.begin", request).with("incarnation", world_.process.incarnation);
   run_pass(context, request, std::move(pass));
 }
 
@@ -566,7 +568,7 @@ void Simulation::resume(StepContext& context) {
   PassInFlight pass = std::move(*world_.process.pass);
   world_.process.pass.reset();
   const Request request = request_for(pass.key);
-  controller_event(context, "reconcile.resume", request)
+  pass_event(context, "reconcile.resume", request)
       .with("incarnation", world_.process.incarnation)
       .with("calls", static_cast<std::int64_t>(pass.replies.size()));
   run_pass(context, request, std::move(pass));
@@ -574,6 +576,11 @@ void Simulation::resume(StepContext& context) {
 
 EventBuilder Simulation::controller_event(StepContext& context, std::string_view type, const Request& request) {
   return context.effect(type, "controller").object(watches_.for_kind, request.namespace_, request.name);
+}
+
+EventBuilder Simulation::pass_event(StepContext& context, std::string_view type, const Request& request) {
+  assign_object_ref(reconciled_, watches_.for_kind, request.namespace_, request.name);
+  return controller_event(context, type, request);
 }
 
 void Simulation::run_pass(StepContext& context, const Request& request, PassInFlight pass) {

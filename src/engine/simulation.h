@@ -215,6 +215,9 @@ class Simulation {
                 const ReconcileResult& result, std::int64_t blocked_ms);
   // A controller event (reconcile.*) naming the reconciled object.
   EventBuilder controller_event(StepContext& context, std::string_view type, const Request& request);
+  // The same for the event that begins or resumes a pass, which also names the object as the
+  // step's StepLog::reconciled.
+  EventBuilder pass_event(StepContext& context, std::string_view type, const Request& request);
   // Passes stop after each client call: other steps may run there, or a crash may land there.
   bool passes_stop_between_calls() const;
   void restart(StepContext& context);
@@ -263,6 +266,7 @@ class Simulation {
   const OperatorSettings* operator_settings_ = nullptr;
   std::int64_t next_seq_ = 0;
   StepEvents step_events_;
+  std::string reconciled_;   // the step's StepLog::reconciled, its memory reused
   // Reused by every step, so that listing and choosing a step allocates no vector or string.
   std::vector<Step> enabled_buffer_;
   std::vector<ActorWork> work_buffer_;

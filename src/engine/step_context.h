@@ -41,6 +41,11 @@ struct StepLog {
   // The step's events of the types the sink and the observers read, in seq order: the others
   // were not built, though they took their seqs.
   std::span<const events::Event> events;
+  // The object ref ("RayJob/namespace/name") of the pass the step began or resumed (the object
+  // of its reconcile.begin or reconcile.resume event), or empty. Given whether or not those
+  // events are built: the checks want it in the few steps that write for a reconciled object
+  // that is gone, and building an event at every reconcile for them cost 3% of a random run.
+  std::string_view reconciled;
 };
 
 // An event being built by an emitter, or nothing when no one reads events of its type: then

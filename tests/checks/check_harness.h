@@ -48,16 +48,23 @@ class CheckRun {
 
   // One step at the current time: `apply` changes the world and logs through the context.
   // Returns the seq of the step's last event.
-  // Only the events the checker reads are built, as in a simulation that has no other reader.
+  // Only the events the checker reads are built, as in a simulation that has no other reader,
+  // and a step's reconcile.begin or .resume, whose object is the StepLog's `reconciled` (the
+  // Simulation names it there itself).
   std::int64_t step(const std::function<void(engine::StepContext&)>& apply) {
     engine::StepEvents step_events;
-    const events::EventTypes built = checker.reads();
+    events::EventTypes built = checker.reads();
+    built.add(events::EventTypes::only({"reconcile.begin", "reconcile.resume"}));
     const std::int64_t first_seq = next_seq_;
     engine::StepContext context(world, chooser_, next_seq_, step_events, built);
     apply(context);
     events_.assign(step_events.view().begin(), step_events.view().end());
+    reconciled_.clear();
+    for (const events::Event& event : events_) {
+      if (event.type == "reconcile.begin" || event.type == "reconcile.resume") reconciled_ = event.object;
+    }
     ++world.steps;
-    checker.after_step(world, engine::StepLog{first_seq, next_seq_, events_});
+    checker.after_step(world, engine::StepLog{first_seq, next_seq_, events_, reconciled_});
     return next_seq_ == first_seq ? -1 : next_seq_ - 1;
   }
   // Virtual time moves on (a clock step).
@@ -270,6 +277,7 @@ class CheckRun {
   engine::DefaultChooser chooser_{1};
   std::int64_t next_seq_ = 0;
   std::vector<events::Event> events_;
+  std::string reconciled_;   // the last step's StepLog::reconciled
 };
 
 // The one violation of a run, checked for its invariant, seq and that its message names the
