@@ -102,8 +102,7 @@ LoggedApi::RayJobStatusBefore LoggedApi::status_before(Kind kind, std::string_vi
 void LoggedApi::log(std::string_view verb, Kind kind, std::string_view namespace_,
                     std::string_view name, const WriteOutcome& outcome,
                     const RayJobStatusBefore& before, std::int64_t sent_resource_version) {
-  EventBuilder event = context_.effect(api_event_type(verb), actor_);
-  event.object(kind, namespace_, name);
+  EventBuilder event = context_.effect(api_event_type(verb), actor_, kind, namespace_, name);
   event.with("outcome", outcome.error ? to_string(outcome.error.code()) : "ok");
   if (outcome.error) event.with("message", outcome.error.message());
   if (sent_resource_version != 0) event.with("rv_sent", sent_resource_version);
@@ -125,8 +124,7 @@ void LoggedApi::log(std::string_view verb, Kind kind, std::string_view namespace
   if (status.job_deployment_status == before.deployment && status.job_status == before.job_status) {
     return;
   }
-  context_.effect("status.transition", "apiserver")
-      .object(kind, namespace_, name)
+  context_.effect("status.transition", "apiserver", kind, namespace_, name)
       .with("from_deployment", before.deployment)
       .with("to_deployment", status.job_deployment_status)
       .with("from_job_status", before.job_status)
@@ -137,7 +135,7 @@ void LoggedApi::log(std::string_view verb, Kind kind, std::string_view namespace
 
 void LoggedApi::log_refused(std::string_view verb, Kind kind, const ObjectMeta& meta,
                             const Error& error, std::string_view injected) {
-  EventBuilder event = context_.effect(api_event_type(verb), actor_, object_ref(kind, meta));
+  EventBuilder event = context_.effect(api_event_type(verb), actor_, kind, meta.namespace_, meta.name);
   event.with("outcome", to_string(error.code()))
       .with("message", error.message())
       .with("rv_sent", meta.resource_version)

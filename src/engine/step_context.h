@@ -97,11 +97,18 @@ class StepContext {
   EventBuilder emit(events::Origin origin, std::string_view type, std::string_view actor,
                     std::string_view object = {}) {
     const std::int64_t seq = next_seq_++;   // numbered whether built or not
-    if (!built_.contains(type)) return EventBuilder(nullptr);
+    if (!built_.contains(type, object)) return EventBuilder(nullptr);
     return build(seq, origin, type, actor, object);
   }
   EventBuilder effect(std::string_view type, std::string_view actor, std::string_view object = {}) {
     return emit(events::Origin::effect, type, actor, object);
+  }
+  // An effect about an object named by its parts, made into its ref only when it is built.
+  EventBuilder effect(std::string_view type, std::string_view actor, Kind kind, std::string_view namespace_,
+                      std::string_view name) {
+    const std::int64_t seq = next_seq_++;
+    if (!built_.contains(type) || !built_.about_kind(to_string(kind))) return EventBuilder(nullptr);
+    return build(seq, events::Origin::effect, type, actor, {}).object(kind, namespace_, name);
   }
   // Whether an event of this type would be built (for emitters whose object or fields are costly).
   bool builds(std::string_view type) const { return built_.contains(type); }

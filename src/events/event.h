@@ -178,7 +178,7 @@ class TeeSink final : public EventSink {
   }
   void emit(const Event& event) override {
     for (const Reader& reader : sinks_) {
-      if (reader.reads.contains(event.type)) reader.sink->emit(event);
+      if (reader.reads.contains(event.type, event.object)) reader.sink->emit(event);
     }
   }
   EventTypes reads() const override { return reads_; }

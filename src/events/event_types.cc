@@ -34,9 +34,31 @@ bool EventTypes::entry_matches(std::string_view type, unsigned char first) const
   return false;
 }
 
+bool EventTypes::about_kind(std::string_view kind) const {
+  const auto end = kinds_.begin() + static_cast<std::ptrdiff_t>(kind_count_);
+  return any_object_ || std::find(kinds_.begin(), end, kind) != end;
+}
+
+EventTypes& EventTypes::about(std::initializer_list<std::string_view> kinds) {
+  any_object_ = false;
+  kind_count_ = 0;
+  for (std::string_view kind : kinds) add_kind(kind);
+  return *this;
+}
+
+void EventTypes::add_kind(std::string_view kind) {
+  if (about_kind(kind)) return;
+  if (kind_count_ == kMaxKinds) {   // more kinds than kept: about any object
+    any_object_ = true;
+    return;
+  }
+  kinds_[kind_count_++] = kind;
+}
+
 EventTypes& EventTypes::add(const EventTypes& other) {
   if (other.all_) *this = all();
   if (all_) return *this;
+  add_kinds(other);
   // Both lists are sorted and hold each entry once: their union is one merge.
   std::array<std::string_view, 2 * kMaxEntries> merged;
   const auto merged_end =
@@ -48,6 +70,23 @@ EventTypes& EventTypes::add(const EventTypes& other) {
   size_ = size;
   index();
   return *this;
+}
+
+void EventTypes::add_kinds(const EventTypes& other) {
+  // A reader of nothing adds no kind, and takes the other's; one about any object makes the
+  // union about any.
+  if (other.is_none()) return;
+  if (is_none()) {
+    any_object_ = other.any_object_;
+    kind_count_ = other.kind_count_;
+    kinds_ = other.kinds_;
+    return;
+  }
+  if (other.any_object_) {
+    any_object_ = true;
+    return;
+  }
+  for (std::size_t i = 0; i < other.kind_count_; ++i) add_kind(other.kinds_[i]);
 }
 
 void EventTypes::insert(std::string_view entry) {

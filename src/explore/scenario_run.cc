@@ -67,7 +67,7 @@ class TransitionSink final : public events::EventSink {
     if (std::optional<Transition> transition = transition_of(event)) transitions.push_back(std::move(*transition));
   }
   events::EventTypes reads() const override {
-    static const events::EventTypes types = events::EventTypes::only({"status.transition"});
+    static const events::EventTypes types = events::EventTypes::only({"status.transition"}).about({"RayJob"});
     return types;
   }
   std::vector<Transition> transitions;

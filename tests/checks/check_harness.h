@@ -54,7 +54,7 @@ class CheckRun {
   std::int64_t step(const std::function<void(engine::StepContext&)>& apply) {
     engine::StepEvents step_events;
     events::EventTypes built = checker.reads();
-    built.add(events::EventTypes::only({"reconcile.begin", "reconcile.resume"}));
+    built.add(events::EventTypes::only({"reconcile.begin", "reconcile.resume"}).about({"RayJob"}));
     const std::int64_t first_seq = next_seq_;
     engine::StepContext context(world, chooser_, next_seq_, step_events, built);
     apply(context);

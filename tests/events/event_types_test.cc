@@ -51,6 +51,40 @@ TEST_CASE("a union of more entries than a list holds reads every type, which is 
   CHECK(types.contains("d1"));
 }
 
+TEST_CASE("a reader about some kinds reads its types only about objects of those kinds, or of none") {
+  const EventTypes types = EventTypes::only({"api.", "status.transition"}).about({"RayJob", "RayCluster"});
+  CHECK(types.contains("api.update", "RayJob/default/demo"));
+  CHECK(types.contains("api.create", "RayCluster/default/demo-raycluster-abcde"));
+  CHECK_FALSE(types.contains("api.patch_status", "Pod/default/demo-head"));
+  CHECK_FALSE(types.contains("api.delete", "Service/default/demo-head-svc"));
+  CHECK(types.contains("api.update", ""));   // named later by its emitter: built
+  CHECK_FALSE(types.contains("cache.read", "RayJob/default/demo"));
+  CHECK(types.about_kind("RayJob"));
+  CHECK_FALSE(types.about_kind("Job"));
+  // Without about(), and for a reader of every type, any object.
+  CHECK(EventTypes::only({"api."}).contains("api.update", "Pod/default/p"));
+  CHECK(EventTypes::all().contains("api.update", "Pod/default/p"));
+}
+
+TEST_CASE("the union of readers about some kinds is about the kinds of both, or about any") {
+  EventTypes rayjobs = EventTypes::only({"api."}).about({"RayJob"});
+  rayjobs.add(EventTypes::only({"status.transition"}).about({"RayCluster"}));
+  CHECK(rayjobs.contains("api.update", "RayCluster/default/c"));
+  CHECK_FALSE(rayjobs.contains("api.update", "Pod/default/p"));
+  // A reader of nothing changes nothing; nothing read yet takes the other's kinds.
+  rayjobs.add(EventTypes::none());
+  CHECK_FALSE(rayjobs.contains("api.update", "Pod/default/p"));
+  EventTypes fresh = EventTypes::none();
+  fresh.add(EventTypes::only({"api."}).about({"RayJob"}));
+  CHECK_FALSE(fresh.contains("api.update", "Pod/default/p"));
+  // A reader about any object makes the union about any.
+  rayjobs.add(EventTypes::only({"queue.get"}));
+  CHECK(rayjobs.contains("api.update", "Pod/default/p"));
+  // More kinds than kept: about any (building too many events is only slower).
+  EventTypes many = EventTypes::only({"api."}).about({"A", "B", "C", "D", "E", "F"});
+  CHECK(many.contains("api.update", "Z/default/z"));
+}
+
 class TypedSink final : public EventSink {
  public:
   explicit TypedSink(EventTypes reads) : reads_(std::move(reads)) {}
@@ -76,6 +110,18 @@ TEST_CASE("a tee gives each sink the events of the types it reads and reads thei
   CHECK(transitions.received == std::vector<std::string>{"status.transition"});
   CHECK(writes.received == std::vector<std::string>{"api.update"});
   CHECK(TeeSink({&transitions, &everything}).reads().is_all());
+}
+
+TEST_CASE("a tee gives a sink about some kinds only the events about them") {
+  TypedSink rayjob_writes(EventTypes::only({"api."}).about({"RayJob"}));
+  TeeSink tee({&rayjob_writes});
+  for (const char* object : {"RayJob/default/demo", "Pod/default/demo-head"}) {
+    Event event;
+    event.type = "api.update";
+    event.object = object;
+    tee.emit(event);
+  }
+  CHECK(rayjob_writes.received == std::vector<std::string>{"api.update"});
 }
 
 }  // namespace
