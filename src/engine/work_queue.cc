@@ -34,16 +34,23 @@ void require(bool ok, const char* what, const std::string& key) {
   std::abort();
 }
 
+// Whether a held key is the sought one: most callers pass a key the queue handed out or holds
+// (a SharedString's text), and one text is one key, so its address tells without a compare.
+bool same_key(const SharedString& held, const std::string& sought) {
+  return &held.str() == &sought || held.str() == sought;
+}
+
 // The place of `key` in a sorted set of keys: where it is, or where it would go.
 auto lower_bound_of(const std::vector<SharedString>& sorted, const std::string& key) {
-  return std::lower_bound(sorted.begin(), sorted.end(), key,
-                          [](const SharedString& held, const std::string& sought) { return held.str() < sought; });
+  return std::lower_bound(sorted.begin(), sorted.end(), key, [](const SharedString& held, const std::string& sought) {
+    return &held.str() != &sought && held.str() < sought;
+  });
 }
 
 // `key` in a sorted set of keys, or end().
 auto find_sorted(const std::vector<SharedString>& sorted, const std::string& key) {
   auto it = lower_bound_of(sorted, key);
-  return (it != sorted.end() && it->str() == key) ? it : sorted.end();
+  return (it != sorted.end() && same_key(*it, key)) ? it : sorted.end();
 }
 
 bool contains(const std::vector<SharedString>& sorted, const std::string& key) {
@@ -66,8 +73,10 @@ constexpr auto key_of_entry = [](const auto& entry) -> const std::string& { retu
 // The entry for `key` in a vector of structs sorted by `.key`, or end().
 template <typename Entries>
 auto find_by_key(Entries& entries, const std::string& key) {
-  auto it = std::ranges::lower_bound(entries, key, {}, key_of_entry);
-  return (it != entries.end() && it->key.str() == key) ? it : entries.end();
+  auto it = std::lower_bound(entries.begin(), entries.end(), key, [](const auto& entry, const std::string& sought) {
+    return &entry.key.str() != &sought && entry.key.str() < sought;
+  });
+  return (it != entries.end() && same_key(it->key, key)) ? it : entries.end();
 }
 
 template <typename Entries>
