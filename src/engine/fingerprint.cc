@@ -24,6 +24,8 @@
 #include <vector>
 
 #define XXH_STATIC_LINKING_ONLY   // XXH3_state_t on the stack
+// Inlined here: most keys hashed are short names, whose hash costs less than the call.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 namespace rjsim::engine {

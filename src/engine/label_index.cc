@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
+// Inlined here: most keys hashed are short names, whose hash costs less than the call.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 namespace rjsim::engine {
