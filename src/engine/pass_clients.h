@@ -72,8 +72,9 @@ class PassClients final : public KubeClient, public Runtime, public DashboardApi
  private:
   // The reply of the pass's next call when it made it already (replaying), else null.
   const CallReply* replayed(ClientCall call);
-  // Keeps the reply of a live call, and stops the pass after it when this step's call is made.
-  const CallReply& keep(CallReply reply);
+  // A new kept reply to a live call the pass just made, for the caller to fill in; then
+  // stop_if_due stops the pass after it when this step's call is made.
+  CallReply& keep(ClientCall call);
   void stop_if_due(const CallReply& reply);
   using LiveRead = const ObjectVersion* (ReconcileContext::*)(Kind, std::string_view, std::string_view, Error&);
   // A read from the cache or the API server: replayed, or made live and kept.
