@@ -69,7 +69,8 @@ class Fingerprinter {
     // == holds for -0.0 and 0.0, so they must hash alike (NaN != NaN: no constraint).
     add(std::bit_cast<std::uint64_t>(value == 0.0 ? 0.0 : value));
   }
-  void add(const std::string& text) {
+  void add(const std::string& text) { add_text(text); }
+  void add_text(std::string_view text) {
     add_length(text.size());
     bytes(text.data(), text.size());
   }
@@ -462,7 +463,9 @@ class Fingerprinter {
   }
   void add(const PendingReaction& value) {
     const auto& [actor, what, object, index, since_ms] = value;
-    add_all(actor, what, object, index, since_ms);
+    add(actor);
+    add_text(what);
+    add_all(object, index, since_ms);
   }
   void add(const World& value) {
     const auto& [now_ms, steps, api, process, faults_used, ray, environment, reactions] = value;

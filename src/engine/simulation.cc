@@ -410,7 +410,9 @@ void Simulation::record_reactions() {
       PendingReaction& reaction = pending[count++];
       reaction.actor = static_cast<int>(i);
       reaction.what = item.what;
-      reaction.object = item.object;
+      // Mostly the same object as at the last step: assigning it again would touch the shared
+      // text's reference count (an atomic add and subtract) for nothing.
+      if (!(reaction.object == item.object)) reaction.object = item.object;
       reaction.index = item.index;
       reaction.since_ms = reaction_since(i, item);
     }

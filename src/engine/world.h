@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/api_server.h"
@@ -20,6 +21,7 @@
 #include "engine/informer.h"
 #include "engine/pass_in_flight.h"
 #include "engine/ray_state.h"
+#include "engine/shared_string.h"
 #include "engine/work_queue.h"
 
 namespace rjsim::engine {
@@ -60,8 +62,8 @@ struct FaultsUsed {
 // since_ms + its max before it is. Kept only while some latency can matter (Simulation).
 struct PendingReaction {
   int actor = 0;                   // index into the simulation's actors
-  std::string what;                // the ActorWork it is
-  std::string object;
+  std::string_view what;           // the ActorWork it is (its `what`, a literal of the actor's)
+  SharedString object;
   int index = 0;
   std::int64_t since_ms = 0;
   friend bool operator==(const PendingReaction&, const PendingReaction&) = default;
