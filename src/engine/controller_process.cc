@@ -54,7 +54,7 @@ void deliver_one(StepContext& context, const Watches& watches, Kind kind) {
   Informer& informer = world.edit_informer(kind);
   const std::vector<WatchEvent>& log = world.api.watch_log(kind);
   const std::vector<Notification> notifications = informer.pop(log);
-  const std::string actor = "informer/" + std::string(to_string(kind));
+  const std::string_view actor = informer_actor(kind);
   for (const Notification& notification : notifications) {
     EventBuilder event = context.effect("watch.deliver", actor);
     if (event.kept()) {

@@ -10,9 +10,12 @@ namespace rjsim::engine {
 namespace {
 constexpr std::array<std::string_view, kKindCount> kKindNames = {"RayJob", "RayCluster", "Service",
                                                                  "Job", "Pod"};
+constexpr std::array<std::string_view, kKindCount> kInformerNames = {
+    "informer/RayJob", "informer/RayCluster", "informer/Service", "informer/Job", "informer/Pod"};
 }  // namespace
 
 std::string_view to_string(Kind kind) { return kKindNames[kind_index(kind)]; }
+std::string_view informer_actor(Kind kind) { return kInformerNames[kind_index(kind)]; }
 
 bool parse_kind(std::string_view text, Kind& kind) {
   for (Kind candidate : kAllKinds) {

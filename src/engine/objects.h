@@ -29,6 +29,8 @@ inline constexpr Kind kAllKinds[kKindCount] = {Kind::RayJob, Kind::RayCluster, K
                                               Kind::Job, Kind::Pod};
 
 std::string_view to_string(Kind kind);
+// The actor name of the controller's informer of `kind` in events: "informer/RayJob".
+std::string_view informer_actor(Kind kind);
 bool parse_kind(std::string_view text, Kind& kind);
 constexpr int kind_index(Kind kind) { return static_cast<int>(kind); }
 

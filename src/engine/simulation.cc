@@ -691,7 +691,7 @@ void Simulation::restart(StepContext& context) {
                                                   to_string(informer.kind()))];
     const std::vector<Notification> listed = informer.relist(world_.api, at);
     if (at < reached) informer.mark_rewound(reached);
-    context.effect("informer.relist", "informer/" + std::string(to_string(informer.kind())))
+    context.effect("informer.relist", informer_actor(informer.kind()))
         .with("rv", at)
         .with("objects", static_cast<std::int64_t>(listed.size()));
     for (const Notification& notification : listed) {
