@@ -6,6 +6,7 @@
 #include <cstring>
 #include <utility>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "engine/fingerprint.h"
@@ -59,7 +60,7 @@ bool adds_finalizer(const ObjectMeta& stored, const ObjectMeta& next) {
 }
 
 Error not_found(Kind kind, std::string_view name) {
-  return Error(ErrorCode::not_found, fmt::format("{}s \"{}\" not found", to_string(kind), name));
+  return Error(ErrorCode::not_found, fmt::format(FMT_COMPILE("{}s \"{}\" not found"), to_string(kind), name));
 }
 
 Error precondition_failed(const Object& stored, std::int64_t sent_resource_version) {
@@ -298,7 +299,7 @@ WriteOutcome ApiServer::create(Object& object, std::int64_t now_ms) {
   outcome.changed = true;
   outcome.watch_type = WatchType::Added;
   const std::int64_t serial = next_uid_[static_cast<std::size_t>(kind_index(kind))]++;
-  m.uid = fmt::format("uid-{}-{}", to_string(kind), serial);
+  m.uid = fmt::format(FMT_COMPILE("uid-{}-{}"), to_string(kind), serial);
   if (auto* service = std::get_if<Service>(&object); service && service->spec->cluster_ip.empty()) {
     // The Service IP allocator, deterministic: the Service's serial in the default 10.96.0.0/12.
     service->spec.edit().cluster_ip = address_of_serial("10.96", serial);

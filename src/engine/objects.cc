@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 namespace rjsim::engine {
@@ -118,7 +119,7 @@ void truncate_status_times_to_seconds(Object& object) {
 std::string key_of(const ObjectMeta& meta) { return key_of(meta.namespace_, meta.name); }
 
 std::string address_of_serial(std::string_view network, std::int64_t serial) {
-  return fmt::format("{}.{}.{}", network, serial / 256 % 256, serial % 256);
+  return fmt::format(FMT_COMPILE("{}.{}.{}"), network, serial / 256 % 256, serial % 256);
 }
 
 std::int64_t uid_serial(std::string_view uid) {

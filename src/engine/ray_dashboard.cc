@@ -8,6 +8,7 @@
 #include <string_view>
 #include <system_error>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "engine/key_index.h"
@@ -261,7 +262,7 @@ DashboardResponse RayDashboard::get_job_info(StepContext& context, DashboardCall
   }
   const int index = find_job(context.world(), call.head(), job_id);
   if (index < 0) {
-    DashboardResponse response = text_reply(404, fmt::format("Job {} does not exist", job_id));
+    DashboardResponse response = text_reply(404, fmt::format(FMT_COMPILE("Job {} does not exist"), job_id));
     call.log(job_id, "not_found", response);
     return response;
   }
@@ -334,7 +335,7 @@ DashboardResponse RayDashboard::stop_job(StepContext& context, DashboardCaller c
   }
   const int index = find_job(context.world(), call.head(), job_id);
   if (index < 0) {
-    DashboardResponse response = text_reply(404, fmt::format("Job {} does not exist", job_id));
+    DashboardResponse response = text_reply(404, fmt::format(FMT_COMPILE("Job {} does not exist"), job_id));
     call.log(job_id, "not_found", response);
     return response;
   }
@@ -366,7 +367,7 @@ DashboardResponse RayDashboard::delete_job(StepContext& context, DashboardCaller
   }
   const int index = find_job(context.world(), call.head(), job_id);
   if (index < 0) {
-    DashboardResponse response = text_reply(404, fmt::format("Job {} does not exist", job_id));
+    DashboardResponse response = text_reply(404, fmt::format(FMT_COMPILE("Job {} does not exist"), job_id));
     call.log(job_id, "not_found", response);
     return response;
   }

@@ -4,6 +4,7 @@
 #include <cassert>
 #include <optional>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "engine/controller_process.h"
@@ -81,7 +82,7 @@ const ObjectVersion* ReconcileContext::read_version(Kind kind, std::string_view 
         .with("rv_latest", truth ? meta(*truth).resource_version : std::int64_t{0})
         .with("lag", static_cast<std::int64_t>(informer.pending_events()));
   }
-  if (!cached) error = Error(ErrorCode::not_found, fmt::format("{}s \"{}\" not found", to_string(kind), name));
+  if (!cached) error = Error(ErrorCode::not_found, fmt::format(FMT_COMPILE("{}s \"{}\" not found"), to_string(kind), name));
   return cached;
 }
 
@@ -92,7 +93,7 @@ const ObjectVersion* ReconcileContext::read_version_from_api(Kind kind, std::str
       .object(object_ref(kind, namespace_, name))
       .with("found", stored != nullptr)
       .with("rv", stored ? meta(**stored).resource_version : std::int64_t{0});
-  if (!stored) error = Error(ErrorCode::not_found, fmt::format("{}s \"{}\" not found", to_string(kind), name));
+  if (!stored) error = Error(ErrorCode::not_found, fmt::format(FMT_COMPILE("{}s \"{}\" not found"), to_string(kind), name));
   return stored;
 }
 
