@@ -268,6 +268,7 @@ struct ScenarioRunner::Simulated {
                    Limits{.steps = scenario.limits.steps, .time_ms = scenario.limits.time_ms}),
         verdicts(simulation),
         faults(options.faults),
+        keeps_transitions(options.keep_transitions),
         answers(options.actor_answers) {
     if (options.actor_answers) simulation.remember_answers_in(*options.actor_answers);
     simulation.set_dashboard(&parts.environment.ray);
@@ -279,17 +280,19 @@ struct ScenarioRunner::Simulated {
   }
 
   // Whether a run with `options` may start over on this simulation: exploration's fast path
-  // (nothing but the transitions and the verdicts read the run) with the same fault budget and
-  // the same kept answers. Other runs get a simulation of their own.
+  // (nothing but the transitions, if kept, and the verdicts read the run) with the same fault
+  // budget, the same transitions kept and the same kept answers. Other runs get a simulation of their own.
   bool serves(const RunOptions& options) const {
-    return is_fast_path(options) && options.faults == faults && options.actor_answers == answers;
+    return is_fast_path(options) && options.faults == faults && options.keep_transitions == keeps_transitions &&
+           options.actor_answers == answers;
   }
   static bool is_fast_path(const RunOptions& options) {
     return !options.hash_log && !options.keep_events && options.sinks.empty() && options.observers.empty();
   }
 
   std::vector<events::EventSink*> sinks_for(const RunOptions& options) {
-    std::vector<events::EventSink*> sinks = {&transitions};
+    std::vector<events::EventSink*> sinks;
+    if (options.keep_transitions) sinks.push_back(&transitions);
     if (options.hash_log) sinks.push_back(&hash);
     if (options.keep_events) sinks.push_back(&memory);
     sinks.insert(sinks.end(), options.sinks.begin(), options.sinks.end());
@@ -304,6 +307,7 @@ struct ScenarioRunner::Simulated {
   std::optional<checks::InvariantChecker> checker;   // the last run's
   VerdictRecorder verdicts;
   bool faults;                    // what it was built for (serves)
+  bool keeps_transitions;
   ActorAnswers* answers;
 };
 
@@ -432,6 +436,7 @@ RunOptions exploration_run(Chooser& chooser) {
   options.keep_events = false;
   options.hash_log = false;
   options.judge_expectations = false;
+  options.keep_transitions = false;
   options.fingerprintable = false;
   return options;
 }

@@ -74,6 +74,8 @@ struct RunOptions {
                                              // path skips it: it is an eighth of a run's time)
   bool judge_expectations = true;            // fill RunReport::final and unmet (exploration's
                                              // fast path skips them: it looks for violations)
+  bool keep_transitions = true;              // fill RunReport::transitions (exploration's fast
+                                             // path skips them: 1% of a random run)
   bool fingerprintable = true;               // the API server takes digests, so that the world
                                              // can be fingerprinted (exploration's fast path
                                              // skips them unless the search fingerprints)

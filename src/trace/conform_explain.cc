@@ -14,6 +14,7 @@ bool agrees_under(const TraceExploration& exploration, engine::Chooser& chooser,
                   Explanation& explanation) {
   explore::RunOptions run = explore::exploration_run(chooser);
   run.seed = seed;
+  run.keep_transitions = true;   // aligned with the trace's
   ++explanation.schedules;
   Alignment alignment = align_run(exploration.conform.derived, explore::run_scenario(exploration.scenario, run));
   if (alignment.differs > 0 || alignment.details.empty()) return false;
@@ -83,6 +84,7 @@ ExplanationRun explanation_run(const TraceExploration& exploration, const Explan
   out.options.seed = seed;
   out.options.keep_events = true;
   out.options.hash_log = true;
+  out.options.keep_transitions = true;
   return out;
 }
 

@@ -90,9 +90,12 @@ void for_each_seeded_scenario(const std::function<void(const engine::Scenario&, 
 TEST_CASE("exploration's fast path, building only the events the checks read, gives every verdict of a full run") {
   for_each_seeded_scenario([](const engine::Scenario& scenario, std::uint64_t seed) {
     engine::RandomChooser fast_chooser(seed), full_chooser(seed);
-    const RunReport fast = run_scenario(scenario, exploration_run(fast_chooser));
+    RunOptions fast_options = exploration_run(fast_chooser);
+    fast_options.keep_transitions = true;   // compared too
+    const RunReport fast = run_scenario(scenario, fast_options);
     ReadsEveryEvent every_event;
     RunOptions full_options = exploration_run(full_chooser);
+    full_options.keep_transitions = true;
     full_options.observers.push_back(&every_event);
     const RunReport full = run_scenario(scenario, full_options);
     CHECK(verdicts_of(fast) == verdicts_of(full));
@@ -145,6 +148,7 @@ TEST_CASE("runs that start over on one runner's simulation give what runs on the
       engine::RandomChooser started_over(seed), on_its_own(seed);
       RunOptions options = exploration_run(started_over);
       options.stop_at_violation = true;
+      options.keep_transitions = true;   // compared too
       const RunReport again = runner.run(options);
       options.chooser = &on_its_own;
       CHECK(verdicts_of(again) == verdicts_of(run_scenario(scenario, options)));
