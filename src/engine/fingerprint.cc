@@ -24,7 +24,7 @@
 #include <vector>
 
 #define XXH_STATIC_LINKING_ONLY   // XXH3_state_t on the stack
-// Inlined here: most keys hashed are short names, whose hash costs less than the call.
+// Inlined here: most parts hashed are a few bytes, whose hash costs less than the call.
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 

@@ -13,6 +13,13 @@ constexpr std::array<std::string_view, kKindCount> kKindNames = {"RayJob", "RayC
                                                                  "Job", "Pod"};
 constexpr std::array<std::string_view, kKindCount> kInformerNames = {
     "informer/RayJob", "informer/RayCluster", "informer/Service", "informer/Job", "informer/Pod"};
+static_assert([] {
+  for (std::size_t i = 0; i < kKindCount; ++i) {
+    const std::string_view name = kInformerNames[i];
+    if (!name.starts_with("informer/") || name.substr(9) != kKindNames[i]) return false;
+  }
+  return true;
+}(), "each informer's actor name is \"informer/\" and its kind's name");
 }  // namespace
 
 std::string_view to_string(Kind kind) { return kKindNames[kind_index(kind)]; }

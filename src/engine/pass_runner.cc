@@ -58,10 +58,10 @@ std::byte* map_stack() {
 
 // The mappings of runners that ended, for the next runner to take. Exploration makes a
 // Simulation, and so a runner, for every run continued from a snapshot: a fresh mapping each
-// time (mmap, a page fault at the first touch of each stack page, munmap's TLB flush, alone 5.6%)
-// was most of the tenth an exhaustive search of all-faults-1-1 spent in the kernel. A stack's contents mean nothing between passes, so any runner may take
-// any. Never destroyed: a runner may end during static destruction, and the kernel takes the
-// mappings back at exit.
+// time (mmap, a page fault at the first touch of each stack page, munmap's TLB flush, alone
+// 5.6%) was most of the tenth an exhaustive search of all-faults-1-1 spent in the kernel. A
+// stack's contents mean nothing between passes, so any runner may take any. Never destroyed: a
+// runner may end during static destruction, and the kernel takes the mappings back at exit.
 class StackPool {
  public:
   static StackPool& instance() {

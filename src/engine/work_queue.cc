@@ -34,17 +34,18 @@ void require(bool ok, const char* what, const std::string& key) {
   std::abort();
 }
 
-// Whether a held key is the sought one: most callers pass a key the queue handed out or holds
-// (a SharedString's text), and one text is one key, so its address tells without a compare.
+// A held key against a sought one. Most callers pass a key the queue handed out or holds (a
+// SharedString's text), and one text is one key, so its address tells without a compare.
 bool same_key(const SharedString& held, const std::string& sought) {
   return &held.str() == &sought || held.str() == sought;
+}
+bool key_before(const SharedString& held, const std::string& sought) {
+  return &held.str() != &sought && held.str() < sought;
 }
 
 // The place of `key` in a sorted set of keys: where it is, or where it would go.
 auto lower_bound_of(const std::vector<SharedString>& sorted, const std::string& key) {
-  return std::lower_bound(sorted.begin(), sorted.end(), key, [](const SharedString& held, const std::string& sought) {
-    return &held.str() != &sought && held.str() < sought;
-  });
+  return std::lower_bound(sorted.begin(), sorted.end(), key, key_before);
 }
 
 // `key` in a sorted set of keys, or end().
@@ -73,9 +74,8 @@ constexpr auto key_of_entry = [](const auto& entry) -> const std::string& { retu
 // The entry for `key` in a vector of structs sorted by `.key`, or end().
 template <typename Entries>
 auto find_by_key(Entries& entries, const std::string& key) {
-  auto it = std::lower_bound(entries.begin(), entries.end(), key, [](const auto& entry, const std::string& sought) {
-    return &entry.key.str() != &sought && entry.key.str() < sought;
-  });
+  auto it = std::lower_bound(entries.begin(), entries.end(), key,
+                             [](const auto& entry, const std::string& sought) { return key_before(entry.key, sought); });
   return (it != entries.end() && same_key(it->key, key)) ? it : entries.end();
 }
 
