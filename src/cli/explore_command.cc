@@ -39,6 +39,7 @@ struct ExploreFlags {
   std::string time;
   std::uint64_t seed = 1;
   int depth = 3;
+  std::string order;   // exhaustive: depth-first (default) or departures
   bool all = false;
   int jobs = 1;
   std::string shard;
@@ -72,6 +73,7 @@ explore::ExploreOptions explore_options(const ExploreFlags& flags) {
     options.shard_count = shard.count;
   }
   options.pct_depth = flags.depth;
+  if (flags.order == "departures") options.exhaustive_order = explore::ExhaustiveOrder::by_departures;
   return options;
 }
 
@@ -96,6 +98,12 @@ std::string plan_label(const explore::ExploreReport& report, const explore::Find
   }
   const explore::TargetedPlan& plan = report.plans[static_cast<std::size_t>(finding.schedule_index)];
   return fmt::format("{} {}", explore::to_string(plan.action), plan.about);
+}
+
+// The last exhaustive round's departure bound: null when it had none (or for another strategy).
+nlohmann::ordered_json bound_json(const explore::ExploreReport& report) {
+  if (report.rounds == 0 || report.departure_bound == explore::kNoDepartureBound) return nullptr;
+  return report.departure_bound;
 }
 
 nlohmann::ordered_json summary_json(const explore::ExploreReport& report, const std::vector<StoredFinding>& stored) {
@@ -127,6 +135,8 @@ nlohmann::ordered_json summary_json(const explore::ExploreReport& report, const 
           {"complete", report.complete},
           {"states_generated", report.states_generated},
           {"max_depth", report.max_depth},
+          {"rounds", report.rounds},
+          {"departure_bound", bound_json(report)},
           {"distinct_executions", report.distinct_executions},
           {"coverage", report.coverage},
           {"targeted_plans", report.plans.size()},
@@ -182,6 +192,10 @@ void print_text(std::ostream& out, const engine::Scenario& scenario, const explo
     out << fmt::format("states generated {}, distinct states {} ({:.0f}/s), maximum depth {} decisions\n",
                        report.states_generated, report.distinct_states,
                        static_cast<double>(report.distinct_states) / elapsed, report.max_depth);
+    if (report.departure_bound != explore::kNoDepartureBound) {
+      out << fmt::format("rounds {}, the last over schedules departing at most {} times from the fault-free run\n",
+                         report.rounds, report.departure_bound);
+    }
   } else {
     out << fmt::format("distinct executions {}, estimated coverage {:.0f}%\n", report.distinct_executions,
                        100 * report.coverage);
@@ -331,6 +345,9 @@ int run_explore(const ExploreFlags& flags, Io& io) {
   }
   if (flags.from_trace.empty()) {
     if (flags.scenario.empty()) throw UsageError("a SCENARIO is required (or --from-trace DB)");
+    if (!flags.order.empty() && flags.strategy != "exhaustive") {
+      throw UsageError(fmt::format("--order goes with --strategy exhaustive (the strategy is {})", flags.strategy));
+    }
     for (const auto& [given, flag] : {std::pair{flags.run_id != 0, "--run"},
                                       std::pair{!flags.controller.empty(), "--controller"},
                                       std::pair{!flags.rayjob.empty(), "--rayjob"},
@@ -378,6 +395,13 @@ void add_explore_command(CLI::App& rjsim, CommandTable& commands) {
       ->capture_default_str();
   explore->add_flag("--all", flags->all,
                     "keep searching after the first violation and report every invariant found");
+  explore
+      ->add_option("--order", flags->order,
+                   "exhaustive: depth-first (default; the fewest runs to a proof) or departures (rounds over "
+                   "schedules departing at most 0, 1, 2, 3, 4, 8, 16... times from the fault-free run: races "
+                   "needing few departures first, states of early rounds searched again)")
+      ->type_name("O")
+      ->check(one_of({"depth-first", "departures"}));
   add_jobs_option(*explore, flags->jobs);
   explore
       ->add_option("--shard", flags->shard,

@@ -128,6 +128,7 @@ explore::ExploreOptions slice_options(const Slice& slice, const HuntFlags& flags
   if (slice.strategy == explore::Strategy::exhaustive) {
     options.runs = std::nullopt;
     options.time_ms = std::min(remaining_ms, *parse_duration_ms(flags.exhaustive_time));
+    options.exhaustive_order = explore::ExhaustiveOrder::by_departures;   // a hunt wants races, not a proof
   }
   return options;
 }
@@ -248,6 +249,7 @@ std::string find_again_command(const HuntFinding& f, const HuntFlags& flags) {
                                     explore::to_string(f.slice.strategy), f.slice.seed);
   if (f.slice.strategy == explore::Strategy::pct) command += fmt::format(" --depth {}", f.slice.pct_depth);
   if (f.slice.strategy != explore::Strategy::exhaustive) command += fmt::format(" --runs {}", f.slice_runs);
+  if (f.slice.strategy == explore::Strategy::exhaustive) command += " --order departures";
   command += " --all";
   if (!flags.controller.empty()) command += fmt::format("   # with controller: {} in the scenario", flags.controller);
   return command;

@@ -86,6 +86,7 @@ struct Node {
   std::size_t position = 0;
   std::uint64_t alternative = 0;
   std::shared_ptr<const Fork> fork;
+  std::int64_t departures = 0;   // decisions of the prefix that are not alternative 0
 
   PrefixView prefix() const {
     if (!parent_taken) return {};
@@ -157,11 +158,36 @@ class VisitedStates {
   absl::flat_hash_set<std::uint64_t, AsItIs> states_;
 };
 
+// Whether any decision of `taken` from `position` on had an alternative it did not take.
+bool has_alternatives(const TakenDecisions& taken, std::size_t position) {
+  for (; position < taken.size(); ++position) {
+    if (taken[position].options > 1) return true;
+  }
+  return false;
+}
+
+// Where a round's children go: the stack, and which of them it leaves out.
+struct Children {
+  std::vector<Node>& stack;
+  std::int64_t departure_bound;     // children departing more often are left out
+  std::int64_t shard_index;
+  std::int64_t shard_count;
+  bool left_out = false;            // some child departed more often than the bound allows
+};
+
 // Children of a run, deepest first once pushed on a stack: for each decision past the prefix,
 // each alternative it did not take, each with the latest fork before that decision (`forks` in
 // the order taken, so the fork moves forward with the decision). The children share `taken`.
-void push_children(std::size_t prefix_size, TakenDecisions taken, const std::vector<std::shared_ptr<const Fork>>& forks,
-                   std::vector<Node>& stack, std::int64_t shard_index, std::int64_t shard_count) {
+// Past its prefix a run takes alternative 0 only, so every child departs once more than its
+// parent; none is pushed beyond the round's bound.
+void push_children(const Node& parent, std::size_t prefix_size, TakenDecisions taken,
+                   const std::vector<std::shared_ptr<const Fork>>& forks, Children& children) {
+  if (prefix_size == taken.size()) return;
+  const std::int64_t departures = parent.departures + 1;
+  if (departures > children.departure_bound) {
+    children.left_out = children.left_out || has_alternatives(taken, prefix_size);
+    return;
+  }
   // Kept as long as a child waits on the stack: without room to spare. A run that went far past
   // its prefix outgrew its reserve (capacity_for) by doubling, and its own steps dwarf the copy.
   if (taken.decisions.capacity() > taken.decisions.size() + 8) taken.decisions.shrink_to_fit();
@@ -173,8 +199,8 @@ void push_children(std::size_t prefix_size, TakenDecisions taken, const std::vec
     while (next_fork < forks.size() && forks[next_fork]->decisions <= position) latest_fork = forks[next_fork++];
     for (std::uint64_t alternative = 1; alternative < (*shared_taken)[position].options; ++alternative) {
       const bool at_root = prefix_size == 0;
-      if (at_root && root_child++ % shard_count != shard_index) continue;
-      stack.push_back(Node{shared_taken, position, alternative, latest_fork});
+      if (at_root && root_child++ % children.shard_count != children.shard_index) continue;
+      children.stack.push_back(Node{shared_taken, position, alternative, latest_fork, departures});
     }
   }
 }
@@ -197,59 +223,99 @@ RunReport whole_run(ScenarioRunner& runner, const ExhaustiveOptions& options, co
   return runner.run(search_run(chooser, options));
 }
 
-}  // namespace
-
-ExhaustiveReport explore_exhaustively(const engine::Scenario& scenario, const ExhaustiveOptions& options) {
-  ExhaustiveReport report;
-  VisitedStates visited;
+// What the rounds of one search share: the runner and what spares work between runs.
+struct ExhaustiveSearch {
+  const engine::Scenario& scenario;
+  const ExhaustiveOptions& options;
+  ExhaustiveReport& report;
   engine::FingerprintMemo memo;                 // consecutive states share most of their parts
   engine::ActorAnswers answers;                 // consecutive runs share most of the actors' inputs
-  ScenarioRunner runner(scenario, options.controller);
+  ScenarioRunner runner;
   SnapshotPool snapshots;                       // outlives the stack, whose forks hold them
+
+  ExhaustiveSearch(const engine::Scenario& scenario, const ExhaustiveOptions& options, ExhaustiveReport& report)
+      : scenario(scenario), options(options), report(report), runner(scenario, options.controller) {}
+
+  bool out_of_budget() const {
+    return (options.max_runs && report.runs >= *options.max_runs) || (options.out_of_time && options.out_of_time());
+  }
+};
+
+enum class RoundEnd { searched, stopped };   // stopped: out of budget, or at a violation
+
+// One depth-first round over the schedules that depart from the fault-free run at most
+// `departure_bound` times, with a visited set of its own. `left_out` says whether the bound
+// left a child out (if not, the round searched the whole space).
+RoundEnd search_round(ExhaustiveSearch& search, std::int64_t departure_bound, bool& left_out) {
+  const ExhaustiveOptions& options = search.options;
+  ExhaustiveReport& report = search.report;
+  VisitedStates visited;
   std::vector<Node> stack = {Node{}};
+  Children children{stack, departure_bound, options.shard_index, options.shard_count};
   while (!stack.empty()) {
-    if ((options.max_runs && report.runs >= *options.max_runs) || (options.out_of_time && options.out_of_time())) {
-      break;
-    }
+    if (search.out_of_budget()) break;
     const Node node = std::move(stack.back());
     stack.pop_back();
     const PrefixView prefix = node.prefix();
-    PrefixChooser chooser = node.fork ? PrefixChooser(prefix, *node.fork) : PrefixChooser(prefix, scenario.seed);
+    PrefixChooser chooser = node.fork ? PrefixChooser(prefix, *node.fork) : PrefixChooser(prefix, search.scenario.seed);
     std::vector<std::shared_ptr<const Fork>> forks;
     if (node.fork) forks.push_back(node.fork);
     RunOptions run = search_run(chooser, options);
     run.fingerprintable = true;
-    if (options.remember_answers) run.actor_answers = &answers;
+    if (options.remember_answers) run.actor_answers = &search.answers;
     run.stop_when = [&](const engine::World& world) {
       ++report.states_generated;
-      const bool seen = !visited.insert(engine::fingerprint(world, memo));
+      const bool seen = !visited.insert(engine::fingerprint(world, search.memo));
       return seen && chooser.past_prefix();
     };
     if (options.fork) {
       run.resume_from = node.fork ? node.fork->run : nullptr;
-      run.snapshot_pool = &snapshots;
+      run.snapshot_pool = &search.snapshots;
       run.on_snapshot = [&](std::shared_ptr<const RunSnapshot> snapshot) {
         forks.push_back(std::make_shared<const Fork>(Fork{std::move(snapshot), chooser.names(), chooser.decisions()}));
       };
     }
-    RunReport result = runner.run(run);
+    RunReport result = search.runner.run(run);
     ++report.runs;
     report.steps += result.steps - (run.resume_from ? run.resume_from->world.steps : 0);
     report.max_depth = std::max<std::int64_t>(report.max_depth, static_cast<std::int64_t>(chooser.decisions()));
-    report.distinct_states = static_cast<std::int64_t>(visited.size());
+    report.distinct_states = std::max<std::int64_t>(report.distinct_states, static_cast<std::int64_t>(visited.size()));
     TakenDecisions taken = chooser.release_taken(node.parent_taken);
     const bool violated = !result.violations.empty();
     if (violated) {
       TakenDecisions whole{nullptr, 0, whole_schedule(taken)};
-      if (run.resume_from) result = whole_run(runner, options, whole, scenario.seed);
+      if (run.resume_from) result = whole_run(search.runner, options, whole, search.scenario.seed);
       report.failures.push_back(ExhaustiveFailure{std::move(whole.decisions), std::move(result), report.runs - 1});
     }
     if (options.on_run) options.on_run(report);
-    if (violated && !options.all) return report;
+    if (violated && !options.all) return RoundEnd::stopped;
     // A violating run's continuation is not explored further.
-    if (!violated) push_children(prefix.size(), std::move(taken), forks, stack, options.shard_index, options.shard_count);
+    if (!violated) push_children(node, prefix.size(), std::move(taken), forks, children);
   }
-  report.complete = stack.empty();
+  left_out = children.left_out;
+  return stack.empty() ? RoundEnd::searched : RoundEnd::stopped;
+}
+
+// The departure bound of the round after one with `bound`: one more while bugs are likeliest
+// (most need few departures), then doubling, so that a space searched to its end costs at most
+// about twice its last round.
+std::int64_t next_departure_bound(std::int64_t bound) { return bound < 4 ? bound + 1 : 2 * bound; }
+
+}  // namespace
+
+ExhaustiveReport explore_exhaustively(const engine::Scenario& scenario, const ExhaustiveOptions& options) {
+  ExhaustiveReport report;
+  ExhaustiveSearch search(scenario, options, report);
+  std::int64_t bound = options.order == ExhaustiveOrder::depth_first ? kNoDepartureBound : 0;
+  for (;; bound = next_departure_bound(bound)) {
+    if (report.rounds > 0 && search.out_of_budget()) return report;
+    bool left_out = false;
+    ++report.rounds;
+    report.departure_bound = bound;
+    if (search_round(search, bound, left_out) == RoundEnd::stopped) return report;
+    if (!left_out) break;
+  }
+  report.complete = true;
   return report;
 }
 

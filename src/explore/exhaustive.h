@@ -10,7 +10,8 @@
 // (they change names, not behaviour): they come from the scenario's seed as in the fault-free run.
 // What the visited set identifies is the World, not the checks' history of it: two runs that
 // reach one World by different histories are explored once, from the first.
-// Complete means every child was run: no violation exists within these bounds.
+// Rounds by departures from the fault-free run come first (ExhaustiveOrder). Complete means every
+// child was run: no violation exists within these bounds.
 #pragma once
 
 #include <cstdint>
@@ -24,8 +25,18 @@
 
 namespace rjsim::explore {
 
+// The order of the search (docs/explore.md). by_departures: rounds, each depth-first over the
+// schedules that depart from the fault-free run (take an alternative other than 0) at most a
+// bound of times, the bound growing from 0 round by round (iterative bounding, as CHESS bounds
+// preemptions): a race needing few departures is found before the search goes deep into
+// schedules needing many, at the cost of searching the first rounds' states again. The search is
+// complete when a round's bound left no child out. depth_first: one round without a bound.
+enum class ExhaustiveOrder { by_departures, depth_first };
+inline constexpr std::int64_t kNoDepartureBound = INT64_MAX;
+
 struct ExhaustiveOptions {
   std::string controller;
+  ExhaustiveOrder order = ExhaustiveOrder::depth_first;
   bool fork = true;                           // continue from snapshots (false: re-execute)
   bool remember_answers = true;               // runs reuse the actors' answers of earlier runs
   bool check_reused_answers = false;          // tests: RunOptions::check_reused_answers
@@ -47,8 +58,10 @@ struct ExhaustiveReport {
   std::int64_t runs = 0;
   std::int64_t steps = 0;
   std::int64_t states_generated = 0;   // worlds fingerprinted (every step run, prefixes re-executed included)
-  std::int64_t distinct_states = 0;    // the visited set's size
+  std::int64_t distinct_states = 0;    // the largest round's visited set's size
   std::int64_t max_depth = 0;          // the most decisions one run took
+  std::int64_t rounds = 0;             // rounds begun (ExhaustiveOrder)
+  std::int64_t departure_bound = 0;    // the last round's bound (kNoDepartureBound: none)
   bool complete = false;
   std::vector<ExhaustiveFailure> failures;
 };

@@ -280,6 +280,7 @@ void search_exhaustively(const engine::Scenario& scenario, const ExploreOptions&
   const Clock::time_point started = Clock::now();
   ExhaustiveOptions exhaustive;
   exhaustive.controller = options.controller;
+  exhaustive.order = options.exhaustive_order;
   exhaustive.max_runs = options.runs;
   // The clock is read after every 64th run, not before and after each: a search makes about
   // 100,000 runs a second, and its two clock reads a run were 1-2% of its time.
@@ -306,6 +307,8 @@ void search_exhaustively(const engine::Scenario& scenario, const ExploreOptions&
   report.distinct_states = result.distinct_states;
   report.states_generated = result.states_generated;
   report.max_depth = result.max_depth;
+  report.rounds = result.rounds;
+  report.departure_bound = result.departure_bound;
   report.complete = result.complete;
   report.coverage = result.complete ? 1.0 : 0.0;
   report.elapsed_s = seconds_since(started);

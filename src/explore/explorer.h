@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "engine/scenario.h"
+#include "explore/exhaustive.h"
 #include "explore/scenario_run.h"
 #include "explore/schedule.h"
 #include "explore/shrink.h"
@@ -44,6 +45,7 @@ struct ExploreOptions {
   std::int64_t shard_index = 0;
   std::int64_t shard_count = 1;
   int pct_depth = 3;
+  ExhaustiveOrder exhaustive_order = ExhaustiveOrder::depth_first;   // exhaustive: rounds by departures or not
   std::int64_t shrink_runs = 400;          // candidate runs a shrink may spend (0: no shrinking)
   // Called now and then from the calling thread while the search runs (progress lines).
   std::function<void(const struct ExploreProgress&)> on_progress;
@@ -80,6 +82,8 @@ struct ExploreReport {
   std::int64_t distinct_states = 0;   // exhaustive: the visited set's size (else 0)
   std::int64_t states_generated = 0;  // exhaustive: worlds fingerprinted
   std::int64_t max_depth = 0;         // exhaustive: the most decisions one run took
+  std::int64_t rounds = 0;            // exhaustive: rounds begun (ExhaustiveOrder)
+  std::int64_t departure_bound = 0;   // exhaustive: the last round's bound (kNoDepartureBound: none)
   std::int64_t distinct_executions = 0;   // random, pct, targeted: distinct decision sequences
   double coverage = 0;                // as ExploreProgress::coverage; exhaustive: 1 when complete
   double elapsed_s = 0;

@@ -93,6 +93,32 @@ TEST_CASE("rjsim explore with an unknown strategy or a bad scenario exits 2") {
   CHECK(invoke({"explore", "no-such-scenario.yaml", "--db", ""}).code == 2);
 }
 
+TEST_CASE("rjsim explore --order departures searches in rounds and says so; --order goes with exhaustive only") {
+  const Result found = invoke({"explore", acceptance("suspend-before-cluster-cached"), "--db", "", "--strategy",
+                               "exhaustive", "--order", "departures", "--runs", "40000"});
+  INFO(found.out, found.err);
+  REQUIRE(found.code == 1);
+  CHECK(contains(found.out, "violation: suspended-is-clean"));
+  CHECK(contains(found.out, "rounds 6, the last over schedules departing at most 8 times from the fault-free run"));
+
+  const Result bounded = invoke({"explore", acceptance("suspend-resume-bounded"), "--db", "", "--strategy",
+                                 "exhaustive", "--order", "departures", "--json"});
+  REQUIRE(bounded.code == 0);
+  const nlohmann::json summary = nlohmann::json::parse(bounded.out);
+  CHECK(summary["complete"] == true);
+  CHECK(summary["rounds"].get<std::int64_t>() > 1);
+  CHECK(summary["departure_bound"].get<std::int64_t>() >= 8);
+  const Result depth_first = invoke({"explore", acceptance("suspend-resume-bounded"), "--db", "", "--strategy",
+                                     "exhaustive", "--json"});
+  CHECK(nlohmann::json::parse(depth_first.out)["departure_bound"].is_null());
+
+  const Result misplaced = invoke({"explore", acceptance("suspend-resume-bounded"), "--db", "", "--order", "departures"});
+  CHECK(misplaced.code == 2);
+  CHECK(contains(misplaced.err, "--order goes with --strategy exhaustive"));
+  CHECK(invoke({"explore", acceptance("suspend-resume-bounded"), "--db", "", "--strategy", "exhaustive", "--order",
+                "sideways"}).code == 2);
+}
+
 TEST_CASE("rjsim merge combines shard databases and keeps each shrunk run pointing at its original") {
   ScratchDirectory dir;
   const std::string scenario = acceptance("suspend-before-cluster-cached");

@@ -263,17 +263,20 @@ void measure_exhaustive() {
   watch.report_rate("exhaustive: states generated", generated, "states", distinct_states_target_per_s);
 }
 
-void measure_finding(const fs::path& file, Strategy strategy) {
+// `order` matters for the exhaustive strategy only; `label` names the search in the output.
+void measure_finding(const fs::path& file, Strategy strategy, rjsim::explore::ExhaustiveOrder order,
+                     std::string_view label) {
   const Scenario scenario = rjsim::engine::load_scenario(file.string());
   ExploreOptions options;
   options.strategy = strategy;
+  options.exhaustive_order = order;
   options.runs = 100'000;
   options.shrink_runs = 0;
   Stopwatch search;
   ExploreReport report = rjsim::explore::explore(scenario, options);
   const double search_s = search.wall_seconds();
   if (report.findings.empty()) {
-    fmt::print("{:<34} {:<9} no violation in {} schedules ({:.3f} s)\n", scenario.name, to_string(strategy),
+    fmt::print("{:<34} {:<12} no violation in {} schedules ({:.3f} s)\n", scenario.name, label,
                report.schedules, search_s);
     return;
   }
@@ -284,8 +287,8 @@ void measure_finding(const fs::path& file, Strategy strategy) {
   Stopwatch shrinking;
   const rjsim::explore::ShrinkResult shrunk =
       rjsim::explore::shrink(scenario, base, finding.schedule, finding.invariant);
-  fmt::print("{:<34} {:<9} {} after {:>6} schedules, {:7.3f} s wall;  shrink {:7.3f} s ({} runs, {} -> {} departures)\n",
-             scenario.name, to_string(strategy), finding.invariant, finding.schedule_index + 1, finding.found_after_s,
+  fmt::print("{:<34} {:<12} {} after {:>6} schedules, {:7.3f} s wall;  shrink {:7.3f} s ({} runs, {} -> {} departures)\n",
+             scenario.name, label, finding.invariant, finding.schedule_index + 1, finding.found_after_s,
              shrinking.wall_seconds(), shrunk.runs, rjsim::explore::departures(finding.schedule),
              rjsim::explore::departures(shrunk.schedule));
 }
@@ -537,9 +540,11 @@ int main(int argc, char** argv) {
   for (const fs::path& file : yaml_files(acceptance_dir())) {
     const Scenario scenario = rjsim::engine::load_scenario(file.string());
     if (!scenario.expect.violations || scenario.expect.violations->empty()) continue;
+    using rjsim::explore::ExhaustiveOrder;
     for (Strategy strategy : {Strategy::targeted, Strategy::pct, Strategy::random, Strategy::exhaustive}) {
-      measure_finding(file, strategy);
+      measure_finding(file, strategy, ExhaustiveOrder::depth_first, to_string(strategy));
     }
+    measure_finding(file, Strategy::exhaustive, ExhaustiveOrder::by_departures, "departures");
   }
   fmt::print("\n");
   measure_exhaustive();
