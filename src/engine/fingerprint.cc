@@ -58,9 +58,11 @@ class Fingerprinter {
   }
 
   // ---- leaves, as their bytes in memory ----
+  // Leaves are inlined into their callers: out of line, their calls were 3% of an exhaustive
+  // search of an all-faults scenario, about as much as their work.
   template <class T>
     requires std::is_integral_v<T> || std::is_enum_v<T>
-  void add(T value) {
+  [[gnu::always_inline]] void add(T value) {
     if (kChunk - used_ < sizeof(T)) flush();
     std::memcpy(chunk_ + used_, &value, sizeof(T));
     used_ += sizeof(T);
@@ -70,7 +72,7 @@ class Fingerprinter {
     add(std::bit_cast<std::uint64_t>(value == 0.0 ? 0.0 : value));
   }
   void add(const std::string& text) { add_text(text); }
-  void add_text(std::string_view text) {
+  [[gnu::always_inline]] void add_text(std::string_view text) {
     add_length(text.size());
     bytes(text.data(), text.size());
   }
@@ -480,7 +482,7 @@ class Fingerprinter {
  private:
   static constexpr std::size_t kChunk = 2048;
 
-  void add_length(std::size_t length) { add(static_cast<std::uint32_t>(length)); }
+  [[gnu::always_inline]] void add_length(std::size_t length) { add(static_cast<std::uint32_t>(length)); }
 
   // A shared part of the world (FingerprintMemo), as the digest of its contents: the one
   // `remembered` when the part is still the one it was taken of.
@@ -505,7 +507,7 @@ class Fingerprinter {
     }
   }
 
-  void bytes(const void* data, std::size_t size) {
+  [[gnu::always_inline]] void bytes(const void* data, std::size_t size) {
     if (kChunk - used_ < size) {
       flush();
       if (size > kChunk) {
