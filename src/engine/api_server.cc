@@ -167,7 +167,7 @@ void ApiServer::append_watch(WatchType type, const ObjectVersion& version, std::
   const int kind = kind_index(written_kind);
   const ObjectMeta& m = meta(*version);
   std::vector<WatchEvent>& log = watch_logs_[kind].edit();
-  const bool sent = was_selected || watch_selectors_[kind].matches(m);
+  const bool sent = was_selected || (*watch_selectors_)[kind].matches(m);
   WatchEvent event{.resource_version = m.resource_version,
                    .type = type,
                    .sent = sent,
@@ -361,7 +361,7 @@ WriteOutcome ApiServer::commit_change(const ObjectVersion& stored, Object&& next
   const bool relabelled = group_before != indexed_label_hash(kind_of(next), next_meta);
   reindex(kind_of(next), index, meta(*stored), next_meta);
   const bool ownership = ownership_changed(meta(*stored), next_meta);
-  const bool was_selected = watch_selectors_[kind].matches(meta(*stored));   // before `slot` replaces it
+  const bool was_selected = (*watch_selectors_)[kind].matches(meta(*stored));   // before `slot` replaces it
   ObjectVersion& slot = objects_[kind].edit()[index];
   slot = ObjectVersion(std::move(next), takes_digests_, slot);
   append_watch(WatchType::Modified, slot, now_ms, ownership, was_selected);
