@@ -185,7 +185,10 @@ void record(Hunt& hunt, store::Database* database, const Slice& slice, const Hun
   known.symptom = symptom;
   known.scenario_file = hunt.files[slice.scenario];
   known.slice = slice;
-  known.slice_runs = flags.slice_runs;
+  // An exhaustive slice is bounded by time: its finding's run index bounds the search that finds
+  // it again, as it runs the same runs in the same order.
+  known.slice_runs =
+      slice.strategy == explore::Strategy::exhaustive ? finding.schedule_index + 1 : flags.slice_runs;
   known.found_after_s = found_after_s;
   hunt.discovery_times.push_back(found_after_s);
   describe_new_finding(known, scenario, finding, flags, database);
@@ -248,8 +251,8 @@ std::string find_again_command(const HuntFinding& f, const HuntFlags& flags) {
   std::string command = fmt::format("rjsim explore {} --strategy {} --seed {}", f.scenario_file,
                                     explore::to_string(f.slice.strategy), f.slice.seed);
   if (f.slice.strategy == explore::Strategy::pct) command += fmt::format(" --depth {}", f.slice.pct_depth);
-  if (f.slice.strategy != explore::Strategy::exhaustive) command += fmt::format(" --runs {}", f.slice_runs);
   if (f.slice.strategy == explore::Strategy::exhaustive) command += " --order departures";
+  command += fmt::format(" --runs {}", f.slice_runs);
   command += " --all";
   if (!flags.controller.empty()) command += fmt::format("   # with controller: {} in the scenario", flags.controller);
   return command;

@@ -5,6 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include <set>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "cli/scenario_files.h"
 #include "cli_test_support.h"
@@ -55,6 +58,40 @@ TEST_CASE("rjsim hunt groups one race found in two scenarios into one finding an
   const Result replayed = invoke({"replay", db, "--run", std::to_string(shrunk)});
   CHECK(replayed.code == 0);
   CHECK(contains(replayed.out, "identical"));
+}
+
+TEST_CASE("a finding of a hunt's exhaustive slice is found again by the command it prints") {
+  // Round 1 searches exhaustively by departures for a time; its finding names the run count
+  // that reaches it, so that the search it prints stops there and not after a time.
+  const std::string file = scenario("tools/hunt/corpus/suspend-resume.yaml");
+  const Result hunt = invoke({"hunt", file, "--explorations", "2", "--slice-runs", "50", "--shrink-runs", "20",
+                              "--exhaustive-time", "3s", "--jobs", "1", "--db", "", "--json"});
+  INFO(hunt.err);
+  REQUIRE(hunt.code == 1);
+  std::string again;
+  std::string invariant;
+  const nlohmann::json report = nlohmann::json::parse(hunt.out);
+  for (const nlohmann::json& finding : report["findings"]) {
+    const std::string command = finding["find_again"];
+    if (command.find("--strategy exhaustive") == std::string::npos) continue;
+    again = command;
+    invariant = finding["invariant"];
+    break;
+  }
+  REQUIRE(!again.empty());
+  CHECK(contains(again, "--order departures --runs "));
+  std::vector<std::string> arguments;
+  std::istringstream words(again.substr(std::string("rjsim ").size()));
+  for (std::string word; words >> word;) arguments.push_back(word);
+  arguments.insert(arguments.end(), {"--db", "", "--json"});
+  const Result found = invoke(arguments);
+  REQUIRE(found.code == 1);
+  bool same_invariant = false;
+  const nlohmann::json explored = nlohmann::json::parse(found.out);
+  for (const nlohmann::json& violation : explored["violations"]) {
+    same_invariant = same_invariant || violation["invariant"] == invariant;
+  }
+  CHECK(same_invariant);
 }
 
 TEST_CASE("the hunt corpus: every scenario loads, runs KubeRay v1.7.0 and has every fault on") {
