@@ -343,11 +343,11 @@ int run_explore(const ExploreFlags& flags, Io& io) {
   if (!flags.scenario.empty() && !flags.from_trace.empty()) {
     throw UsageError("give either a SCENARIO or --from-trace DB, not both");
   }
+  if (!flags.order.empty() && flags.strategy != "exhaustive") {
+    throw UsageError(fmt::format("--order goes with --strategy exhaustive (the strategy is {})", flags.strategy));
+  }
   if (flags.from_trace.empty()) {
     if (flags.scenario.empty()) throw UsageError("a SCENARIO is required (or --from-trace DB)");
-    if (!flags.order.empty() && flags.strategy != "exhaustive") {
-      throw UsageError(fmt::format("--order goes with --strategy exhaustive (the strategy is {})", flags.strategy));
-    }
     for (const auto& [given, flag] : {std::pair{flags.run_id != 0, "--run"},
                                       std::pair{!flags.controller.empty(), "--controller"},
                                       std::pair{!flags.rayjob.empty(), "--rayjob"},

@@ -66,7 +66,7 @@ struct HuntFinding {
   std::string message;               // the shrunk run's violation message
   std::string scenario_file;         // the first scenario that showed it
   Slice slice;
-  std::int64_t slice_runs = 0;
+  std::int64_t slice_runs = 0;       // the runs its "again" command names (exhaustive: to the finding's run)
   double found_after_s = 0;          // from the start of the campaign
   std::int64_t run_id = 0;
   std::int64_t shrunk_run_id = 0;

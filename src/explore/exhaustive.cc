@@ -297,8 +297,8 @@ RoundEnd search_round(ExhaustiveSearch& search, std::int64_t departure_bound, bo
 }
 
 // The departure bound of the round after one with `bound`: one more while bugs are likeliest
-// (most need few departures), then doubling, so that a space searched to its end costs at most
-// about twice its last round.
+// (most need few departures), then doubling, so that the rounds past 4 cost at most about twice
+// the last one (suspend-resume-bounded, searched to its end: 3x the depth-first runs in all).
 std::int64_t next_departure_bound(std::int64_t bound) { return bound < 4 ? bound + 1 : 2 * bound; }
 
 }  // namespace

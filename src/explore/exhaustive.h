@@ -10,8 +10,8 @@
 // (they change names, not behaviour): they come from the scenario's seed as in the fault-free run.
 // What the visited set identifies is the World, not the checks' history of it: two runs that
 // reach one World by different histories are explored once, from the first.
-// Rounds by departures from the fault-free run come first (ExhaustiveOrder). Complete means every
-// child was run: no violation exists within these bounds.
+// ExhaustiveOrder::by_departures runs the search in rounds of growing departure bounds instead.
+// Complete means every child was run: no violation exists within these bounds.
 #pragma once
 
 #include <cstdint>

@@ -115,6 +115,9 @@ TEST_CASE("rjsim explore --order departures searches in rounds and says so; --or
   const Result misplaced = invoke({"explore", acceptance("suspend-resume-bounded"), "--db", "", "--order", "departures"});
   CHECK(misplaced.code == 2);
   CHECK(contains(misplaced.err, "--order goes with --strategy exhaustive"));
+  const Result misplaced_on_trace = invoke({"explore", "--from-trace", "no-such.db", "--order", "departures"});
+  CHECK(misplaced_on_trace.code == 2);
+  CHECK(contains(misplaced_on_trace.err, "--order goes with --strategy exhaustive"));
   CHECK(invoke({"explore", acceptance("suspend-resume-bounded"), "--db", "", "--strategy", "exhaustive", "--order",
                 "sideways"}).code == 2);
 }
