@@ -11,6 +11,8 @@
 
 namespace rjsim::checks::judgements {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 namespace {
 
 using engine::Kind;
@@ -75,7 +77,7 @@ std::optional<Due> due_gone(const EndView& view, const RayJobHistory& rayjob, co
              fmt::format("the RayJob was deleted at seq {} ({} ms)", rayjob.gone->seq, rayjob.gone->at_ms));
     return due;
   }
-  if (rayjob.deployment_status == "Suspended") {
+  if (rayjob.deployment_status == "Suspended"sv) {
     consider(rayjob.deployment_since.at_ms, rayjob.deployment_since.seq,
              fmt::format("Suspended was persisted at seq {} ({} ms)", rayjob.deployment_since.seq,
                          rayjob.deployment_since.at_ms));
@@ -93,7 +95,7 @@ std::optional<Due> due_gone(const EndView& view, const RayJobHistory& rayjob, co
     }
   }
   const auto* stored = view.world.api.find<engine::RayJob>(rayjob.namespace_, rayjob.name);
-  const bool finished = rayjob.deployment_status == "Complete" || rayjob.deployment_status == "Failed";
+  const bool finished = rayjob.deployment_status == "Complete"sv || rayjob.deployment_status == "Failed"sv;
   if (finished && stored && stored->spec->shutdown_after_job_finishes) {
     const std::int64_t end_ms = stored->status.end_time_ms.value_or(rayjob.deployment_since.at_ms);
     const std::int64_t ttl_ms = static_cast<std::int64_t>(stored->spec->ttl_seconds_after_finished.value_or(0)) * 1000;
@@ -110,7 +112,7 @@ std::optional<Due> due_gone(const EndView& view, const RayJobHistory& rayjob, co
 
 void suspended_is_clean(const StepView& view, Reporter& reporter) {
   for (const PersistedTransition& t : view.facts.transitions) {
-    if (t.to_deployment != "Suspended" || t.from_deployment == "Suspended") continue;
+    if (t.to_deployment != "Suspended"sv || t.from_deployment == "Suspended"sv) continue;
     const RayJobHistory& rayjob = view.history.rayjobs()[static_cast<std::size_t>(t.rayjob)];
     const std::vector<std::string> found = leftovers(view.world, rayjob);
     if (found.empty()) continue;
@@ -122,7 +124,7 @@ void suspended_is_clean(const StepView& view, Reporter& reporter) {
 
 void retry_is_clean(const StepView& view, Reporter& reporter) {
   for (const PersistedTransition& t : view.facts.transitions) {
-    if (!t.to_deployment.empty() || t.from_deployment != "Retrying" || t.attempt < 1) continue;
+    if (!t.to_deployment.empty() || t.from_deployment != "Retrying"sv || t.attempt < 1) continue;
     const RayJobHistory& rayjob = view.history.rayjobs()[static_cast<std::size_t>(t.rayjob)];
     const Attempt& previous = rayjob.attempts[static_cast<std::size_t>(t.attempt - 1)];
     std::vector<std::string> found;

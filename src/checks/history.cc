@@ -14,6 +14,8 @@
 
 namespace rjsim::checks {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 using engine::Kind;
 using engine::World;
 using events::Event;
@@ -56,7 +58,7 @@ std::int64_t deletion_seq(std::span<const Event> step_events, std::string_view r
                           std::int64_t fallback) {
   for (const Event& event : step_events) {
     if (event.object == ref && event.type.starts_with("api.") &&
-        event.text("watch") == "DELETED") {
+        event.text("watch") == "DELETED"sv) {
       return event.seq;
     }
   }
@@ -67,7 +69,7 @@ std::int64_t deletion_seq(std::span<const Event> step_events, std::string_view r
 std::int64_t job_status_seq(std::span<const Event> step_events, const RaySubmission& submission,
                             std::string_view status, std::int64_t fallback) {
   for (const Event& event : step_events) {
-    if (event.type == "ray.job_status" && event.object == submission.cluster &&
+    if (event.type == "ray.job_status"sv && event.object == submission.cluster &&
         event.text("submission_id") == submission.submission_id &&
         event.text("to") == status) {
       return event.seq;
@@ -91,7 +93,7 @@ bool up_to_date(const RayJobHistory& seen, const engine::RayJob& stored) {
 }  // namespace
 
 bool is_terminal_job_status(std::string_view status) {
-  return status == "SUCCEEDED" || status == "FAILED" || status == "STOPPED";
+  return status == "SUCCEEDED"sv || status == "FAILED"sv || status == "STOPPED"sv;
 }
 
 bool RayJobHistory::interfered(std::int64_t from_ms, std::int64_t to_ms) const {
@@ -205,14 +207,14 @@ void History::apply_step(const World& world, const engine::StepLog& step, StepFa
 
   for (const Event& event : step_events) {
     const std::string_view type = event.type;   // compares with a literal length first
-    if (type == "status.transition") {
+    if (type == "status.transition"sv) {
       on_transition(world, event, facts);
-    } else if (type == "reconcile.panic") {
+    } else if (type == "reconcile.panic"sv) {
       facts.panics.push_back({{event.seq, event.at_ms}, event.object, event.text("message")});
-    } else if (type == "dashboard.submit_job") {
-      if (event.text("outcome") == "ok") on_submit(world, event, facts);
-    } else if (type == "api.create") {
-      if (event.text("outcome") != "ok") continue;
+    } else if (type == "dashboard.submit_job"sv) {
+      if (event.text("outcome") == "ok"sv) on_submit(world, event, facts);
+    } else if (type == "api.create"sv) {
+      if (event.text("outcome") != "ok"sv) continue;
       if (is_rayjob_ref(event.object)) {
         const int known = find_index(event.object);
         if (known >= 0 && !rayjobs_[static_cast<std::size_t>(known)]->gone) {
@@ -226,18 +228,18 @@ void History::apply_step(const World& world, const engine::StepLog& step, StepFa
         created.deployment_status.clear();
         created.job_status.clear();
         created.reason.clear();
-      } else if (event.object.starts_with("RayCluster/") && event.actor == "controller") {
+      } else if (event.object.starts_with("RayCluster/") && event.actor == "controller"sv) {
         on_cluster_create(world, event, facts);
       }
     } else if (type.starts_with("api.")) {
       if (!is_rayjob_ref(event.object)) continue;
       const events::Value* sent = event.find("rv_sent");
       rayjob_write_rv_sent_ = sent ? event.integer("rv_sent") : 0;
-      if (event.text("outcome") == "ok" && body_bool(event, "changed")) {
+      if (event.text("outcome") == "ok"sv && body_bool(event, "changed")) {
         const int index = find_index(event.object);
         if (index >= 0) rayjobs_[static_cast<std::size_t>(index)].edit().last_write_seq = event.seq;
       }
-    } else if (type == "action.patch" || type == "action.delete") {
+    } else if (type == "action.patch"sv || type == "action.delete"sv) {
       const int index = find_index(event.object);
       if (index >= 0) {
         rayjobs_[static_cast<std::size_t>(index)].edit().interference.push_back({{event.seq, event.at_ms}, std::string(type)});
@@ -290,7 +292,7 @@ void History::on_transition(const World& world, const Event& event, StepFacts& f
   // A persisted New after another status begins a new attempt (DESIGN §5); so does leaving
   // Suspended or Retrying for another status (kuberay-1.0 resumes Suspended -> Initializing:
   // it has no New).
-  transition.begins_attempt = from != to && (to.empty() || from == "Suspended" || from == "Retrying");
+  transition.begins_attempt = from != to && (to.empty() || from == "Suspended"sv || from == "Retrying"sv);
   if (transition.begins_attempt) {
     Attempt next;
     next.begun = at;
@@ -303,9 +305,9 @@ void History::on_transition(const World& world, const Event& event, StepFacts& f
     attempt.terminal_job_status = at;
     attempt.terminal_job_status_value = transition.to_job_status;
   }
-  if (to != from && (to == "Complete" || to == "Failed") && !attempt.finished) attempt.finished = at;
-  if (to != from && to == "Retrying" && !attempt.retrying) attempt.retrying = at;
-  if (to != from && to == "Suspended") {
+  if (to != from && (to == "Complete"sv || to == "Failed"sv) && !attempt.finished) attempt.finished = at;
+  if (to != from && to == "Retrying"sv && !attempt.retrying) attempt.retrying = at;
+  if (to != from && to == "Suspended"sv) {
     if (!attempt.suspended) attempt.suspended = at;
     transition.suspend_read = suspend_as_read(world, rayjob, rayjob_write_rv_sent_);
   }
@@ -434,7 +436,7 @@ int History::attribute(const World& world, const engine::RayHead& head,
     }
   }
   // The controller (HTTPMode): the RayJob it was reconciling.
-  if (record.submitted_by == "controller" && is_rayjob_ref(*reconciling_)) {
+  if (record.submitted_by == "controller"sv && is_rayjob_ref(*reconciling_)) {
     const int index = find_index(*reconciling_);
     if (index >= 0) return index;
   }
@@ -490,7 +492,7 @@ void History::follow_submissions(const World& world, std::span<const Event> step
     // step's events are searched only for a submission not yet started (with 20 RayJobs, most are).
     if (!submission.started) {
       const std::int64_t running_seq = job_status_seq(step_events, submission, "RUNNING", -1);
-      if (record.status == "RUNNING" || record.start_time_ms > 0 || running_seq >= 0) {
+      if (record.status == "RUNNING"sv || record.start_time_ms > 0 || running_seq >= 0) {
         // Edited only when it moves on: most steps leave the submissions shared.
         submissions_.edit()[index].started = Moment{running_seq >= 0 ? running_seq : facts->last_seq, record.start_time_ms};
         facts->started.push_back(*it);
@@ -517,7 +519,7 @@ std::string submitter_job_finished(const World& world, const RayJobHistory& rayj
   const auto* job = world.api.find<engine::Job>(rayjob.namespace_, rayjob.name);
   if (!job || rayjob_owner_uid(job->metadata) != rayjob.uid) return "";
   for (const engine::JobCondition& condition : job->status.conditions) {
-    if ((condition.type == "Complete" || condition.type == "Failed") && condition.status == "True") {
+    if ((condition.type == "Complete"sv || condition.type == "Failed"sv) && condition.status == "True"sv) {
       return fmt::format("its submitter Job/{}/{} has {}=True", rayjob.namespace_, rayjob.name, condition.type);
     }
   }
@@ -537,10 +539,10 @@ std::string sidecar_finished(const World& world, const std::string& namespace_, 
       continue;
     }
     for (const engine::ContainerStatus& status : pod.status.container_statuses) {
-      if (status.name != engine::kSubmitterSidecarName || status.state != "terminated") continue;
+      if (status.name != engine::kSubmitterSidecarName || status.state != "terminated"sv) continue;
       const auto container = std::find_if(pod.spec->containers.begin(), pod.spec->containers.end(),
                                           [&](const engine::Container& c) { return c.name == status.name; });
-      const bool restarts = container != pod.spec->containers.end() && container->restart_policy == "OnFailure";
+      const bool restarts = container != pod.spec->containers.end() && container->restart_policy == "OnFailure"sv;
       if (status.exit_code.value_or(0) == 0 || !restarts) {
         return fmt::format("its submitter container in Pod/{}/{} exited {} for good", namespace_, pod.metadata.name,
                            status.exit_code.value_or(0));
@@ -553,7 +555,7 @@ std::string sidecar_finished(const World& world, const std::string& namespace_, 
 }  // namespace
 
 bool uses_submitter_job(const engine::RayJobSpec& spec) {
-  return spec.submission_mode.empty() || spec.submission_mode == "K8sJobMode";
+  return spec.submission_mode.empty() || spec.submission_mode == "K8sJobMode"sv;
 }
 
 void History::follow_submitters(const World& world, Moment now) {
@@ -583,7 +585,7 @@ void History::follow_submitters(const World& world, Moment now) {
       read.reads = SubmitterReads::jobs;
       read.others_written = stamps.kind(Kind::Job);
       how = submitter_job_finished(world, seen);
-    } else if (stored->spec->submission_mode == "SidecarMode") {
+    } else if (stored->spec->submission_mode == "SidecarMode"sv) {
       // The cluster's name too: the history learns it after this look (refresh_rayjobs).
       read.reads = SubmitterReads::pods;
       read.others_written = stamps.kind(Kind::Pod);

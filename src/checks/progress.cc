@@ -8,6 +8,8 @@
 
 namespace rjsim::checks::judgements {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 namespace {
 
 // The manager KubeRay answers to (kuberay-rayjob §1.2 spec.managedBy); any other hands it off.
@@ -22,7 +24,7 @@ void no_stuck_state(const EndView& view, Reporter& reporter) {
     const auto* stored = view.world.api.find<engine::RayJob>(rayjob.namespace_, rayjob.name);
     if (!stored) continue;
     const std::string& status = stored->status.job_deployment_status;
-    if (status == "Complete" || status == "Failed" || status == "Suspended") continue;
+    if (status == "Complete"sv || status == "Failed"sv || status == "Suspended"sv) continue;
     if (stored->spec->managed_by && *stored->spec->managed_by != kKubeRayManager) continue;
     reporter.report("no-stuck-state", rayjob.ref, view.last_seq,
                     fmt::format("{}: the run ended with nothing enabled and no timer pending (seq {}, {} ms) while "
@@ -34,8 +36,11 @@ void no_stuck_state(const EndView& view, Reporter& reporter) {
 
 void validation_recoverable_step(const StepView& view, Reporter& reporter) {
   for (const PersistedTransition& t : view.facts.transitions) {
-    if (t.to_deployment != "ValidationFailed") continue;
-    if (t.from_deployment != "Complete" && t.from_deployment != "Failed" && t.from_deployment != "Suspending") continue;
+    if (t.to_deployment != "ValidationFailed"sv) continue;
+    if (t.from_deployment != "Complete"sv && t.from_deployment != "Failed"sv &&
+        t.from_deployment != "Suspending"sv) {
+      continue;
+    }
     const RayJobHistory& rayjob = view.history.rayjobs()[static_cast<std::size_t>(t.rayjob)];
     reporter.report("validation-recoverable", rayjob.ref, t.at.seq,
                     fmt::format("{}: ValidationFailed replaced {} at seq {}", rayjob.ref, t.from_deployment,
@@ -45,7 +50,7 @@ void validation_recoverable_step(const StepView& view, Reporter& reporter) {
 
 void validation_recoverable_end(const EndView& view, Reporter& reporter) {
   for (const RayJobHistory& rayjob : view.history.rayjobs()) {
-    if (rayjob.gone || rayjob.deployment_status != "ValidationFailed" || !rayjob.valid_again) continue;
+    if (rayjob.gone || rayjob.deployment_status != "ValidationFailed"sv || !rayjob.valid_again) continue;
     const std::int64_t deadline_ms = rayjob.valid_again->at_ms + view.settings.eventually_ms;
     if (view.world.now_ms < deadline_ms) continue;
     reporter.report("validation-recoverable", rayjob.ref, view.last_seq,

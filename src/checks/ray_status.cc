@@ -9,15 +9,17 @@
 
 namespace rjsim::checks::judgements {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 namespace {
 
 bool is_deadline(std::string_view reason) {
-  return reason == "DeadlineExceeded" || reason == "PreRunningDeadlineExceeded";
+  return reason == "DeadlineExceeded"sv || reason == "PreRunningDeadlineExceeded"sv;
 }
 
 // A change into Complete or Failed that is not decided by a deadline.
 bool finishes_on_ray(const PersistedTransition& t) {
-  const bool finished = t.to_deployment == "Complete" || t.to_deployment == "Failed";
+  const bool finished = t.to_deployment == "Complete"sv || t.to_deployment == "Failed"sv;
   return finished && t.from_deployment != t.to_deployment && !is_deadline(t.reason);
 }
 
@@ -27,7 +29,7 @@ bool deployment_agrees(std::string_view deployment, std::string_view ray_status)
 }
 
 std::string_view goes_with(std::string_view deployment) {
-  return deployment == "Complete" ? "SUCCEEDED or STOPPED" : "FAILED";
+  return deployment == "Complete"sv ? "SUCCEEDED or STOPPED" : "FAILED";
 }
 
 }  // namespace
@@ -69,7 +71,7 @@ void outcome_follows_ray(const StepView& view, Reporter& reporter) {
 void terminal_only_when_job_done(const StepView& view, Reporter& reporter) {
   for (const PersistedTransition& t : view.facts.transitions) {
     // A validation failure ends the attempt on the spec alone (kuberay-1.7 RJC validateRayJob).
-    if (!finishes_on_ray(t) || t.reason == "ValidationFailed") continue;
+    if (!finishes_on_ray(t) || t.reason == "ValidationFailed"sv) continue;
     const RayJobHistory& rayjob = rayjob_of(view, t);
     const RaySubmission* ray_job = view.history.ray_job_of(attempt_of(view, t));
     // Never submitted, ended, or unknown to every dashboard now (its head's table is gone).
@@ -144,7 +146,7 @@ void terminal_after_submitter(const StepView& view, Reporter& reporter) {
   for (const PersistedTransition& t : view.facts.transitions) {
     // Decided from the Ray job's status: Complete, or Failed as AppFailed (the Job's own failure
     // is SubmissionFailed, the grace-period fallback and the timeouts have reasons of their own).
-    const bool from_ray = t.reason.empty() || t.reason == "AppFailed";
+    const bool from_ray = t.reason.empty() || t.reason == "AppFailed"sv;
     if (!finishes_on_ray(t) || !from_ray) continue;
     const RayJobHistory& rayjob = rayjob_of(view, t);
     const auto* stored = view.world.api.find<engine::RayJob>(rayjob.namespace_, rayjob.name);

@@ -10,6 +10,8 @@
 
 namespace rjsim::checks::judgements {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 void single_submission(const StepView& view, Reporter& reporter) {
   const History& history = view.history;
   const auto& submissions = history.submissions();
@@ -91,7 +93,7 @@ const Attempt* terminal_before(const RayJobHistory& rayjob, std::size_t index, s
   for (std::size_t k = index + 1; k-- > 0;) {
     const Attempt& attempt = rayjob.attempts[k];
     if (attempt.terminal_job_status && attempt.terminal_job_status->seq < seq) return &attempt;
-    if (attempt.begun_after != "Suspended") return nullptr;   // the first attempt, or a retry's
+    if (attempt.begun_after != "Suspended"sv) return nullptr;   // the first attempt, or a retry's
   }
   return nullptr;
 }
@@ -122,7 +124,7 @@ void no_rerun_after_terminal(const StepView& view, Reporter& reporter) {
 // True when the submission's Ray job runs now: RUNNING in a table its head still serves.
 bool runs_now(const engine::World& world, const RaySubmission& submission) {
   const engine::RayHead& head = *world.ray->heads[static_cast<std::size_t>(submission.head)];
-  return !head.table_lost && head.jobs[static_cast<std::size_t>(submission.job)].status == "RUNNING";
+  return !head.table_lost && head.jobs[static_cast<std::size_t>(submission.job)].status == "RUNNING"sv;
 }
 
 void one_execution_at_a_time(const StepView& view, Reporter& reporter) {

@@ -11,9 +11,11 @@
 
 namespace rjsim::checks::judgements {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 void suspended_only_when_requested(const StepView& view, Reporter& reporter) {
   for (const PersistedTransition& t : view.facts.transitions) {
-    if (t.to_deployment != "Suspended" || t.from_deployment == t.to_deployment || t.suspend_read) continue;
+    if (t.to_deployment != "Suspended"sv || t.from_deployment == t.to_deployment || t.suspend_read) continue;
     const RayJobHistory& rayjob = rayjob_of(view, t);
     reporter.report("suspended-only-when-requested", rayjob.ref, t.at.seq,
                     fmt::format("{}: Suspended was persisted at seq {} (from {}) by a write based on a read of the "
@@ -40,13 +42,15 @@ const char* pod_of(const engine::Pod& pod, const RayJobHistory& rayjob) {
   return created ? "its RayCluster" : nullptr;
 }
 
-bool still_running(const engine::Pod& pod) { return pod.status.phase == "Running" && !engine::containers_stopped(pod); }
+bool still_running(const engine::Pod& pod) {
+  return pod.status.phase == "Running"sv && !engine::containers_stopped(pod);
+}
 
 }  // namespace
 
 void suspended_means_released(const StepView& view, Reporter& reporter) {
   for (const PersistedTransition& t : view.facts.transitions) {
-    if (t.to_deployment != "Suspended" || t.from_deployment == t.to_deployment) continue;
+    if (t.to_deployment != "Suspended"sv || t.from_deployment == t.to_deployment) continue;
     const RayJobHistory& rayjob = rayjob_of(view, t);
     for (const engine::Object& object : view.world.api.objects(engine::Kind::Pod)) {
       const auto& pod = std::get<engine::Pod>(object);

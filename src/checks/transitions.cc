@@ -9,13 +9,15 @@
 
 namespace rjsim::checks::judgements {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 namespace {
 
 // How far a jobStatus has got: "" < PENDING < RUNNING < SUCCEEDED | FAILED | STOPPED; -1 unknown.
 int job_status_rank(std::string_view job_status) {
   if (job_status.empty()) return 0;
-  if (job_status == "PENDING") return 1;
-  if (job_status == "RUNNING") return 2;
+  if (job_status == "PENDING"sv) return 1;
+  if (job_status == "RUNNING"sv) return 2;
   if (is_terminal_job_status(job_status)) return 3;
   return -1;
 }
@@ -42,8 +44,8 @@ void legal_transition(const StepView& view, Reporter& reporter) {
 
 void terminal_is_terminal(const StepView& view, Reporter& reporter) {
   for (const PersistedTransition& t : view.facts.transitions) {
-    const bool from_terminal = t.from_deployment == "Complete" || t.from_deployment == "Failed";
-    if (!from_terminal || t.to_deployment == t.from_deployment || t.to_deployment == "Retrying") continue;
+    const bool from_terminal = t.from_deployment == "Complete"sv || t.from_deployment == "Failed"sv;
+    if (!from_terminal || t.to_deployment == t.from_deployment || t.to_deployment == "Retrying"sv) continue;
     const RayJobHistory& rayjob = rayjob_of(view, t);
     reporter.report("terminal-is-terminal", rayjob.ref, t.at.seq,
                     fmt::format("{}: persisted {} after {} at seq {}; after Complete or Failed the only "
@@ -54,8 +56,8 @@ void terminal_is_terminal(const StepView& view, Reporter& reporter) {
 
 void suspend_atomic(const StepView& view, Reporter& reporter) {
   for (const PersistedTransition& t : view.facts.transitions) {
-    if (t.from_deployment != "Suspending" || t.to_deployment == "Suspending" ||
-        t.to_deployment == "Suspended") {
+    if (t.from_deployment != "Suspending"sv || t.to_deployment == "Suspending"sv ||
+        t.to_deployment == "Suspended"sv) {
       continue;
     }
     const RayJobHistory& rayjob = rayjob_of(view, t);
@@ -74,7 +76,7 @@ void jobstatus_monotone(const StepView& view, Reporter& reporter) {
     // The reset that begins an attempt, or the reset to "" that ends one (Suspended, Retrying).
     const bool attempt_reset =
         t.begins_attempt ||
-        (t.to_job_status.empty() && (t.to_deployment == "Suspended" || t.to_deployment == "Retrying"));
+        (t.to_job_status.empty() && (t.to_deployment == "Suspended"sv || t.to_deployment == "Retrying"sv));
     if (attempt_reset) continue;
     const RayJobHistory& rayjob = rayjob_of(view, t);
     const Attempt& attempt = rayjob.attempts[static_cast<std::size_t>(t.attempt)];

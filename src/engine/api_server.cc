@@ -13,6 +13,8 @@
 
 namespace rjsim::engine {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 std::string_view to_string(WatchType type) {
   switch (type) {
     case WatchType::Added: return "ADDED";
@@ -482,7 +484,7 @@ WriteOutcome ApiServer::remove(Kind kind, std::string_view namespace_, std::stri
 
 std::int64_t ApiServer::graceful_deletion_seconds(const Object& object, std::optional<std::int64_t> requested) const {
   const Pod* pod = std::get_if<Pod>(&object);
-  if (!pod || pod->status.phase != "Running") return 0;   // not running on a node: nothing to stop
+  if (!pod || pod->status.phase != "Running"sv) return 0;   // not running on a node: nothing to stop
   return requested.value_or(pod_termination_grace_period_seconds_);
 }
 

@@ -12,6 +12,8 @@
 
 namespace rjsim::engine {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 namespace {
 
 constexpr std::string_view kComplete = "complete";
@@ -75,9 +77,9 @@ JobView view_from_listed_pods(const Job& job, std::span<const Pod* const> pods) 
   JobView view;
   view.job = &job;
   for (const Pod* pod : pods) {
-    if (pod->status.phase == "Succeeded") {
+    if (pod->status.phase == "Succeeded"sv) {
       ++view.succeeded;
-    } else if (pod->status.phase == "Failed") {
+    } else if (pod->status.phase == "Failed"sv) {
       ++view.failed;
       view.last_failure_ms = std::max(view.last_failure_ms, finished_at_ms(*pod));
     } else if (!pod->metadata.deletion_timestamp_ms) {
@@ -107,8 +109,8 @@ JobView view_from_finalizers(const World& world, const Job& job, std::span<const
     view.last_failure_ms = record->last_failure_ms;
   }
   for (const Pod* pod : pods) {
-    const bool succeeded = pod->status.phase == "Succeeded";
-    const bool failed = !succeeded && (pod->status.phase == "Failed" || pod->metadata.deletion_timestamp_ms);
+    const bool succeeded = pod->status.phase == "Succeeded"sv;
+    const bool failed = !succeeded && (pod->status.phase == "Failed"sv || pod->metadata.deletion_timestamp_ms);
     if (failed) view.last_failure_ms = std::max(view.last_failure_ms, finished_at_ms(*pod));
     if (!succeeded && !failed) {
       ++view.active;
@@ -210,7 +212,7 @@ std::vector<const Pod*> pods_of_job(const ApiServer& api, std::string_view names
 
 bool has_true_condition(const Job& job, std::string_view type) {
   return std::any_of(job.status.conditions.begin(), job.status.conditions.end(),
-                     [&](const JobCondition& c) { return c.type == type && c.status == "True"; });
+                     [&](const JobCondition& c) { return c.type == type && c.status == "True"sv; });
 }
 
 void JobController::enabled(const World& world, std::vector<ActorWork>& out) const {

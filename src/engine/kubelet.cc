@@ -6,6 +6,8 @@
 
 namespace rjsim::engine {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 namespace {
 
 constexpr std::string_view kStartPods = "start-pods";
@@ -13,11 +15,12 @@ constexpr std::string_view kStartPods = "start-pods";
 // A Pod is Ready only while every container runs: not one that exited or waits to restart.
 bool all_containers_running(const Pod& pod) {
   return std::all_of(pod.status.container_statuses.begin(), pod.status.container_statuses.end(),
-                     [](const ContainerStatus& c) { return c.state == "running"; });
+                     [](const ContainerStatus& c) { return c.state == "running"sv; });
 }
 
 bool may_become_ready(const Pod& pod) {
-  return pod.status.phase == "Running" && pod.status.ready == std::optional<bool>(false) && all_containers_running(pod);
+  return pod.status.phase == "Running"sv && pod.status.ready == std::optional<bool>(false) &&
+         all_containers_running(pod);
 }
 
 }  // namespace

@@ -16,6 +16,8 @@
 
 namespace rjsim::engine {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 namespace {
 
 constexpr std::string_view kHeadUp = "head-up";
@@ -31,7 +33,7 @@ int job_work_index(std::size_t head, std::size_t job) {
 }
 
 bool is_terminal(std::string_view status) {
-  return status == "SUCCEEDED" || status == "FAILED" || status == "STOPPED";
+  return status == "SUCCEEDED"sv || status == "FAILED"sv || status == "STOPPED"sv;
 }
 
 // The `message` Ray's job manager reports with each status (job_manager.py, summarized).
@@ -60,7 +62,7 @@ bool head_pod_runs(const World& world, const RayHead& head) {
   // The cluster's Pods from the owner index: a walk of every Pod grew with the RayJobs.
   for (const ObjectVersion* version : world.api.controlled_by(Kind::Pod, head.cluster_namespace, head.cluster_uid)) {
     const auto& pod = std::get<Pod>(**version);
-    if (pod.status.phase == "Running" && node_type_is(pod, "head")) return true;
+    if (pod.status.phase == "Running"sv && node_type_is(pod, "head")) return true;
   }
   return false;
 }
@@ -174,7 +176,7 @@ class Call {
   // The refusal when the call reaches no head ("outage" or "unreachable"), else empty.
   std::string_view refused() const { return refused_; }
   DashboardResponse refusal() const {
-    return not_connected(url_, refused_ == "outage" ? " (dashboard outage)" : "");
+    return not_connected(url_, refused_ == "outage"sv ? " (dashboard outage)" : "");
   }
   int head() const { return resolved_.head; }
   const RayHead& live_head() const { return *context_.world().ray->heads[static_cast<std::size_t>(resolved_.head)]; }
@@ -426,7 +428,7 @@ const std::vector<RayDashboard::PendingJob>& RayDashboard::pending_jobs(const Wo
 }
 
 bool RayDashboard::head_comes_up(const RayCluster& cluster) const {
-  return cluster.status->state == "ready" &&
+  return cluster.status->state == "ready"sv &&
          std::none_of(live_heads_.begin(), live_heads_.end(),
                       [&](const LiveHead& head) { return head.cluster_uid == cluster.metadata.uid; });
 }
@@ -570,12 +572,12 @@ void RayDashboard::apply(const ActorWork& work, StepContext& context) const {
   RayHead& head = heads[static_cast<std::size_t>(work.index / kJobsPerHead)].edit();
   RayJobRecord& job = head.jobs[static_cast<std::size_t>(work.index % kJobsPerHead)];
   const std::string from = job.status;
-  if (job.status == "PENDING") {
+  if (job.status == "PENDING"sv) {
     job.status = "RUNNING";
     job.start_time_ms = context.now_ms();
     job.next_change_at_ms = context.now_ms() + ray_.runs_for_ms;
   } else {
-    assert(job.status == "RUNNING" && "rjsim bug: a terminal Ray job changed status");
+    assert(job.status == "RUNNING"sv && "rjsim bug: a terminal Ray job changed status");
     job.status = job.result;
     job.end_time_ms = context.now_ms();
     job.next_change_at_ms = 0;

@@ -14,6 +14,8 @@
 
 namespace rjsim::engine {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 namespace {
 
 constexpr std::string_view kAddFinalizer = "add-finalizer";
@@ -125,7 +127,7 @@ bool RayClusterController::status_due(const RayCluster& cluster, const Service* 
 // The release's rule over the Pods the API lists (reference §3.5, §2.6, §1.12).
 bool RayClusterController::pods_ready(const std::vector<const Pod*>& pods, const RayCluster& cluster) const {
   if (pods.empty()) return false;
-  const auto running = [](const Pod* pod) { return pod->status.phase == "Running"; };
+  const auto running = [](const Pod* pod) { return pod->status.phase == "Running"sv; };
   // A PodReady condition that is present must be True.
   const auto ready = [&](const Pod* pod) { return running(pod) && pod->status.ready.value_or(true); };
   switch (readiness_) {

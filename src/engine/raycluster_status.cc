@@ -10,6 +10,8 @@
 
 namespace rjsim::engine {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 namespace {
 
 bool is_v1_7(RayClusterReadiness release) { return release == RayClusterReadiness::desired_pods_ready; }
@@ -38,11 +40,11 @@ WorkerCounts worker_counts(const RayCluster& cluster, const std::vector<const Po
   WorkerCounts counts;
   counts.ready = cluster.status->ready_worker_replicas;
   counts.available = static_cast<int>(std::count_if(pods.begin(), pods.end(), [](const Pod* pod) {
-    return is_worker(*pod) && pod->status.phase == "Running";
+    return is_worker(*pod) && pod->status.phase == "Running"sv;
   }));
   if (v1_7) {   // CalculateReadyReplicas: Running with PodReady True
     counts.ready = static_cast<int>(std::count_if(pods.begin(), pods.end(), [](const Pod* pod) {
-      return is_worker(*pod) && pod->status.phase == "Running" && pod->status.ready == std::optional<bool>(true);
+      return is_worker(*pod) && pod->status.phase == "Running"sv && pod->status.ready == std::optional<bool>(true);
     }));
   }
   std::int32_t desired = 0;
@@ -158,7 +160,7 @@ ConditionWish head_pod_ready_condition(const Pod* head) {
   if (*head->status.ready) return {"HeadPodReady", "True", "HeadPodRunningAndReady", "", ""};
   condition.reason = "ContainersNotReady";
   for (const ContainerStatus& container : head->status.container_statuses) {
-    if (container.state == "waiting" || container.state == "terminated") {
+    if (container.state == "waiting"sv || container.state == "terminated"sv) {
       return {"HeadPodReady", "False", container.reason, container.name, ": "};
     }
   }
@@ -167,7 +169,7 @@ ConditionWish head_pod_ready_condition(const Pod* head) {
 
 bool condition_true(const std::vector<StatusCondition>& conditions, std::string_view type) {
   return std::any_of(conditions.begin(), conditions.end(),
-                     [&](const StatusCondition& c) { return c.type == type && c.status == "True"; });
+                     [&](const StatusCondition& c) { return c.type == type && c.status == "True"sv; });
 }
 
 // At most six conditions set in one calculateStatus, kept in place (no allocation).
@@ -192,7 +194,7 @@ ConditionWishes condition_wishes(const RayCluster& cluster, const std::vector<co
   ConditionWishes wishes;
   wishes.push_back(head_pod_ready_condition(only_head(pods)));
   const bool all_running = !pods.empty() && std::all_of(pods.begin(), pods.end(), [](const Pod* pod) {
-    return pod->status.phase == "Running" && pod->status.ready.value_or(true);
+    return pod->status.phase == "Running"sv && pod->status.ready.value_or(true);
   });   // CheckAllPodsRunning
   const bool suspending = condition_true(conditions, "RayClusterSuspending");
   const bool was_suspended = condition_true(conditions, "RayClusterSuspended");

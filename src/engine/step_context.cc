@@ -6,6 +6,8 @@
 
 namespace rjsim::engine {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 using events::Event;
 using events::Origin;
 
@@ -49,7 +51,7 @@ void StepContext::log_decision(ChoicePoint point, std::uint64_t options, std::ui
 }
 
 bool decision_of(const Event& event, Decision& decision) {
-  if (event.type != "choice") return false;
+  if (event.type != "choice"sv) return false;
   const events::Value* point = event.find("point");
   const events::Value* options = event.find("options");
   const events::Value* picked = event.find("picked");

@@ -11,6 +11,8 @@
 
 namespace rjsim::engine {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 namespace {
 
 // The work an action is (a constant: ActorWork::what).
@@ -38,12 +40,12 @@ const RayJob* target_of(const World& world, const Action& action) {
 // RayJob), or the head Pod of its cluster (SidecarMode), with the submitter container running.
 bool runs_submitter_of(const Pod& pod, const RayJob& rayjob) {
   const OwnerReference* owner = controller_owner(pod.metadata);
-  if (!owner || pod.metadata.namespace_ != rayjob.metadata.namespace_ || pod.status.phase != "Running") return false;
+  if (!owner || pod.metadata.namespace_ != rayjob.metadata.namespace_ || pod.status.phase != "Running"sv) return false;
   const bool sidecar = owner->kind == Kind::RayCluster && owner->name == rayjob.status.ray_cluster_name;
   if (!sidecar && !(owner->kind == Kind::Job && owner->name == rayjob.metadata.name)) return false;
   return std::any_of(pod.status.container_statuses.begin(), pod.status.container_statuses.end(),
                      [&](const ContainerStatus& c) {
-                       return c.state == "running" && (!sidecar || c.name == kSubmitterSidecarName);
+                       return c.state == "running"sv && (!sidecar || c.name == kSubmitterSidecarName);
                      });
 }
 

@@ -11,6 +11,8 @@
 
 namespace rjsim::models::kuberay_1_0 {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 using namespace rjsim::engine;
 
 namespace {
@@ -40,10 +42,10 @@ using shared::generate_rayjob_id;          // utils/util.go:L209
 using shared::is_job_terminal;             // rayjob_types.go:L24-30
 
 bool is_job_succeed_or_failed(std::string_view status) {   // RJC:L470-472 (STOPPED is not)
-  return status == "SUCCEEDED" || status == "FAILED";
+  return status == "SUCCEEDED"sv || status == "FAILED"sv;
 }
 bool is_job_pending_or_running(std::string_view status) {   // RJC:L475-477
-  return status == "PENDING" || status == "RUNNING";
+  return status == "PENDING"sv || status == "RUNNING"sv;
 }
 
 ReconcileResult requeue() { return ReconcileResult::requeue_after(kRayJobDefaultRequeueDurationMs); }
@@ -298,7 +300,7 @@ ReconcileResult suspend_running_job(Clients& clients, RayJob& rayjob, RayDashboa
   if (!is_job_terminal(info->job_status)) {                                         // :273-278
     if (Error err = dashboard.stop_job(rayjob.status.job_id)) return requeue_with(err);
   }
-  if (info->job_status != "STOPPED") return requeue();                              // :279-281
+  if (info->job_status != "STOPPED"sv) return requeue();                              // :279-281
   if (Error err = delete_cluster(clients, rayjob); err && !is_not_found(err)) return requeue();   // :283-286
   RayJobStatus& status = rayjob.status;                                             // :289-293
   status.ray_cluster_status = RayClusterStatus{};
@@ -383,7 +385,7 @@ ReconcileResult RayJobReconciler::reconcile(const Request& request, Clients& cli
     dashboard.init_client(client_url);
   }
 
-  if (cluster.status->state != "ready") {                                            // :213-217, every pass
+  if (cluster.status->state != "ready"sv) {                                            // :213-217, every pass
     return requeue_with(update_state(clients, rayjob, std::nullopt, status.job_status, kInitializing, {}));
   }
 

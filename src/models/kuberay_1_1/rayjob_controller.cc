@@ -12,6 +12,8 @@
 
 namespace rjsim::models::kuberay_1_1 {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 using namespace rjsim::engine;
 
 namespace {
@@ -194,7 +196,7 @@ Error create_k8s_job_if_need(Clients& clients, const RayJob& rayjob, const RayCl
 // deleteSubmitterJob (RJC:L449-483): true only once the cache no longer has the Job.
 Error delete_submitter_job(Clients& clients, const RayJob& rayjob, bool& is_job_deleted) {
   is_job_deleted = false;
-  if (rayjob.spec->submission_mode == "HTTPMode") {
+  if (rayjob.spec->submission_mode == "HTTPMode"sv) {
     is_job_deleted = true;
     return {};
   }
@@ -224,9 +226,9 @@ Error delete_cluster_resources(Clients& clients, const RayJob& rayjob, bool& is_
 // checkK8sJobAndUpdateStatusIfNeeded (RJC:L687-706).
 bool check_k8s_job_and_update_status_if_needed(RayJob& rayjob, const Job& job) {
   for (const JobCondition& condition : job.status.conditions) {
-    if (condition.type != "Failed" || condition.status != "True") continue;
+    if (condition.type != "Failed"sv || condition.status != "True"sv) continue;
     rayjob.status.job_deployment_status = kFailed;
-    if (rayjob.status.job_status == "FAILED") {
+    if (rayjob.status.job_status == "FAILED"sv) {
       rayjob.status.reason = "AppFailed";
     } else {
       rayjob.status.reason = "SubmissionFailed";
@@ -261,7 +263,7 @@ bool check_active_deadline_and_update_status_if_needed(Clients& clients, RayJob&
 // IsJobFinished (utils/util.go:L533-540).
 bool is_job_finished(const Job& job) {
   return std::any_of(job.status.conditions.begin(), job.status.conditions.end(), [](const JobCondition& c) {
-    return (c.type == "Complete" || c.type == "Failed") && c.status == "True";
+    return (c.type == "Complete"sv || c.type == "Failed"sv) && c.status == "True"sv;
   });
 }
 
@@ -287,14 +289,14 @@ StateResult reconcile_initializing(Clients& clients, RayJob& rayjob) {
   RayCluster cluster;
   if (Error err = get_or_create_raycluster_instance(clients, rayjob, cluster)) return requeue_with(err);  // :149
   if (rayjob.status.dashboard_url.empty()) {                                            // :154
-    if (cluster.status->state != "ready") return requeue();                              // :155-158, no write
+    if (cluster.status->state != "ready"sv) return requeue();                              // :155-158, no write
     std::string url;
     if (Error err = fetch_head_service_url(clients, cluster, url); err || url.empty()) { // :160-163
       return requeue_with(err ? err : go_error("empty dashboard URL"));
     }
     rayjob.status.dashboard_url = url;
   }
-  if (rayjob.spec->submission_mode == "K8sJobMode") {                                   // :167
+  if (rayjob.spec->submission_mode == "K8sJobMode"sv) {                                   // :167
     if (Error err = create_k8s_job_if_need(clients, rayjob, cluster)) return requeue_with(err);
   }
   rayjob.status.job_deployment_status = kRunning;                                      // :175
@@ -305,7 +307,7 @@ StateResult reconcile_initializing(Clients& clients, RayJob& rayjob) {
 StateResult reconcile_running(Clients& clients, RayJob& rayjob) {
   if (update_status_to_suspending_if_needed(rayjob)) return std::nullopt;               // :177
   if (check_active_deadline_and_update_status_if_needed(clients, rayjob)) return std::nullopt;   // :181
-  const bool k8s_job_mode = rayjob.spec->submission_mode == "K8sJobMode";
+  const bool k8s_job_mode = rayjob.spec->submission_mode == "K8sJobMode"sv;
   Job job;
   if (k8s_job_mode) {                                                                   // :186-200
     if (Error err = clients.kube.get(rayjob.metadata.namespace_, rayjob.metadata.name, job)) {
@@ -319,7 +321,7 @@ StateResult reconcile_running(Clients& clients, RayJob& rayjob) {
   dashboard.init_client(rayjob.status.dashboard_url);
   RayJobInfo job_info;
   if (Error err = dashboard.get_job_info(rayjob.status.job_id, job_info)) {
-    if (rayjob.spec->submission_mode == "HTTPMode" && is_bad_request(err)) {            // :215-222
+    if (rayjob.spec->submission_mode == "HTTPMode"sv && is_bad_request(err)) {            // :215-222
       std::string submitted_id;
       if (Error submit_err = dashboard.submit_job(rayjob, submitted_id)) return requeue_with(submit_err);
       return requeue();
@@ -332,7 +334,7 @@ StateResult reconcile_running(Clients& clients, RayJob& rayjob) {
   if (k8s_job_mode) is_terminal = is_terminal && is_job_finished(job);
   if (is_terminal) {
     job_deployment_status = kComplete;
-    if (job_info.job_status == "FAILED") {
+    if (job_info.job_status == "FAILED"sv) {
       job_deployment_status = kFailed;
       reason = "AppFailed";
     }

@@ -16,6 +16,8 @@
 
 namespace rjsim::models::kuberay_1_7 {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 using namespace rjsim::engine;
 // Unchanged in the Go since v1.0.0 (models/shared) and since v1.1.0 (kuberay_1_1/rayjob_controller.h).
 using shared::fetch_head_service_url;
@@ -58,13 +60,13 @@ constexpr std::string_view kRetrying = "Retrying";
 constexpr std::string_view kWaiting = "Waiting";
 
 bool is_job_terminal(std::string_view status) {   // rayjob_types.go:L36-43
-  return status == "STOPPED" || status == "SUCCEEDED" || status == "FAILED";
+  return status == "STOPPED"sv || status == "SUCCEEDED"sv || status == "FAILED"sv;
 }
 bool is_job_deployment_terminal(std::string_view status) {   // rayjob_types.go:L63-65
   return status == kComplete || status == kFailed;
 }
 bool has_submitter(const RayJob& rayjob) {   // utils.HasSubmitter
-  return rayjob.spec->submission_mode == "K8sJobMode" || rayjob.spec->submission_mode == "SidecarMode";
+  return rayjob.spec->submission_mode == "K8sJobMode"sv || rayjob.spec->submission_mode == "SidecarMode"sv;
 }
 
 ReconcileResult requeue() { return ReconcileResult::requeue_after(kRayJobDefaultRequeueDurationMs); }
@@ -112,12 +114,12 @@ void check_backoff_limit_and_update_status_if_needed(RayJob& rayjob) {
   int failed_count = status.failed.value_or(0);
   int succeeded_count = status.succeeded.value_or(0);
   if (status.job_deployment_status == kFailed) ++failed_count;
-  if (status.job_status == "SUCCEEDED" && status.job_deployment_status == kComplete) ++succeeded_count;
+  if (status.job_status == "SUCCEEDED"sv && status.job_deployment_status == kComplete) ++succeeded_count;
   status.failed = failed_count;
   status.succeeded = succeeded_count;
   if (status.job_deployment_status == kFailed && rayjob.spec->backoff_limit &&
       *status.failed < *rayjob.spec->backoff_limit + 1) {
-    if (status.reason == "DeadlineExceeded" || status.reason == "JobStatusCheckTimeoutExceeded") return;
+    if (status.reason == "DeadlineExceeded"sv || status.reason == "JobStatusCheckTimeoutExceeded"sv) return;
     status.job_deployment_status = kRetrying;
   }
 }
@@ -133,7 +135,7 @@ void init_rayjob_status_if_need(Clients& clients, RayJob& rayjob) {
   const bool should_update_status = status.job_id.empty() || status.ray_cluster_name.empty() ||
                                     status.job_status.empty();
   if (!should_update_status) return;
-  if (rayjob.spec->submission_mode != "InteractiveMode" && status.job_id.empty()) {
+  if (rayjob.spec->submission_mode != "InteractiveMode"sv && status.job_id.empty()) {
     status.job_id = !rayjob.spec->job_id.empty() ? rayjob.spec->job_id : generate_name(clients, rayjob.metadata.name);
   }
   if (status.ray_cluster_name.empty()) {
@@ -190,14 +192,14 @@ Error construct_raycluster_for_rayjob(Clients& clients, const RayJob& rayjob, co
   cluster.metadata.labels.edit()[kRayOriginatedFromCRDLabelKey] = "RayJob";
   cluster.metadata.labels.edit()[kRayJobSubmissionModeLabelKey] = rayjob.spec->submission_mode;
   cluster.metadata.annotations = rayjob.metadata.annotations;
-  if (rayjob.spec->submission_mode == "SidecarMode") {
+  if (rayjob.spec->submission_mode == "SidecarMode"sv) {
     cluster.metadata.annotations.edit()[kDisableProvisionedHeadRestartAnnotationKey] = "true";
   }
   cluster.metadata.name = cluster_name;
   cluster.metadata.namespace_ = rayjob.metadata.namespace_;
   cluster.spec = *rayjob.spec->ray_cluster_spec;
   cluster.metadata.owner_references.edit().push_back(controller_reference(rayjob));
-  if (rayjob.spec->submission_mode == "SidecarMode") {                                  // RJC:L1027-1038
+  if (rayjob.spec->submission_mode == "SidecarMode"sv) {                                  // RJC:L1027-1038
     // getSubmitterContainer (RJC:L610-631).
     Container sidecar = get_default_submitter_container(cluster.spec);
     const bool restart_gate = sidecar_submitter_restart_gate(clients);
@@ -342,7 +344,7 @@ Error confirm_not_found(Clients& clients, const Fixes& fixes, std::string_view n
 // deleteSubmitterJob (RJC:L759-795): true only once the cache no longer has the Job.
 Error delete_submitter_job(Clients& clients, const RayJob& rayjob, bool& is_job_deleted, const Fixes& fixes = {}) {
   is_job_deleted = false;
-  if (rayjob.spec->submission_mode == "HTTPMode" || rayjob.spec->submission_mode == "SidecarMode") {
+  if (rayjob.spec->submission_mode == "HTTPMode"sv || rayjob.spec->submission_mode == "SidecarMode"sv) {
     is_job_deleted = true;
     return {};
   }
@@ -394,7 +396,7 @@ Error are_pods_deleted(Clients& clients, const RayJob& rayjob, bool& pods_delete
     if (!pods.empty()) return {};
   }
   // As deleteSubmitterJob: HTTPMode and SidecarMode have no submitter Job.
-  if (rayjob.spec->submission_mode != "HTTPMode" && rayjob.spec->submission_mode != "SidecarMode") {
+  if (rayjob.spec->submission_mode != "HTTPMode"sv && rayjob.spec->submission_mode != "SidecarMode"sv) {
     StringMap submitter_pods{{kJobNameLabelKey, rayjob.metadata.name}};
     if (Error err = clients.kube.list_from_api(Kind::Pod, namespace_, submitter_pods, pods)) return err;
     if (!pods.empty()) return {};
@@ -423,7 +425,7 @@ const ContainerStatus* submitter_container_status(const Pod& head_pod) {
 // Ray job was already seen FAILED, else SubmissionFailed and `message`. Returns shouldUpdate.
 bool fail_submission(RayJob& rayjob, std::string message) {
   rayjob.status.job_deployment_status = kFailed;
-  if (rayjob.status.job_status == "FAILED") {
+  if (rayjob.status.job_status == "FAILED"sv) {
     rayjob.status.reason = "AppFailed";
   } else {
     rayjob.status.reason = "SubmissionFailed";
@@ -437,7 +439,7 @@ Error check_submitter_and_update_status_if_needed(Clients& clients, RayJob& rayj
                                                   std::optional<std::int64_t>& finished_at_ms) {
   should_update = false;
   finished_at_ms.reset();
-  if (rayjob.spec->submission_mode == "SidecarMode") {                                 // RJC:L1071-1140
+  if (rayjob.spec->submission_mode == "SidecarMode"sv) {                                 // RJC:L1071-1140
     RayCluster cluster;
     if (Error err = get_or_create_raycluster_instance(clients, rayjob, cluster)) return err;
     // common.GetRayClusterHeadPod: List Pods with the cluster and head labels; > 1 is an error.
@@ -460,7 +462,7 @@ Error check_submitter_and_update_status_if_needed(Clients& clients, RayJob& rayj
     const Pod& head_pod = std::get<Pod>(pods.front());
     const ContainerStatus* container = submitter_container_status(head_pod);
     if (!sidecar_submitter_restart_gate(clients)) {                                   // checkSidecarContainerStatus
-      if (container && container->state == "terminated" && container->exit_code.value_or(0) != 0) {
+      if (container && container->state == "terminated"sv && container->exit_code.value_or(0) != 0) {
         should_update = fail_submission(
             rayjob, fmt::format("Ray head pod container {} terminated with exit code {}: {}", container->name,
                                 container->exit_code.value_or(0), container->reason));   // RJC:L1111-1112
@@ -468,26 +470,26 @@ Error check_submitter_and_update_status_if_needed(Clients& clients, RayJob& rayj
     } else {                                                                          // checkIsRestartCountExceeded
       const int submitter_backoff_limit = rayjob.spec->submitter_backoff_limit.value_or(2);
       const bool terminated_before = container && container->last_termination_state.has_value();   // RJC:L1221
-      const bool exited_ok = container && container->state == "terminated" && container->exit_code.value_or(0) == 0;
+      const bool exited_ok = container && container->state == "terminated"sv && container->exit_code.value_or(0) == 0;
       if (terminated_before && !exited_ok && container->restart_count >= submitter_backoff_limit) {   // RJC:L1223-1226
         should_update = fail_submission(rayjob, fmt::format("Ray head pod submitter container {} terminated after "
                                                             "exceeding the maximum restart count", container->name));
       }
     }
-    if (container && container->state == "terminated") finished_at_ms = container->finished_at_ms.value_or(0);
+    if (container && container->state == "terminated"sv) finished_at_ms = container->finished_at_ms.value_or(0);
     return {};
   }
-  if (rayjob.spec->submission_mode == "K8sJobMode") {                                  // RJC:L1141-1174
+  if (rayjob.spec->submission_mode == "K8sJobMode"sv) {                                  // RJC:L1141-1174
     Job job;
     if (Error err = clients.kube.get(rayjob.metadata.namespace_, rayjob.metadata.name, job)) return err;
     for (const JobCondition& condition : job.status.conditions) {                     // checkK8sJobStatus
-      if (condition.type != "Failed" || condition.status != "True") continue;
+      if (condition.type != "Failed"sv || condition.status != "True"sv) continue;
       should_update = fail_submission(rayjob, fmt::format("Job submission has failed. Reason: {}. Message: {}",
                                                           condition.reason, condition.message));
       break;
     }
     for (const JobCondition& condition : job.status.conditions) {                     // getJobFinishedCondition
-      if ((condition.type == "Complete" || condition.type == "Failed") && condition.status == "True") {
+      if ((condition.type == "Complete"sv || condition.type == "Failed"sv) && condition.status == "True"sv) {
         if (condition.last_transition_time_ms != 0) finished_at_ms = condition.last_transition_time_ms;
         break;
       }
@@ -596,7 +598,7 @@ bool check_transition_grace_period_and_update_status_if_needed(Clients& clients,
                                 .value_or(kDefaultTransitionGracePeriodSeconds);
   if (!status.ray_job_end_time_ms) return false;
   if (clients.runtime.now_ms() < *status.ray_job_end_time_ms + std::int64_t{grace_seconds} * 1000) return false;
-  status.job_deployment_status = status.job_status == "FAILED" ? kFailed : kComplete;
+  status.job_deployment_status = status.job_status == "FAILED"sv ? kFailed : kComplete;
   status.reason = "JobDeploymentStatusTransitionGracePeriodExceeded";
   status.message = "JobDeploymentStatus does not transition to Complete or Failed within the grace period after "
                    "JobStatus reaches a terminal state.";
@@ -625,12 +627,12 @@ std::int64_t shutdown_time_ms(const RayJob& rayjob) {
 // executeDeletionPolicy (RJC:L1560-1586).
 ReconcileResult execute_deletion_policy(Clients& clients, const RayJob& rayjob, const std::string& policy) {
   Error err;
-  if (policy == "DeleteCluster") {
+  if (policy == "DeleteCluster"sv) {
     bool is_cluster_deleted = false;
     err = delete_cluster_resources(clients, rayjob, is_cluster_deleted);
-  } else if (policy == "DeleteWorkers") {
+  } else if (policy == "DeleteWorkers"sv) {
     err = suspend_worker_groups(clients, rayjob);
-  } else if (policy == "DeleteSelf") {
+  } else if (policy == "DeleteSelf"sv) {
     err = clients.kube.remove(Kind::RayJob, rayjob.metadata.namespace_, rayjob.metadata.name);
   }   // DeleteNone and unknown policies: no action
   if (err) return requeue_with(err);
@@ -647,7 +649,7 @@ bool is_deletion_rule_matched(const DeletionRule& rule, const RayJob& rayjob) {
 // isDeletionActionCompleted (RJC:L1597-1650).
 Error is_deletion_action_completed(Clients& clients, const RayJob& rayjob, const std::string& policy, bool& completed) {
   completed = false;
-  if (policy == "DeleteWorkers" || policy == "DeleteCluster") {
+  if (policy == "DeleteWorkers"sv || policy == "DeleteCluster"sv) {
     RayCluster cluster;
     if (Error err = clients.kube.get(rayjob.metadata.namespace_, rayjob.status.ray_cluster_name, cluster)) {
       if (!is_not_found(err)) return err;
@@ -658,13 +660,13 @@ Error is_deletion_action_completed(Clients& clients, const RayJob& rayjob, const
       completed = true;
       return {};
     }
-    if (policy == "DeleteCluster") return {};
+    if (policy == "DeleteCluster"sv) return {};
     completed = std::all_of(cluster.spec->worker_group_specs.begin(), cluster.spec->worker_group_specs.end(),
                             [](const WorkerGroupSpec& group) { return group.suspend.value_or(false); });
     return {};
   }
-  if (policy == "DeleteSelf") return {};
-  if (policy == "DeleteNone") {
+  if (policy == "DeleteSelf"sv) return {};
+  if (policy == "DeleteNone"sv) {
     completed = true;
     return {};
   }
@@ -674,10 +676,10 @@ Error is_deletion_action_completed(Clients& clients, const RayJob& rayjob, const
 // selectMostImpactfulRule (RJC:L1685-1700).
 const DeletionRule& select_most_impactful_rule(const std::vector<const DeletionRule*>& rules) {
   auto order = [](const std::string& policy) {
-    if (policy == "DeleteSelf") return 4;
-    if (policy == "DeleteCluster") return 3;
-    if (policy == "DeleteWorkers") return 2;
-    if (policy == "DeleteNone") return 1;
+    if (policy == "DeleteSelf"sv) return 4;
+    if (policy == "DeleteCluster"sv) return 3;
+    if (policy == "DeleteWorkers"sv) return 2;
+    if (policy == "DeleteNone"sv) return 1;
     return 0;
   };
   const DeletionRule* most_impactful = rules.front();
@@ -716,14 +718,14 @@ ReconcileResult handle_deletion_rules(Clients& clients, const RayJob& rayjob) {
 // handleLegacyDeletionPolicy (RJC:L1471-1512).
 ReconcileResult handle_legacy_deletion_policy(Clients& clients, const RayJob& rayjob) {
   std::string policy;
-  if (rayjob.status.job_status == "SUCCEEDED") {
+  if (rayjob.status.job_status == "SUCCEEDED"sv) {
     policy = rayjob.spec->deletion_strategy->on_success_policy.value_or("");
-  } else if (rayjob.status.job_status == "FAILED") {
+  } else if (rayjob.status.job_status == "FAILED"sv) {
     policy = rayjob.spec->deletion_strategy->on_failure_policy.value_or("");
   } else {
     return ReconcileResult::done();   // JobStatus is not valid for deletion
   }
-  if (policy == "DeleteNone") return ReconcileResult::done();
+  if (policy == "DeleteNone"sv) return ReconcileResult::done();
   const std::int64_t shutdown_ms = shutdown_time_ms(rayjob);
   if (shutdown_ms > clients.runtime.now_ms()) return requeue_delay_for(clients, shutdown_ms);
   return execute_deletion_policy(clients, rayjob, policy);
@@ -737,7 +739,7 @@ ReconcileResult handle_shutdown_after_job_finishes(Clients& clients, const RayJo
   std::string delete_rayjob = clients.runtime.operator_env("DELETE_RAYJOB_CR_AFTER_JOB_FINISHES").value_or("");
   std::transform(delete_rayjob.begin(), delete_rayjob.end(), delete_rayjob.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (delete_rayjob == "true") {
+  if (delete_rayjob == "true"sv) {
     err = clients.kube.remove(Kind::RayJob, rayjob.metadata.namespace_, rayjob.metadata.name);
   } else {
     // The submitter Job is kept so that the driver logs stay readable (RJC:L1543-1544).
@@ -772,7 +774,7 @@ StateResult reconcile_initializing(Clients& clients, RayJob& rayjob) {
   RayCluster cluster;
   if (Error err = get_or_create_raycluster_instance(clients, rayjob, cluster)) return requeue_with(err);   // :203
   if (rayjob.status.dashboard_url.empty()) {                                          // :208
-    if (cluster.status->state != "ready") {                                            // :209-215: mirror, break
+    if (cluster.status->state != "ready"sv) {                                            // :209-215: mirror, break
       rayjob.status.ray_cluster_status = cluster.status;
       return std::nullopt;
     }
@@ -782,11 +784,11 @@ StateResult reconcile_initializing(Clients& clients, RayJob& rayjob) {
     }
     rayjob.status.dashboard_url = url;
   }
-  if (rayjob.spec->submission_mode == "InteractiveMode") {                             // :225-228
+  if (rayjob.spec->submission_mode == "InteractiveMode"sv) {                             // :225-228
     rayjob.status.job_deployment_status = kWaiting;
     return std::nullopt;
   }
-  if (rayjob.spec->submission_mode == "K8sJobMode") {                                  // :230-234
+  if (rayjob.spec->submission_mode == "K8sJobMode"sv) {                                  // :230-234
     if (Error err = create_k8s_job_if_need(clients, rayjob, cluster)) return requeue_with(err);
   }
   rayjob.status.job_deployment_status = kRunning;                                     // :236
@@ -829,7 +831,7 @@ StateResult reconcile_running(Clients& clients, RayJob& rayjob, const Fixes& fix
   RayJobInfo job_info;
   if (Error err = dashboard.get_job_info(rayjob.status.job_id, job_info)) {           // :301
     if (is_bad_request(err)) {                                                        // :304-320: not found
-      if (rayjob.spec->submission_mode == "HTTPMode") {
+      if (rayjob.spec->submission_mode == "HTTPMode"sv) {
         if (reconcile_http_mode_job_not_found(clients, rayjob, dashboard)) return std::nullopt;
         return requeue();
       }
@@ -858,7 +860,7 @@ StateResult reconcile_running(Clients& clients, RayJob& rayjob, const Fixes& fix
   if (has_submitter(rayjob)) is_terminal = is_terminal && finished_at_ms.has_value();
   if (is_terminal) {
     job_deployment_status = kComplete;
-    if (job_info.job_status == "FAILED") {
+    if (job_info.job_status == "FAILED"sv) {
       job_deployment_status = kFailed;
       reason = "AppFailed";
     }

@@ -12,6 +12,8 @@
 
 namespace rjsim::models::kuberay_1_7 {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 using engine::Error;
 using engine::ErrorCode;
 
@@ -82,9 +84,9 @@ Error build_job_submit_command(const engine::RayJob& rayjob, const std::string& 
   cmd.clear();
   std::string address;
   int port = kDefaultDashboardPort;
-  if (submission_mode == "SidecarMode") {                                              // JOB:L94-99
+  if (submission_mode == "SidecarMode"sv) {                                              // JOB:L94-99
     address = fmt::format("http://127.0.0.1:{}", port);   // FindContainerPort: the default port
-  } else if (submission_mode == "K8sJobMode") {                                        // JOB:L100-105
+  } else if (submission_mode == "K8sJobMode"sv) {                                        // JOB:L100-105
     address = rayjob.status.dashboard_url;
     if (!address.starts_with("http://")) address = "http://" + address;
   } else {
@@ -97,7 +99,7 @@ Error build_job_submit_command(const engine::RayJob& rayjob, const std::string& 
   const std::vector<std::string> job_submit_command = {"ray", "job", "submit", "--address", address};
   const std::vector<std::string> job_follow_command = {"ray", "job", "logs", "--address", address, "--follow", job_id};
 
-  const std::string health_url = submission_mode == "SidecarMode"                        // JOB:L133-138
+  const std::string health_url = submission_mode == "SidecarMode"sv                        // JOB:L133-138
                                      ? fmt::format("http://localhost:{}/{}", port, kRayDashboardGCSHealthPath)
                                      : fmt::format("{}/{}", address, kRayDashboardGCSHealthPath);
   const std::string health_command = fmt::format(
@@ -108,8 +110,8 @@ Error build_job_submit_command(const engine::RayJob& rayjob, const std::string& 
          go_quote("Waiting for Ray Dashboard GCS to become healthy at " + address + " ..."), ";", "sleep", "2",
          ";", "done", ";"};
 
-  const bool needs_status_check = submission_mode == "K8sJobMode" ||                     // JOB:L155
-                                  (submission_mode == "SidecarMode" && sidecar_submitter_restart);
+  const bool needs_status_check = submission_mode == "K8sJobMode"sv ||                     // JOB:L155
+                                  (submission_mode == "SidecarMode"sv && sidecar_submitter_restart);
   if (needs_status_check) {
     cmd.insert(cmd.end(), {"if", "!"});
     cmd.insert(cmd.end(), job_status_command.begin(), job_status_command.end());
@@ -171,7 +173,7 @@ Error configure_submitter_container(engine::Container& container, const engine::
   if (Error err = build_job_submit_command(rayjob, submission_mode, sidecar_submitter_restart, job_command)) {
     return err;
   }
-  if (container.command.empty() || submission_mode == "SidecarMode") {
+  if (container.command.empty() || submission_mode == "SidecarMode"sv) {
     container.command = {"/bin/bash", "-ce", "--"};   // utils.GetContainerCommand([]string{"e"})
     container.args = {fmt::format("{}", fmt::join(job_command, " "))};
   }

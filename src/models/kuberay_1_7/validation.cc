@@ -12,6 +12,8 @@
 
 namespace rjsim::models::kuberay_1_7 {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 using engine::Error;
 using engine::ErrorCode;
 
@@ -75,7 +77,7 @@ Error validate_deletion_rules(const engine::RayJob& rayjob) {
       errs.push_back(fmt::format("deletionRules[{}]: {}", i, err.message()));
       continue;
     }
-    if (cluster_selector_mode && (rule.policy == "DeleteCluster" || rule.policy == "DeleteWorkers")) {
+    if (cluster_selector_mode && (rule.policy == "DeleteCluster"sv || rule.policy == "DeleteWorkers"sv)) {
       errs.push_back(fmt::format("deletionRules[{}]: DeletionPolicyType '{}' not supported when ClusterSelector is set",
                                  i, rule.policy));
       continue;
@@ -109,16 +111,16 @@ Error validate_legacy_deletion_policies(const engine::RayJob& rayjob) {
   const std::string& on_success = *strategy.on_success_policy;
   const std::string& on_failure = *strategy.on_failure_policy;
   if (!rayjob.spec->cluster_selector.empty()) {
-    if (on_success == "DeleteCluster" || on_success == "DeleteWorkers") {
+    if (on_success == "DeleteCluster"sv || on_success == "DeleteWorkers"sv) {
       return invalid(
           fmt::format("the ClusterSelector mode doesn't support DeletionStrategy={} on success", on_success));
     }
-    if (on_failure == "DeleteCluster" || on_failure == "DeleteWorkers") {
+    if (on_failure == "DeleteCluster"sv || on_failure == "DeleteWorkers"sv) {
       return invalid(
           fmt::format("the ClusterSelector mode doesn't support DeletionStrategy={} on failure", on_failure));
     }
   }
-  if (rayjob.spec->shutdown_after_job_finishes && (on_success == "DeleteNone" || on_failure == "DeleteNone")) {
+  if (rayjob.spec->shutdown_after_job_finishes && (on_success == "DeleteNone"sv || on_failure == "DeleteNone"sv)) {
     return invalid("The RayJob spec is invalid: shutdownAfterJobFinshes is set to 'true' while deletion policy is "
                    "'DeleteNone'");
   }
@@ -162,7 +164,7 @@ Error validate_ray_group_labels(std::string_view group_name, const engine::Strin
   return {};
 }
 
-// Go's `m[key] != ""`: the key is there with a value.
+// Go's `m[key] != ""sv`: the key is there with a value.
 bool has_value(const engine::StringMap& map, std::string_view key) {
   const auto it = map.find(key);
   return it != map.end() && !it->second.empty();
@@ -188,7 +190,7 @@ bool is_gcs_fault_tolerance_enabled(const engine::RayClusterSpec& spec, const en
   const auto it = annotations.find(kRayFTEnabledAnnotationKey);
   std::string value = it == annotations.end() ? "" : it->second;
   for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return value == "true" || spec.gcs_fault_tolerance_options;
+  return value == "true"sv || spec.gcs_fault_tolerance_options;
 }
 
 // The worker group rules of ValidateRayClusterSpec (VAL:L118-151) that rjsim's objects carry:
@@ -261,7 +263,7 @@ Error validate_suspend_and_autoscaling(const engine::RayClusterSpec& spec, bool 
   }
   const bool autoscaling = spec.enable_in_tree_autoscaling.value_or(false);            // IsAutoscalingEnabled
   if (!autoscaling) {                                                                  // :205-212
-    if (const std::string* v2 = head_env(spec, "RAY_enable_autoscaler_v2"); v2 && (*v2 == "1" || *v2 == "true")) {
+    if (const std::string* v2 = head_env(spec, "RAY_enable_autoscaler_v2"); v2 && (*v2 == "1"sv || *v2 == "true"sv)) {
       return invalid(fmt::format("environment variable RAY_enable_autoscaler_v2 cannot be set to '{}' when "
                                  "enableInTreeAutoscaling is false. Please set enableInTreeAutoscaling: true to use "
                                  "autoscaler v2", *v2));
@@ -326,21 +328,21 @@ Error validate_rayjob_spec(const engine::RayJob& rayjob, bool deletion_policy_ga
     if (it == spec.cluster_selector.end() || it->second.empty()) {
       return invalid("cluster name in ClusterSelector should not be empty");
     }
-    if (spec.submission_mode == "SidecarMode") return invalid("ClusterSelector is not supported in SidecarMode");
+    if (spec.submission_mode == "SidecarMode"sv) return invalid("ClusterSelector is not supported in SidecarMode");
     if (spec.backoff_limit && *spec.backoff_limit > 0) {
       return invalid("The RayJob spec is invalid: BackoffLimit is incompatible with ClusterSelector mode");
     }
   }
-  if (spec.submission_mode == "InteractiveMode" && spec.backoff_limit && *spec.backoff_limit > 0) {   // VAL:L587-589
+  if (spec.submission_mode == "InteractiveMode"sv && spec.backoff_limit && *spec.backoff_limit > 0) {   // VAL:L587-589
     return invalid("The RayJob spec is invalid: BackoffLimit is incompatible with InteractiveMode");
   }
-  if (spec.submission_mode == "SidecarMode") {                                         // VAL:L591-603
+  if (spec.submission_mode == "SidecarMode"sv) {                                         // VAL:L591-603
     if (spec.submitter_pod_template) return invalid("Currently, SidecarMode doesn't support SubmitterPodTemplate");
     if (spec.submitter_config || spec.submitter_backoff_limit) {
       return invalid("Currently, SidecarMode doesn't support SubmitterConfig");
     }
     const std::string& restart_policy = spec.ray_cluster_spec->head_group_spec.template_.restart_policy;
-    if (!restart_policy.empty() && restart_policy != "Never") {
+    if (!restart_policy.empty() && restart_policy != "Never"sv) {
       return invalid("restartPolicy for head Pod should be Never or unset when using SidecarMode");
     }
   }
@@ -365,7 +367,7 @@ Error validate_rayjob_spec(const engine::RayJob& rayjob, bool deletion_policy_ga
 }
 
 Error validate_rayjob_status(const engine::RayJob& rayjob) {
-  if (rayjob.status.job_deployment_status == "Waiting" && rayjob.spec->submission_mode != "InteractiveMode") {
+  if (rayjob.status.job_deployment_status == "Waiting"sv && rayjob.spec->submission_mode != "InteractiveMode"sv) {
     return invalid("The RayJob status is invalid: JobDeploymentStatus cannot be `Waiting` when SubmissionMode is not "
                    "InteractiveMode");
   }

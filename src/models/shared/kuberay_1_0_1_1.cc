@@ -6,6 +6,8 @@
 
 namespace rjsim::models::shared {
 
+using namespace std::string_view_literals;   // a literal compared as a view checks its length first
+
 using namespace rjsim::engine;
 
 std::string generate_rayjob_id(Clients& clients, const std::string& rayjob) {   // UTIL GenerateRayJobId
@@ -25,7 +27,7 @@ Error fetch_head_service_url(Clients& clients, const RayCluster& cluster, std::s
   Service head_service;
   if (Error err = clients.kube.get(cluster.metadata.namespace_, head_service_name, head_service)) return err;
   const auto& ports = head_service.spec->ports;
-  auto port = std::find_if(ports.begin(), ports.end(), [](const ServicePort& p) { return p.name == "dashboard"; });
+  auto port = std::find_if(ports.begin(), ports.end(), [](const ServicePort& p) { return p.name == "dashboard"sv; });
   if (port == ports.end()) return Error(ErrorCode::other, "dashboard port is not found");
   url = fmt::format("{}.{}.svc.cluster.local:{}", head_service.metadata.name, head_service.metadata.namespace_,
                     port->port);
@@ -33,7 +35,7 @@ Error fetch_head_service_url(Clients& clients, const RayCluster& cluster, std::s
 }
 
 bool is_job_terminal(std::string_view status) {
-  return status == "STOPPED" || status == "SUCCEEDED" || status == "FAILED";
+  return status == "STOPPED"sv || status == "SUCCEEDED"sv || status == "FAILED"sv;
 }
 
 Error transport_error(const DashboardResponse& response) {
