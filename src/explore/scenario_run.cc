@@ -106,6 +106,7 @@ class VerdictRecorder final : public StepObserver {
   // The checker's, known before start() gives it one.
   events::EventTypes reads() const override { return checks::InvariantChecker::types_read(); }
   void after_step(const World& world, const engine::StepLog& step) override {
+    if (options_->before_checks) options_->before_checks(world);
     checker_->after_step(world, step);
     record_new_violations();
     if (options_->stop_at_violation && recorded_ > 0) simulation_.stop();

@@ -96,6 +96,10 @@ struct RunOptions {
   // Asked after each step, after the checks: true ends the run there, as stop_at_violation does
   // (exhaustive exploration, at a state it has seen before).
   std::function<bool(const engine::World&)> stop_when;
+  // Told of each step's world before the checks, to start what stop_when will ask for (the
+  // exhaustive search fingerprints the world and prefetches its place in the visited set, so
+  // that the checks run while the memory comes). It must not change the world.
+  std::function<void(const engine::World&)> before_checks;
   // The run as it is before each step that can make a decision (more than one step enabled, or
   // a step that may decide within it): what a search continues from, at the step of a decision.
   std::function<void(std::shared_ptr<const RunSnapshot>)> on_snapshot;

@@ -168,6 +168,33 @@ TEST_CASE("a run leaves a snapshot before each step that decides, and none befor
   CHECK(static_cast<int>(snapshots.size()) < decisions.chosen);
 }
 
+TEST_CASE("before_checks sees each step's world before stop_when does, the same world, and its end stops the run") {
+  // The search fingerprints a step's world in before_checks and looks it up in stop_when: the two
+  // must pair step by step, or a state would be judged by the fingerprint of another.
+  std::vector<std::int64_t> told;      // world.steps, as before_checks saw it
+  std::vector<std::int64_t> asked;     // world.steps, as stop_when saw it
+  std::vector<const engine::World*> worlds_told;
+  std::vector<const engine::World*> worlds_asked;
+  RunOptions run;
+  run.faults = true;
+  run.seed = 5;
+  run.before_checks = [&](const engine::World& world) {
+    CHECK(told.size() == asked.size());   // every step's tell is followed by its ask before the next
+    told.push_back(world.steps);
+    worlds_told.push_back(&world);
+  };
+  run.stop_when = [&](const engine::World& world) {
+    asked.push_back(world.steps);
+    worlds_asked.push_back(&world);
+    return asked.size() == 12;
+  };
+  const RunReport report = run_scenario(bounded(), run);
+  REQUIRE(asked.size() == 12);
+  CHECK(told == asked);
+  CHECK(worlds_told == worlds_asked);
+  CHECK(report.steps == asked.back());   // the run ended at the step whose stop_when said so
+}
+
 TEST_CASE("a snapshot from the pool holds the run as it is now, not the one it held before") {
   SnapshotPool pool;   // outlives the snapshots it hands out (declared before their holders)
   std::vector<std::shared_ptr<const RunSnapshot>> direct;   // made new, as without a pool
