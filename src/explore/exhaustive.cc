@@ -7,6 +7,8 @@
 
 #include <absl/container/flat_hash_set.h>
 
+#include "explore/huge_page_allocator.h"
+
 #include "engine/fingerprint.h"
 
 namespace rjsim::explore {
@@ -144,7 +146,8 @@ class PrefixChooser final : public engine::Chooser {
 // memory, and a slot is the 8-byte fingerprint and one control byte. The robin-hood table before
 // it took 16 bytes a slot at most 0.8 full, and a 60 s search of all-faults-1-0 past 2 GiB.
 // Fingerprints are XXH3 hashes already, so they index the table as they are. Membership only: its
-// order (which absl salts per table) never reaches output.
+// order (which absl salts per table) never reaches output. Its memory comes in huge pages
+// (huge_page_allocator.h): a probe at random into hundreds of MB would miss the TLB as well.
 class VisitedStates {
  public:
   // Whether `fingerprint` is new (it is kept now).
@@ -158,7 +161,7 @@ class VisitedStates {
   struct AsItIs {
     std::size_t operator()(std::uint64_t fingerprint) const noexcept { return fingerprint; }
   };
-  absl::flat_hash_set<std::uint64_t, AsItIs> states_;
+  absl::flat_hash_set<std::uint64_t, AsItIs, std::equal_to<std::uint64_t>, HugePageAllocator<std::uint64_t>> states_;
 };
 
 // Whether any decision of `taken` from `position` on had an alternative it did not take.
