@@ -7,9 +7,8 @@
 
 #include <absl/container/flat_hash_set.h>
 
-#include "explore/huge_page_allocator.h"
-
 #include "engine/fingerprint.h"
+#include "explore/huge_page_allocator.h"
 
 namespace rjsim::explore {
 

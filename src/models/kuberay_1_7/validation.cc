@@ -164,7 +164,7 @@ Error validate_ray_group_labels(std::string_view group_name, const engine::Strin
   return {};
 }
 
-// Go's `m[key] != ""sv`: the key is there with a value.
+// Go's `m[key] != ""`: the key is there with a value.
 bool has_value(const engine::StringMap& map, std::string_view key) {
   const auto it = map.find(key);
   return it != map.end() && !it->second.empty();
