@@ -93,11 +93,16 @@ struct ActorInputs {
 // Appends the work `what` on `object` unless `out` lists it already: for actors whose one step does
 // the work of every object of a group (a cluster's Pods), named by the group.
 // `object` is a SharedString the caller keeps (shared, not copied) or a text (made into one only
-// when the work is not listed yet).
+// when the work is not listed yet). The search starts at the end: a group's members are mostly
+// listed one after another (a cluster's Pods), so a repeat is found at the first look. A `what`
+// is one of the actor's constants: the same text at the same address, told at once.
 template <class Text>
 void add_work_once(std::vector<ActorWork>& out, std::string_view what, const Text& object) {
-  const bool listed = std::any_of(out.begin(), out.end(),
-                                  [&](const ActorWork& work) { return work.what == what && work.object == object; });
+  const auto same_what = [&](std::string_view listed) {
+    return (listed.data() == what.data() && listed.size() == what.size()) || listed == what;
+  };
+  const bool listed = std::any_of(out.rbegin(), out.rend(),
+                                  [&](const ActorWork& work) { return same_what(work.what) && work.object == object; });
   if (listed) return;
   if constexpr (std::is_same_v<Text, SharedString>) {
     out.push_back({what, object, 0});
