@@ -331,14 +331,15 @@ class Fingerprinter {
     // Its entry structs are private: they are bound through `auto`, not given add() overloads.
     add(behaviour);
     add_length(ready.size());
+    // An entry's key_hash is its key's (work_queue.h): the key says it.
     for (const auto& entry : ready) {
-      const auto& [key, priority, added_counter] = entry;
+      const auto& [key, key_hash, priority, added_counter] = entry;
       add_all(key, priority, added_counter);
     }
     add_all(dirty, processing);
     add_length(waiting.size());
     for (const auto& entry : waiting) {
-      const auto& [key, ready_at_ms, priority, added_counter] = entry;
+      const auto& [key, key_hash, ready_at_ms, priority, added_counter] = entry;
       add_all(key, ready_at_ms, priority, added_counter);
     }
     add_length(failures.size());

@@ -25,6 +25,9 @@ class SharedString {
       : text_(text.empty() ? nullptr : std::make_shared<const Text>(std::move(text))) {}
 
   const std::string& str() const { return text_ ? text_->text : empty_text(); }
+  // The text's hash, hash_of(str()): taken once, when the text was made.
+  std::uint64_t hash() const { return text_ ? text_->hash : hash_of({}); }
+  static std::uint64_t hash_of(std::string_view text) { return std::hash<std::string_view>{}(text); }
   operator const std::string&() const { return str(); }   // NOLINT: reads see a string
   bool empty() const { return !text_; }
 
@@ -48,9 +51,9 @@ class SharedString {
   }
 
   struct Text {
-    explicit Text(std::string text_) : text(std::move(text_)), hash(std::hash<std::string>{}(text)) {}
+    explicit Text(std::string text_) : text(std::move(text_)), hash(hash_of(text)) {}
     std::string text;
-    std::uint64_t hash;   // for == only: never printed, never ordered by
+    std::uint64_t hash;   // for == and lookups only: never printed, never ordered by
   };
   std::shared_ptr<const Text> text_;   // null: ""
 };

@@ -79,6 +79,15 @@ auto find_by_key(Entries& entries, const std::string& key) {
   return (it != entries.end() && same_key(it->key, key)) ? it : entries.end();
 }
 
+// The entry for `key`, whose hash is `key_hash`, in a vector of entries that carry their key's
+// hash, in any order, or end(): the hashes tell most entries apart without reading a text.
+template <typename Entries>
+auto find_hashed(Entries& entries, const std::string& key, std::uint64_t key_hash) {
+  return std::ranges::find_if(entries, [&](const auto& entry) {
+    return entry.key_hash == key_hash && same_key(entry.key, key);
+  });
+}
+
 template <typename Entries>
 auto insertion_point(Entries& entries, const std::string& key) {
   return std::ranges::lower_bound(entries, key, {}, key_of_entry);
@@ -93,7 +102,7 @@ WorkQueue::WorkQueue(QueueBehaviour behaviour) : behaviour_(behaviour) {}
 AddOutcome WorkQueue::add(const std::string& key, std::int64_t /*now_ms*/, int priority) {
   // An immediate add is ready now whatever the time (§3.1, §3.4).
   if (behaviour_ == QueueBehaviour::legacy) return legacy_add(shared_key(key));
-  return priority_add(shared_key(key), std::nullopt, priority);
+  return priority_add(key, std::nullopt, priority);
 }
 
 SharedString WorkQueue::shared_key(const std::string& key) const {
@@ -114,7 +123,7 @@ AddOutcome WorkQueue::add_after(const std::string& key, std::int64_t delay_ms,
           "add_after: ready time overflows int64 milliseconds", key);
   const std::int64_t ready_at_ms = now_ms + delay_ms;
   if (behaviour_ == QueueBehaviour::legacy) return legacy_add_waiting(shared_key(key), ready_at_ms);
-  return priority_add(shared_key(key), ready_at_ms, priority);
+  return priority_add(key, ready_at_ms, priority);
 }
 
 AddOutcome WorkQueue::add_rate_limited(const std::string& key, std::int64_t now_ms,
@@ -130,7 +139,7 @@ AddOutcome WorkQueue::legacy_add(const SharedString& key) {
   if (contains(dirty_, key)) return AddOutcome::squashed;
   insert_sorted(dirty_, key);
   if (contains(processing_, key)) return AddOutcome::deferred;  // done() pushes it again
-  ready_.push_back(Ready{key, 0, 0});
+  ready_.push_back(Ready{key, key.hash(), 0, 0});
   return AddOutcome::queued;
 }
 
@@ -141,26 +150,27 @@ AddOutcome WorkQueue::legacy_add_waiting(const SharedString& key, std::int64_t r
     it->ready_at_ms = std::min(it->ready_at_ms, ready_at_ms);
     return AddOutcome::squashed;
   }
-  waiting_.insert(insertion_point(waiting_, key), Waiting{key, ready_at_ms, 0, 0});
+  waiting_.insert(insertion_point(waiting_, key), Waiting{key, key.hash(), ready_at_ms, 0, 0});
   return AddOutcome::queued;
 }
 
 // priorityqueue.go lockedAddWithOpts (§3.4): at most one pending entry per key; ready-now beats
 // delayed, the earlier ReadyAt wins, the higher priority wins and raising it takes a new
 // counter. A pending entry may exist while the key is locked; get() skips it until done().
-AddOutcome WorkQueue::priority_add(const SharedString& key,
-                                   std::optional<std::int64_t> ready_at_ms, int priority) {
-  auto ready_it = std::ranges::find(ready_, key, &Ready::key);
+AddOutcome WorkQueue::priority_add(const std::string& key, std::optional<std::int64_t> ready_at_ms,
+                                   int priority) {
+  const std::uint64_t key_hash = hash_of_key(key);
+  auto ready_it = find_hashed(ready_, key, key_hash);
   if (ready_it != ready_.end()) {
     // Already ready: a delay cannot postpone it; only a higher priority changes anything.
     if (priority > ready_it->priority) {
-      Ready raised{key, priority, next_added_counter_++};
+      Ready raised{std::move(ready_it->key), key_hash, priority, next_added_counter_++};
       ready_.erase(ready_it);
       insert_ready_by_priority(std::move(raised));
     }
     return AddOutcome::squashed;
   }
-  if (auto waiting_it = find_by_key(waiting_, key); waiting_it != waiting_.end()) {
+  if (auto waiting_it = find_hashed(waiting_, key, key_hash); waiting_it != waiting_.end()) {
     if (priority > waiting_it->priority) {
       waiting_it->priority = priority;
       waiting_it->added_counter = next_added_counter_++;
@@ -169,7 +179,7 @@ AddOutcome WorkQueue::priority_add(const SharedString& key,
       // The immediate add absorbs the timer: no second hand-out when it would have fired.
       // Go moves the item itself to the ready tree, so it keeps its AddedCounter (unlike a
       // timer firing, which re-counts it in handleWaitingItems).
-      Ready readied{key, waiting_it->priority, waiting_it->added_counter};
+      Ready readied{std::move(waiting_it->key), key_hash, waiting_it->priority, waiting_it->added_counter};
       waiting_.erase(waiting_it);
       insert_ready_by_priority(std::move(readied));
     } else {
@@ -178,12 +188,23 @@ AddOutcome WorkQueue::priority_add(const SharedString& key,
     return AddOutcome::squashed;
   }
   const std::uint64_t counter = next_added_counter_++;
+  // processing_ holds one key per worker: a scan by hash finds it without reading a text.
+  const auto processing = std::ranges::find_if(
+      processing_, [&](const SharedString& held) { return held.hash() == key_hash && same_key(held, key); });
+  SharedString shared = processing != processing_.end() ? *processing : SharedString(key);
   if (ready_at_ms) {
-    waiting_.insert(insertion_point(waiting_, key), Waiting{key, *ready_at_ms, priority, counter});
+    waiting_.insert(insertion_point(waiting_, key), Waiting{std::move(shared), key_hash, *ready_at_ms, priority, counter});
     return AddOutcome::queued;
   }
-  insert_ready_by_priority(Ready{key, priority, counter});
-  return contains(processing_, key) ? AddOutcome::deferred : AddOutcome::queued;
+  insert_ready_by_priority(Ready{std::move(shared), key_hash, priority, counter});
+  return processing != processing_.end() ? AddOutcome::deferred : AddOutcome::queued;
+}
+
+std::uint64_t WorkQueue::hash_of_key(const std::string& key) const {
+  for (const SharedString& held : processing_) {
+    if (&held.str() == &key) return held.hash();
+  }
+  return SharedString::hash_of(key);
 }
 
 // lessReady: priority descending, then AddedCounter ascending (FIFO within a priority).
@@ -286,7 +307,7 @@ void WorkQueue::priority_fire(std::vector<Waiting>::iterator due, std::vector<Sh
     return a.added_counter < b.added_counter;
   });
   for (auto entry = due; entry != waiting_.end(); ++entry) {
-    insert_ready_by_priority(Ready{entry->key, entry->priority, next_added_counter_++});
+    insert_ready_by_priority(Ready{entry->key, entry->key_hash, entry->priority, next_added_counter_++});
     fired.push_back(std::move(entry->key));
   }
 }
@@ -309,6 +330,7 @@ std::optional<std::int64_t> WorkQueue::next_timer_ms() const {
 
 std::vector<WorkQueue::Ready>::const_iterator WorkQueue::next_ready() const {
   // Legacy never queues a processing key (§3.1); the priority queue skips locked keys (§3.4).
+  if (processing_.empty()) return ready_.begin();
   return std::ranges::find_if(ready_,
                               [this](const Ready& r) { return !contains(processing_, r.key); });
 }
@@ -335,7 +357,7 @@ void WorkQueue::done(const std::string& key) {
   // Legacy: a key re-added while processing is dirty and goes back on the queue (§3.1). The
   // priority queue already holds its pending entry; unlocking makes it eligible (§3.4).
   if (behaviour_ == QueueBehaviour::legacy) {
-    if (auto dirty = find_sorted(dirty_, key); dirty != dirty_.end()) ready_.push_back(Ready{*dirty, 0, 0});
+    if (auto dirty = find_sorted(dirty_, key); dirty != dirty_.end()) ready_.push_back(Ready{*dirty, dirty->hash(), 0, 0});
   }
 }
 

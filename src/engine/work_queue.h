@@ -93,8 +93,12 @@ class WorkQueue {
   // Implementation state: vectors kept sorted (or in queue order) so that equality and
   // iteration are deterministic. Keys are shared (shared_string.h): one key's entries in the
   // sets below hold one text.
+  // Ready and waiting entries carry their key's hash (SharedString::hash) beside it: the priority
+  // queue looks each added key up among them, and a scan that compares hashes held in the entries
+  // reads no key's text (with 20 RayJobs the lookups by text were most of an add; issue 30).
   struct Waiting {                       // a delayed entry (§3.2 waiting heap, §3.4 `waiting`)
     SharedString key;
+    std::uint64_t key_hash = 0;          // key.hash()
     std::int64_t ready_at_ms = 0;
     int priority = 0;                    // priority queue only; 0 in legacy
     std::uint64_t added_counter = 0;     // priority queue only; kept if an add readies it
@@ -102,6 +106,7 @@ class WorkQueue {
   };
   struct Ready {
     SharedString key;
+    std::uint64_t key_hash = 0;          // key.hash()
     int priority = 0;                    // priority queue only; 0 in legacy
     std::uint64_t added_counter = 0;     // priority queue: FIFO order within a priority
     friend bool operator==(const Ready&, const Ready&) = default;
@@ -116,8 +121,10 @@ class WorkQueue {
   SharedString shared_key(const std::string& key) const;
   AddOutcome legacy_add(const SharedString& key);
   AddOutcome legacy_add_waiting(const SharedString& key, std::int64_t ready_at_ms);
-  AddOutcome priority_add(const SharedString& key, std::optional<std::int64_t> ready_at_ms,
-                          int priority);
+  AddOutcome priority_add(const std::string& key, std::optional<std::int64_t> ready_at_ms, int priority);
+  // The hash of `key`: the held one when it is a processing key's text (a reconcile's requeue),
+  // else taken from the text.
+  std::uint64_t hash_of_key(const std::string& key) const;
   std::vector<Waiting>::iterator move_due_to_end(std::int64_t now_ms);
   void legacy_fire(std::vector<Waiting>::iterator due, std::vector<SharedString>& fired);
   void priority_fire(std::vector<Waiting>::iterator due, std::vector<SharedString>& fired);
