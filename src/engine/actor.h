@@ -27,11 +27,20 @@ namespace rjsim::engine {
 // text that lives as long as the program); `object` is shared by its copies: a listing is copied
 // into each actor's kept answers and into the enabled steps at every step, and with 20 RayJobs
 // copying and freeing those texts was a large part of a listing (issue 30).
+// Two names of work: a `what` is one of an actor's constants, so the same text is mostly at the same
+// address, told apart without comparing characters.
+inline bool same_what(std::string_view a, std::string_view b) {
+  return (a.data() == b.data() && a.size() == b.size()) || a == b;
+}
+
 struct ActorWork {
   std::string_view what;
   SharedString object;
   int index = 0;
-  friend bool operator==(const ActorWork&, const ActorWork&) = default;
+  // A listing compares each slot's work with the work listed again at every step.
+  friend bool operator==(const ActorWork& a, const ActorWork& b) {
+    return a.index == b.index && same_what(a.what, b.what) && a.object == b.object;
+  }
 };
 
 // The parts of the World that an actor's enabled() and next_timer_ms() read. The Simulation
@@ -98,11 +107,8 @@ struct ActorInputs {
 // is one of the actor's constants: the same text at the same address, told at once.
 template <class Text>
 void add_work_once(std::vector<ActorWork>& out, std::string_view what, const Text& object) {
-  const auto same_what = [&](std::string_view listed) {
-    return (listed.data() == what.data() && listed.size() == what.size()) || listed == what;
-  };
   const bool listed = std::any_of(out.rbegin(), out.rend(),
-                                  [&](const ActorWork& work) { return same_what(work.what) && work.object == object; });
+                                  [&](const ActorWork& work) { return same_what(work.what, what) && work.object == object; });
   if (listed) return;
   if constexpr (std::is_same_v<Text, SharedString>) {
     out.push_back({what, object, 0});
