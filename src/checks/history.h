@@ -240,6 +240,7 @@ class History {
     engine::WatchLogMark rayjob_mark;
     engine::WatchLogMark job_mark;
     Scratch<std::vector<std::uint64_t>> named;   // filled by each follow before it is read
+    Scratch<std::vector<std::size_t>> to_read;   // each follow's RayJobs (by index) to read again
     bool named_known = false;   // both logs continued the marked ones
     friend bool operator==(const SubmitterReadCache&, const SubmitterReadCache&) { return true; }
   };
