@@ -30,31 +30,33 @@ std::uint64_t KeyIndex::hash_key(std::string_view /*namespace_*/, std::string_vi
 
 void KeyIndex::inserted(std::size_t place, std::uint64_t hash) {
   // Places move and hashes do not, so every entry keeps its slot: renumber, then place the new one.
-  for (Slot& slot : slots_) {
-    if (slot.place_plus_one != 0 && slot.place_plus_one - 1 >= place) ++slot.place_plus_one;
-  }
+  // Without a branch: which slots hold a later place is random, so a branch there mispredicts at
+  // about every other occupied slot. An empty slot (0) is never above `place`.
+  const auto first_moved = static_cast<std::uint32_t>(place + 1);
+  for (Slot& slot : slots_) slot.place_plus_one += static_cast<std::uint32_t>(slot.place_plus_one >= first_moved);
   if ((size_ + 1) * 2 > slots_.size()) rebuild(live_entries(), capacity_for(size_ + 1, slots_.size()));
   place_entry({hash, static_cast<std::uint32_t>(place + 1)});
 }
 
 void KeyIndex::erased(std::size_t place) {
   const std::size_t mask = slots_.size() - 1;
-  std::optional<std::size_t> hole;
+  // Renumbered without a branch, as in inserted(); the erased entry's slot is noted by a select.
+  const auto erased_place = static_cast<std::uint32_t>(place + 1);
+  std::size_t hole = slots_.size();
   for (std::size_t slot = 0; slot < slots_.size(); ++slot) {
     Slot& entry = slots_[slot];
-    if (entry.place_plus_one == 0) continue;
-    if (entry.place_plus_one - 1 == place) hole = slot;
-    if (entry.place_plus_one - 1 > place) --entry.place_plus_one;
+    hole = entry.place_plus_one == erased_place ? slot : hole;
+    entry.place_plus_one -= static_cast<std::uint32_t>(entry.place_plus_one > erased_place);
   }
-  assert(hole && "rjsim bug: an erase at a place the index does not hold");
+  assert(hole < slots_.size() && "rjsim bug: an erase at a place the index does not hold");
   // Backward-shift deletion: each later entry of the probe run that could stand in the hole moves
   // there, so that no lookup stops at an empty slot before the entry it looks for.
-  slots_[*hole] = Slot{};
-  for (std::size_t next = (*hole + 1) & mask; slots_[next].place_plus_one != 0; next = (next + 1) & mask) {
+  slots_[hole] = Slot{};
+  for (std::size_t next = (hole + 1) & mask; slots_[next].place_plus_one != 0; next = (next + 1) & mask) {
     const std::size_t home = slots_[next].hash & mask;
-    const bool home_between = *hole <= next ? (*hole < home && home <= next) : (*hole < home || home <= next);
+    const bool home_between = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next);
     if (home_between) continue;   // it may not move before its home
-    slots_[*hole] = slots_[next];
+    slots_[hole] = slots_[next];
     slots_[next] = Slot{};
     hole = next;
   }
