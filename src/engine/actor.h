@@ -22,17 +22,17 @@
 
 namespace rjsim::engine {
 
-// One thing an actor can do now. `what` and `object` name it for the log; `index` is the actor's
-// own reference to it. `what` is one of the actor's names for its work, a constant (it refers to
-// text that lives as long as the program); `object` is shared by its copies: a listing is copied
-// into each actor's kept answers and into the enabled steps at every step, and with 20 RayJobs
-// copying and freeing those texts was a large part of a listing (issue 30).
 // Two names of work: a `what` is one of an actor's constants, so the same text is mostly at the same
 // address, told apart without comparing characters.
 inline bool same_what(std::string_view a, std::string_view b) {
   return (a.data() == b.data() && a.size() == b.size()) || a == b;
 }
 
+// One thing an actor can do now. `what` and `object` name it for the log; `index` is the actor's
+// own reference to it. `what` is one of the actor's names for its work, a constant (it refers to
+// text that lives as long as the program); `object` is shared by its copies: a listing is copied
+// into each actor's kept answers and into the enabled steps at every step, and with 20 RayJobs
+// copying and freeing those texts was a large part of a listing (issue 30).
 struct ActorWork {
   std::string_view what;
   SharedString object;
