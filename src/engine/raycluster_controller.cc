@@ -157,18 +157,26 @@ bool RayClusterController::status_due_memoized(const ObjectVersion& cluster_vers
   });
   if (entry != status_memo_.end() && same_inputs(*entry, cluster_version, head_service, pods)) return entry->due;
 
-  StatusMemo memo{cluster_version, key_hash, head_service ? std::optional<ObjectVersion>(*head_service) : std::nullopt,
-                  {}, status_due(cluster, head_service ? &std::get<Service>(**head_service) : nullptr, pods_of(pods))};
+  StatusMemo& memo = status_memo_slot(entry);
+  memo.cluster = cluster_version;
+  memo.key_hash = key_hash;
+  memo.head_service = head_service ? std::optional<ObjectVersion>(*head_service) : std::nullopt;
+  memo.pods.clear();
   for (const ObjectVersion* pod : pods) memo.pods.push_back(*pod);
-  const bool due = memo.due;
-  if (entry != status_memo_.end()) {   // a newer version of the cluster replaces the older
-    *entry = std::move(memo);
-    return due;
-  }
-  // Runs that name their clusters differently would grow it without end: forget the oldest.
-  if (status_memo_.size() == kStatusMemoClusters) status_memo_.erase(status_memo_.begin());
-  status_memo_.push_back(std::move(memo));
-  return due;
+  memo.due = status_due(cluster, head_service ? &std::get<Service>(**head_service) : nullptr, pods_of(pods));
+  return memo.due;
+}
+
+RayClusterController::StatusMemo& RayClusterController::status_memo_slot(
+    std::vector<StatusMemo>::iterator entry) const {
+  if (entry != status_memo_.end()) return *entry;   // a newer version of the cluster replaces the older
+  if (status_memo_.size() < kStatusMemoClusters) return status_memo_.emplace_back();
+  // Runs that name their clusters differently would grow it without end: the oldest entry is
+  // overwritten in place (erasing the front moved every other entry, a fifth of a 20-cluster
+  // listing's cost).
+  StatusMemo& oldest = status_memo_[status_memo_oldest_];
+  status_memo_oldest_ = (status_memo_oldest_ + 1) % kStatusMemoClusters;
+  return oldest;
 }
 
 bool RayClusterController::same_inputs(const StatusMemo& memo, const ObjectVersion& cluster_version,
@@ -302,7 +310,8 @@ bool same_cluster_name(const ObjectVersion& a, const ObjectVersion& b) {
 
 }  // namespace
 
-// More clusters than a scenario has (twenty-rayjobs has 20), few enough to search linearly.
+// More clusters than most scenarios have (twenty-rayjobs has 20), few enough to search
+// linearly; a listing of more keeps one answer per cluster all the same.
 constexpr std::size_t kKeptClusterAnswers = 64;
 
 RayClusterController::ClusterAnswer& RayClusterController::answer_slot(const ObjectVersion& cluster,
@@ -318,8 +327,9 @@ RayClusterController::ClusterAnswer& RayClusterController::answer_slot(const Obj
   }
   if (found == kept.end()) {
     // Runs that name their clusters differently would grow it without end: past the bound, the
-    // last answer's slot is reused.
-    if (kept.size() < kKeptClusterAnswers) kept.emplace_back();
+    // last answer's slot is reused, unless this listing has more clusters than the bound (its
+    // places before this one hold answers it needs).
+    if (kept.size() < kKeptClusterAnswers || place >= kept.size()) kept.emplace_back();
     found = kept.end() - 1;
   }
   if (place >= kept.size()) return *found;

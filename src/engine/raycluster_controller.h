@@ -191,6 +191,9 @@ class RayClusterController final : public Actor {
     bool due = false;
   };
   mutable std::vector<StatusMemo> status_memo_;
+  mutable std::size_t status_memo_oldest_ = 0;   // once full, the entry the next new cluster overwrites
+  // The entry a cluster's new answer goes in: its own (`entry`), a new one, or the oldest.
+  StatusMemo& status_memo_slot(std::vector<StatusMemo>::iterator entry) const;
   // Whether `memo` was computed from these very versions.
   static bool same_inputs(const StatusMemo& memo, const ObjectVersion& cluster, const ObjectVersion* head_service,
                           const std::vector<const ObjectVersion*>& pods);

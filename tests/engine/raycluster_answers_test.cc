@@ -184,6 +184,28 @@ TEST_CASE("the RayCluster controller's kept answers list what a fresh controller
   }
 }
 
+TEST_CASE("kept answers still list what a fresh controller lists after more cluster names than the controller keeps") {
+  // Runs name their clusters differently (a random suffix each), so one controller sees far more
+  // names than its bounded caches hold (64): the oldest names' entries are reused.
+  const RayClusterController kept(kBehaviour, RayClusterReadiness::desired_pods_ready);
+  for (int run = 0; run < 60; ++run) {
+    CAPTURE(run);
+    World world;
+    for (const std::string& name : kClusters) {
+      const std::string cluster = name + "-" + std::to_string(run);
+      create_cluster(world, cluster);
+      create_head_service(world, cluster);
+      create_pod(world, head_pod(cluster), cluster);
+    }
+    for (int step = 0; step < 4; ++step) {
+      world.now_ms += 8'000;
+      REQUIRE(list(kept, world) == fresh_listing(RayClusterReadiness::desired_pods_ready, world));
+      const std::string cluster = kClusters[static_cast<std::size_t>(step) % kClusters.size()] + "-" + std::to_string(run);
+      set_pod_status(world, head_pod(cluster), step % 2 == 0, step % 4 == 0);
+    }
+  }
+}
+
 // A world with every cluster of kClusters and its head Service.
 World clusters_with_head_services() {
   World world;

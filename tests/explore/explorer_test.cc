@@ -353,6 +353,36 @@ TEST_CASE("exploration judges a scenario's expectations on what it found") {
   CHECK(unmet_expectations(wants_pass, found).size() == 1);
 }
 
+// `count` RayJobs of one shape under KubeRay v1.7.0, each on a cluster of its own.
+engine::Scenario many_rayjobs(int count) {
+  std::string text = R"(apiVersion: rjsim/v1
+kind: Scenario
+name: many-rayjobs
+controller: kuberay-1.7
+rayjobs:
+)";
+  for (int i = 0; i < count; ++i) {
+    text += "  - {apiVersion: ray.io/v1, kind: RayJob, metadata: {name: job-" + std::to_string(i) +
+            "}, spec: {entrypoint: python main.py, shutdownAfterJobFinishes: true, rayClusterSpec: "
+            "{rayVersion: \"2.9.0\", headGroupSpec: {rayStartParams: {}, template: {spec: {containers: "
+            "[{name: ray-head, image: \"rayproject/ray:2.9.0\"}]}}}}}}\n";
+  }
+  text += "world: {rayCluster: {readyAfter: 10s}, ray: {pendingFor: 1s, runsFor: 10s}}\n"
+          "faults: {staleReads: {maxLag: 1}, squash: true}\n";
+  return engine::parse_scenario(text, "many-rayjobs.yaml", ".");
+}
+
+TEST_CASE("a scenario with more RayJobs than the simulated controllers keep answers for runs and explores to its end") {
+  // The RayCluster controller keeps answers for 64 clusters; 70 at once once crashed it.
+  const engine::Scenario scenario = many_rayjobs(70);
+  ExploreOptions options;
+  options.strategy = Strategy::random;
+  options.runs = 3;
+  const ExploreReport report = explore(scenario, options);
+  CHECK(report.schedules == 3);
+  CHECK(report.findings.empty());
+}
+
 }  // namespace
 }  // namespace explorer_test
 }  // namespace rjsim::explore
