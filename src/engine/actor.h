@@ -99,23 +99,63 @@ struct ActorInputs {
   }
 };
 
-// Appends the work `what` on `object` unless `out` lists it already: for actors whose one step does
-// the work of every object of a group (a cluster's Pods), named by the group.
-// `object` is a SharedString the caller keeps (shared, not copied) or a text (made into one only
-// when the work is not listed yet). The search starts at the end: a group's members are mostly
-// listed one after another (a cluster's Pods), so a repeat is found at the first look. A `what`
-// is one of the actor's constants: the same text at the same address, told at once.
-template <class Text>
-void add_work_once(std::vector<ActorWork>& out, std::string_view what, const Text& object) {
-  const bool listed = std::any_of(out.rbegin(), out.rend(),
-                                  [&](const ActorWork& work) { return same_what(work.what, what) && work.object == object; });
-  if (listed) return;
-  if constexpr (std::is_same_v<Text, SharedString>) {
-    out.push_back({what, object, 0});
-  } else {
-    out.push_back({what, SharedString(std::string(object)), 0});
+// Appends works to `out`, each `what` on an object at most once: for actors whose one step does
+// the work of every object of a group (a cluster's Pods), named by the group. Every work of the
+// `what`s it adds must come through it. An object is a SharedString the caller keeps (shared,
+// not copied) or a text (made into one only when the work is new). A `what` is one of the
+// actor's constants: the same text at the same address, told at once.
+class WorkOnce {
+ public:
+  explicit WorkOnce(std::vector<ActorWork>& out) : out_(out), first_(out.size()) {}
+  WorkOnce(const WorkOnce&) = delete;
+  WorkOnce& operator=(const WorkOnce&) = delete;
+
+  template <class Text>
+  void add(std::string_view what, const Text& object) {
+    const std::uint64_t hash = hash_of(object);
+    if (listed(what, object, hash)) return;
+    if constexpr (std::is_same_v<Text, SharedString>) {
+      out_.push_back({what, object, 0});
+    } else {
+      out_.push_back({what, SharedString(std::string(object)), 0});
+    }
+    if (!seen_.empty() || out_.size() - first_ > kSearched) note_seen();
   }
-}
+
+ private:
+  // Up to this many works are searched; past it, their objects' hashes are kept in a set, so
+  // that the 300 clusters of a large scenario, each listed once, are not compared pairwise.
+  static constexpr std::size_t kSearched = 16;
+
+  static std::uint64_t hash_of(const SharedString& object) { return object.hash(); }
+  static std::uint64_t hash_of(std::string_view object) { return SharedString::hash_of(object); }
+
+  template <class Text>
+  bool listed(std::string_view what, const Text& object, std::uint64_t hash) const {
+    // A hash not seen is a work not listed; one seen is searched for (hashes may collide).
+    if (!seen_.empty() && !std::binary_search(seen_.begin(), seen_.end(), hash)) return false;
+    // From the end: a group's members are mostly listed one after another, so a repeat is
+    // found at the first look.
+    return std::any_of(out_.rbegin(), out_.rend() - static_cast<std::ptrdiff_t>(first_), [&](const ActorWork& work) {
+      return same_what(work.what, what) && work.object.hash() == hash && work.object == object;
+    });
+  }
+
+  // Keeps the hashes of every work added so far, sorted.
+  void note_seen() {
+    if (seen_.empty()) {
+      for (std::size_t i = first_; i < out_.size(); ++i) seen_.push_back(out_[i].object.hash());
+      std::sort(seen_.begin(), seen_.end());
+      return;
+    }
+    const std::uint64_t hash = out_.back().object.hash();
+    seen_.insert(std::upper_bound(seen_.begin(), seen_.end(), hash), hash);
+  }
+
+  std::vector<ActorWork>& out_;
+  const std::size_t first_;
+  std::vector<std::uint64_t> seen_;
+};
 
 // The earliest of the times an actor's next_timer_ms() considers that is still to come.
 class EarliestTimer {

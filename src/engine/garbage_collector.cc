@@ -79,6 +79,7 @@ ObjectRef parse_work_object(const ActorWork& work) {
 void GarbageCollector::enabled(const World& world, std::vector<ActorWork>& out) const {
   const ApiServer& api = world.api;
   follow(api);
+  WorkOnce pod_deletions(out);
   for (Kind kind : kAllKinds) {
     for (const auto& [object, key_hash, answer] : answers_[static_cast<std::size_t>(kind_index(kind))].kept()) {
       const ObjectMeta& m = meta(*object);
@@ -87,7 +88,7 @@ void GarbageCollector::enabled(const World& world, std::vector<ActorWork>& out) 
           out.push_back({kDeleteDependent, SharedString(object_ref(*object)), 0});
         } else {
           const OwnerReference& owner = m.owner_references->front();
-          add_work_once(out, kDeletePods, object_ref(owner.kind, m.namespace_, owner.name));
+          pod_deletions.add(kDeletePods, object_ref(owner.kind, m.namespace_, owner.name));
         }
       }
       if (answer.finalizing) list_finalizer_work(api, *object, out);

@@ -224,8 +224,9 @@ void JobController::enabled(const World& world, std::vector<ActorWork>& out) con
     if (!what.empty()) out.push_back({what, SharedString(object_ref(*object)), 0});
   }
   if (tracking_ != JobPodTracking::finalizers) return;
+  WorkOnce releases(out);
   for (const auto& [object, key_hash, tracked] : tracked_pods_.kept()) {
-    if (tracked.orphan) add_work_once(out, kReleaseOrphans, orphan_group(std::get<Pod>(*object)));
+    if (tracked.orphan) releases.add(kReleaseOrphans, orphan_group(std::get<Pod>(*object)));
   }
 }
 

@@ -51,9 +51,10 @@ bool Kubelet::due(const World& world, const Pod& pod) const {
 
 void Kubelet::enabled(const World& world, std::vector<ActorWork>& out) const {
   follow(world);
+  WorkOnce starts(out);
   for (const auto& [pod, key_hash, answer] : waiting_pods_.kept()) {
     const std::int64_t due_at = answer.pending ? answer.timeline.running_at_ms : answer.timeline.ready_at_ms;
-    if (due_at <= world.now_ms) add_work_once(out, kStartPods, answer.cluster);
+    if (due_at <= world.now_ms) starts.add(kStartPods, answer.cluster);
   }
 }
 

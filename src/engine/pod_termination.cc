@@ -28,9 +28,10 @@ void PodTermination::enabled(const World& world, std::vector<ActorWork>& out) co
   // Most listings: no Pod is being deleted, and none is walked (with 20 RayJobs the walk read
   // every Pod's metadata at every Pod write).
   if (world.api.deleting(Kind::Pod) == 0) return;
+  WorkOnce stops(out);
   for (const Object& object : world.api.objects(Kind::Pod)) {
     if (!is_stopping(object)) continue;
-    add_work_once(out, kStopPods, group_of(object));
+    stops.add(kStopPods, group_of(object));
   }
 }
 
