@@ -44,6 +44,20 @@ TEST_CASE("every bench scenario meets its expectations, and a run with its fault
   }
 }
 
+TEST_CASE("every profile-training scenario loads, and a run with its faults repeats its log hash") {
+  const auto files = testing::training_scenarios();
+  REQUIRE(files.size() >= 3);
+  for (const auto& file : files) {
+    CAPTURE(file.string());
+    const engine::Scenario scenario = engine::load_scenario(file.string());
+    RunOptions faulty;
+    faulty.faults = true;
+    faulty.seed = 3;
+    faulty.keep_events = false;
+    CHECK(run_scenario(scenario, faulty).log_hash == run_scenario(scenario, faulty).log_hash);
+  }
+}
+
 TEST_CASE("every bundled scenario gives the same log hash when run twice") {
   for (const auto& file : bundled_scenarios()) {
     CAPTURE(file.string());
