@@ -431,9 +431,24 @@ void report_paired_step_cost(std::int64_t schedules, int rounds) {
              ratios.size(), each, ratio, step_cost_ratio_target, ratio <= step_cost_ratio_target ? "ok" : "ABOVE");
 }
 
+// `scenario` with its RayJobs repeated under other names ("rayjob-01-2", ...) up to `count`.
+Scenario with_rayjobs(const Scenario& scenario, std::size_t count) {
+  Scenario grown = scenario;
+  grown.rayjobs.clear();
+  for (std::size_t i = 0; i < count; ++i) {
+    rjsim::engine::RayJob rayjob = scenario.rayjobs[i % scenario.rayjobs.size()];
+    if (const std::size_t copy = i / scenario.rayjobs.size(); copy > 0) {
+      rayjob.metadata.name += fmt::format("-{}", copy + 1);
+    }
+    grown.rayjobs.push_back(std::move(rayjob));
+  }
+  return grown;
+}
+
 // How the cost of random exploration grows with RayJobs (issue 30: "measured and written down"):
-// the scenario of 20 RayJobs cut to its first 1, 2, 5, 10 and 20, each explored as the bench
-// scenarios are, in `rounds` rounds. For each: steps a schedule, the cost of a step and the cost
+// the scenario of 20 RayJobs cut to its first 1, 2, 5, 10 and 20, and its RayJobs repeated under
+// other names to 50 and 100 (more than the 64 clusters an actor's caches are sized for), each
+// explored as the bench scenarios are, in `rounds` rounds. For each: steps a schedule, the cost of a step and the cost
 // of a RayJob's share of a schedule (a schedule's cost over its RayJobs), each against one
 // RayJob's. The RayJobs of one scenario share its clock, timer and delivery steps, so a step with
 // more of them carries more RayJob work: the step's cost grows faster than the cost of the work.
@@ -444,13 +459,12 @@ void measure_growth(std::int64_t schedules, int rounds) {
     return;
   }
   const Scenario twenty = rjsim::engine::load_scenario(file.string());
-  fmt::print("growth with RayJobs (the first N RayJobs of {}, median of {} rounds):\n", twenty.name, rounds);
+  fmt::print("growth with RayJobs (the first N RayJobs of {}, past 20 its RayJobs again under other names; median of "
+             "{} rounds):\n", twenty.name, rounds);
   double one_step_ns = 0;
   double one_rayjob_ns = 0;
-  for (const std::size_t count : {1, 2, 5, 10, 20}) {
-    if (count > twenty.rayjobs.size()) break;
-    Scenario scenario = twenty;
-    scenario.rayjobs.resize(count);
+  for (const std::size_t count : {1, 2, 5, 10, 20, 50, 100}) {
+    const Scenario scenario = with_rayjobs(twenty, count);
     const ExploreOptions options = bench_round_options(scenario, schedules);
     std::vector<double> step_ns;
     std::vector<double> schedule_ns;
@@ -467,7 +481,7 @@ void measure_growth(std::int64_t schedules, int rounds) {
       one_step_ns = step;
       one_rayjob_ns = rayjob;
     }
-    fmt::print("  {:>2} RayJobs: {:>5} steps a schedule, {:>5.0f} ns a step ({:.2f}x one), {:>7.0f} ns a RayJob's "
+    fmt::print("  {:>3} RayJobs: {:>5} steps a schedule, {:>5.0f} ns a step ({:.2f}x one), {:>7.0f} ns a RayJob's "
                "share of a schedule ({:.2f}x one)\n",
                count, steps_a_schedule, step, step / one_step_ns, rayjob, rayjob / one_rayjob_ns);
   }
