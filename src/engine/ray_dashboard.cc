@@ -455,6 +455,15 @@ void RayDashboard::follow_live_heads(const World& world, std::vector<std::uint64
     take_live_heads(world, come_or_gone);
   }
   live_heads_ray_serial_ = world.ray.serial();
+  // Most listings follow no write to a cluster, and a Pod's write matters only to a head whose
+  // cluster is gone: then no head is asked again (with 20 RayJobs, walking the heads to find
+  // that cost 1% of a step).
+  const bool logs_continue = cluster_events && pod_events;
+  if (logs_continue && cluster_events->empty() &&
+      (pod_events->empty() ||
+       std::none_of(live_heads_.begin(), live_heads_.end(), [](const LiveHead& head) { return head.cluster_gone; }))) {
+    return;
+  }
   for (LiveHead& head : live_heads_) {
     // Another run's logs, a write since to its cluster, or, for a head whose cluster is gone, to
     // a Pod: asked again (once).
