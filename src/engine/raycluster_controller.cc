@@ -172,8 +172,7 @@ RayClusterController::StatusMemo& RayClusterController::status_memo_slot(
   if (entry != status_memo_.end()) return *entry;   // a newer version of the cluster replaces the older
   if (status_memo_.size() < kStatusMemoClusters) return status_memo_.emplace_back();
   // Runs that name their clusters differently would grow it without end: the oldest entry is
-  // overwritten in place (erasing the front moved every other entry, a fifth of a 20-cluster
-  // listing's cost).
+  // overwritten in place (erasing the front moved every other entry at each new cluster).
   StatusMemo& oldest = status_memo_[status_memo_oldest_];
   status_memo_oldest_ = (status_memo_oldest_ + 1) % kStatusMemoClusters;
   return oldest;

@@ -29,6 +29,15 @@ TEST_CASE("every bundled scenario meets its expectations in the fault-free run")
   }
 }
 
+// Whether two runs of `scenario` with its faults (seed 3) give the same log hash.
+bool faulty_run_repeats_its_log_hash(const engine::Scenario& scenario) {
+  RunOptions faulty;
+  faulty.faults = true;
+  faulty.seed = 3;
+  faulty.keep_events = false;
+  return run_scenario(scenario, faulty).log_hash == run_scenario(scenario, faulty).log_hash;
+}
+
 TEST_CASE("every bench scenario meets its expectations, and a run with its faults repeats its log hash") {
   const auto files = testing::bench_scenarios();
   REQUIRE(files.size() >= 7);
@@ -36,11 +45,7 @@ TEST_CASE("every bench scenario meets its expectations, and a run with its fault
     CAPTURE(file.string());
     const engine::Scenario scenario = engine::load_scenario(file.string());
     for (const std::string& unmet : run_scenario(scenario).unmet) FAIL_CHECK(unmet);
-    RunOptions faulty;
-    faulty.faults = true;
-    faulty.seed = 3;
-    faulty.keep_events = false;
-    CHECK(run_scenario(scenario, faulty).log_hash == run_scenario(scenario, faulty).log_hash);
+    CHECK(faulty_run_repeats_its_log_hash(scenario));
   }
 }
 
@@ -50,11 +55,7 @@ TEST_CASE("every profile-training scenario loads, and a run with its faults repe
   for (const auto& file : files) {
     CAPTURE(file.string());
     const engine::Scenario scenario = engine::load_scenario(file.string());
-    RunOptions faulty;
-    faulty.faults = true;
-    faulty.seed = 3;
-    faulty.keep_events = false;
-    CHECK(run_scenario(scenario, faulty).log_hash == run_scenario(scenario, faulty).log_hash);
+    CHECK(faulty_run_repeats_its_log_hash(scenario));
   }
 }
 

@@ -448,9 +448,9 @@ Scenario with_rayjobs(const Scenario& scenario, std::size_t count) {
 // How the cost of random exploration grows with RayJobs (issue 30: "measured and written down"):
 // the scenario of 20 RayJobs cut to its first 1, 2, 5, 10 and 20, and its RayJobs repeated under
 // other names to 50 and 100 (more than the 64 clusters an actor's caches are sized for), each
-// explored as the bench scenarios are, in `rounds` rounds. For each: steps a schedule, the cost of a step and the cost
-// of a RayJob's share of a schedule (a schedule's cost over its RayJobs), each against one
-// RayJob's. The RayJobs of one scenario share its clock, timer and delivery steps, so a step with
+// explored as the bench scenarios are, in `rounds` rounds. For each: steps a schedule, the cost
+// of a step and the cost of a RayJob's share of a schedule (a schedule's cost over its RayJobs),
+// each against one RayJob's. The RayJobs of one scenario share its clock, timer and delivery steps, so a step with
 // more of them carries more RayJob work: the step's cost grows faster than the cost of the work.
 void measure_growth(std::int64_t schedules, int rounds) {
   const fs::path file = bench_dir() / "twenty-rayjobs.yaml";
