@@ -148,18 +148,16 @@ bool RayClusterController::status_due_memoized(const ObjectVersion& cluster_vers
   const auto& cluster = std::get<RayCluster>(*cluster_version);
   // One entry per cluster name: only the entry of this name can hold this version. Runs name
   // their clusters differently, so the memo holds many names; their key hashes are searched, not
-  // their names.
+  // their names, and those sit apart from the entries: a search reads 8 of them a cache line.
   const std::uint64_t key_hash = KeyIndex::hash_key(cluster.metadata.namespace_, cluster.metadata.name);
-  const auto entry = std::find_if(status_memo_.begin(), status_memo_.end(), [&](const StatusMemo& memo) {
-    if (memo.key_hash != key_hash) return false;
-    const ObjectMeta& other = std::get<RayCluster>(*memo.cluster).metadata;
-    return other.name == cluster.metadata.name && other.namespace_ == cluster.metadata.namespace_;
-  });
-  if (entry != status_memo_.end() && same_inputs(*entry, cluster_version, head_service, pods)) return entry->due;
+  std::size_t place = status_memo_find(key_hash, cluster.metadata);
+  const bool found = place < status_memo_.size();
+  if (found && same_inputs(status_memo_[place], cluster_version, head_service, pods)) return status_memo_[place].due;
 
-  StatusMemo& memo = status_memo_slot(entry);
+  if (!found) place = status_memo_place();
+  StatusMemo& memo = status_memo_[place];
+  status_memo_key_hashes_[place] = key_hash;
   memo.cluster = cluster_version;
-  memo.key_hash = key_hash;
   memo.head_service = head_service ? std::optional<ObjectVersion>(*head_service) : std::nullopt;
   memo.pods.clear();
   for (const ObjectVersion* pod : pods) memo.pods.push_back(*pod);
@@ -167,13 +165,24 @@ bool RayClusterController::status_due_memoized(const ObjectVersion& cluster_vers
   return memo.due;
 }
 
-RayClusterController::StatusMemo& RayClusterController::status_memo_slot(
-    std::vector<StatusMemo>::iterator entry) const {
-  if (entry != status_memo_.end()) return *entry;   // a newer version of the cluster replaces the older
-  if (status_memo_.size() < kStatusMemoClusters) return status_memo_.emplace_back();
+std::size_t RayClusterController::status_memo_find(std::uint64_t key_hash, const ObjectMeta& m) const {
+  for (std::size_t place = 0; place < status_memo_key_hashes_.size(); ++place) {
+    if (status_memo_key_hashes_[place] != key_hash) continue;
+    const ObjectMeta& other = std::get<RayCluster>(*status_memo_[place].cluster).metadata;
+    if (other.name == m.name && other.namespace_ == m.namespace_) return place;
+  }
+  return status_memo_key_hashes_.size();
+}
+
+std::size_t RayClusterController::status_memo_place() const {
+  if (status_memo_.size() < kStatusMemoClusters) {
+    status_memo_.emplace_back();
+    status_memo_key_hashes_.push_back(0);
+    return status_memo_.size() - 1;
+  }
   // Runs that name their clusters differently would grow it without end: the oldest entry is
   // overwritten in place (erasing the front moved every other entry at each new cluster).
-  StatusMemo& oldest = status_memo_[status_memo_oldest_];
+  const std::size_t oldest = status_memo_oldest_;
   status_memo_oldest_ = (status_memo_oldest_ + 1) % kStatusMemoClusters;
   return oldest;
 }
@@ -194,7 +203,7 @@ void RayClusterController::enabled(const World& world, std::vector<ActorWork>& o
   follow(world);
   for (std::size_t place = 0; place < listed_.size(); ++place) {
     if (!listed_[place].has_work) continue;
-    const std::vector<ActorWork>& work = cluster_answers_[place].work;
+    const std::vector<ActorWork>& work = cluster_answers_[place]->work;
     out.insert(out.end(), work.begin(), work.end());
   }
 }
@@ -204,10 +213,22 @@ std::optional<std::int64_t> RayClusterController::next_timer_ms(const World& wor
   EarliestTimer timer(world.now_ms);
   for (std::size_t place = 0; place < listed_.size(); ++place) {
     if (!listed_[place].has_timers) continue;
-    for (const std::int64_t at_ms : cluster_answers_[place].timers_ms) timer.consider(at_ms);
+    for (const std::int64_t at_ms : cluster_answers_[place]->timers_ms) timer.consider(at_ms);
   }
   return timer.next_ms();
 }
+
+namespace {
+
+// More clusters than most scenarios have (twenty-rayjobs has 20), few enough to search
+// linearly; a listing of more keeps one answer per cluster all the same.
+constexpr std::size_t kKeptClusterAnswers = 64;
+
+bool same_key(const ObjectMeta& a, const ObjectMeta& b) { return a.name == b.name && a.namespace_ == b.namespace_; }
+
+bool same_cluster_name(const ObjectVersion& a, const ObjectVersion& b) { return same_key(meta(*a), meta(*b)); }
+
+}  // namespace
 
 void RayClusterController::follow(const World& world) const {
   const std::optional<std::span<const WatchEvent>> cluster_events =
@@ -217,14 +238,73 @@ void RayClusterController::follow(const World& world) const {
   const std::uint64_t pods_followed_through = pod_log_mark_.last_serial();   // before follow_pod_existence moves it
   follow_pod_existence(world);
   const auto came_or_went = [](const WatchEvent& event) { return event.type != WatchType::Modified; };
-  const bool continues = listing_kept_ && cluster_events && service_events && pod_existence_followed_ &&
-                         listed_.size() == world.api.objects(Kind::RayCluster).size() &&
-                         std::none_of(cluster_events->begin(), cluster_events->end(), came_or_went);
-  if (continues) {
+  const bool logs_continue = listing_kept_ && cluster_events && service_events && pod_existence_followed_;
+  if (logs_continue && std::any_of(cluster_events->begin(), cluster_events->end(), came_or_went)) {
+    follow_clusters_come_or_gone(world, *cluster_events);
+  }
+  if (logs_continue && listed_.size() == world.api.objects(Kind::RayCluster).size()) {
     follow_writes(world, *cluster_events, *service_events, pods_followed_through);
   } else {
     check_every_cluster(world);
   }
+}
+
+void RayClusterController::follow_clusters_come_or_gone(const World& world,
+                                                        std::span<const WatchEvent> cluster_events) const {
+  // The events name the clusters that came or went: the others keep their answers and their
+  // order (issue 30: with 20 RayJobs, each of a run's 40 creates and deletes checked every
+  // cluster's answer again). First the clusters gone, whose answers stay as spares...
+  const std::span<const ObjectVersion> clusters = world.api.objects(Kind::RayCluster);
+  for (const WatchEvent& event : cluster_events) {
+    if (event.type != WatchType::Deleted) continue;
+    const ObjectMeta& m = meta(*event.object);
+    if (world.api.find_version(Kind::RayCluster, m.namespace_, m.name)) continue;   // created again since
+    const std::size_t place = listed_place(event.key_hash, m);
+    if (place == listed_.size()) continue;   // not listed: created since the last listing
+    std::unique_ptr<ClusterAnswer> answer = std::move(cluster_answers_[place]);
+    cluster_answers_.erase(cluster_answers_.begin() + static_cast<std::ptrdiff_t>(place));
+    cluster_answers_.push_back(std::move(answer));
+    listed_.erase(listed_.begin() + static_cast<std::ptrdiff_t>(place));
+  }
+  // ...then those created, each at its place in the store, in the store's order, so that the
+  // listing before it is the store's already.
+  std::vector<std::size_t>& created = created_places_;
+  created.clear();
+  for (const WatchEvent& event : cluster_events) {
+    if (event.type != WatchType::Added) continue;
+    const ObjectMeta& m = meta(*event.object);
+    const ObjectVersion* stored = world.api.find_version(Kind::RayCluster, m.namespace_, m.name);
+    if (!stored || listed_place(event.key_hash, m) < listed_.size()) continue;   // gone again, or deleted and created
+    created.push_back(static_cast<std::size_t>(stored - clusters.data()));
+  }
+  std::sort(created.begin(), created.end());
+  created.erase(std::unique(created.begin(), created.end()), created.end());
+  for (const std::size_t place : created) {
+    if (place > listed_.size()) {   // the listing was not the store's: kept no more
+      cluster_answers_.clear();
+      listed_.clear();
+      return;
+    }
+    // An answer valid at no time, so that follow_writes computes it.
+    const ObjectMeta& m = meta(*clusters[place]);
+    cluster_answers_.insert(cluster_answers_.begin() + static_cast<std::ptrdiff_t>(place),
+                            std::make_unique<ClusterAnswer>());
+    listed_.insert(listed_.begin() + static_cast<std::ptrdiff_t>(place),
+                   ListedCluster{.key_hash = KeyIndex::hash_key(m.namespace_, m.name),
+                                 .valid_from_ms = std::numeric_limits<std::int64_t>::max(),
+                                 .valid_until_ms = std::numeric_limits<std::int64_t>::min()});
+  }
+  latest_valid_from_ms_ = std::numeric_limits<std::int64_t>::max();   // the new answers are named by time
+  if (cluster_answers_.size() > std::max(kKeptClusterAnswers, listed_.size())) {
+    cluster_answers_.resize(std::max(kKeptClusterAnswers, listed_.size()));   // spares past the bound
+  }
+}
+
+std::size_t RayClusterController::listed_place(std::uint64_t key_hash, const ObjectMeta& m) const {
+  for (std::size_t place = 0; place < listed_.size(); ++place) {
+    if (listed_[place].key_hash == key_hash && same_key(meta(*cluster_answers_[place]->cluster), m)) return place;
+  }
+  return listed_.size();
 }
 
 void RayClusterController::follow_writes(const World& world, std::span<const WatchEvent> cluster_events,
@@ -248,7 +328,7 @@ void RayClusterController::follow_writes(const World& world, std::span<const Wat
   });
   if (!pods_come_or_gone_.empty()) {
     name([&](const ListedCluster& listed, std::size_t place) {
-      return listed.reads_pod_absence && !pod_existence_kept(cluster_answers_[place]);
+      return listed.reads_pod_absence && !pod_existence_kept(*cluster_answers_[place]);
     });
   }
   const std::int64_t now = world.now_ms;
@@ -262,7 +342,7 @@ void RayClusterController::follow_writes(const World& world, std::span<const Wat
   for (std::size_t place = 0; place < listed_.size(); ++place) {
     if (!due_[place]) continue;
     ++cluster_answers_checked_;
-    compute_answer(world, clusters[place], cluster_answers_[place]);
+    compute_answer(world, clusters[place], *cluster_answers_[place]);
   }
   note_listing(listed_.size());
 }
@@ -281,7 +361,7 @@ void RayClusterController::note_listing(std::size_t clusters) const {
   latest_valid_from_ms_ = std::numeric_limits<std::int64_t>::min();
   earliest_valid_until_ms_ = std::numeric_limits<std::int64_t>::max();
   for (std::size_t place = 0; place < clusters; ++place) {
-    const ClusterAnswer& answer = cluster_answers_[place];
+    const ClusterAnswer& answer = *cluster_answers_[place];
     listed_[place] = ListedCluster{answer.key_hash,        answer.head_service_key_hash, answer.pod_group,
                                    answer.valid_from_ms,   answer.valid_until_ms,        answer.reads_pod_absence,
                                    !answer.work.empty(),   !answer.timers_ms.empty()};
@@ -299,41 +379,28 @@ const RayClusterController::ClusterAnswer& RayClusterController::answer_for(cons
   return answer;
 }
 
-namespace {
-
-bool same_cluster_name(const ObjectVersion& a, const ObjectVersion& b) {
-  const ObjectMeta& ma = meta(*a);
-  const ObjectMeta& mb = meta(*b);
-  return ma.name == mb.name && ma.namespace_ == mb.namespace_;
-}
-
-}  // namespace
-
-// More clusters than most scenarios have (twenty-rayjobs has 20), few enough to search
-// linearly; a listing of more keeps one answer per cluster all the same.
-constexpr std::size_t kKeptClusterAnswers = 64;
 
 RayClusterController::ClusterAnswer& RayClusterController::answer_slot(const ObjectVersion& cluster,
                                                                      std::size_t place) const {
-  std::vector<ClusterAnswer>& kept = cluster_answers_;
+  std::vector<std::unique_ptr<ClusterAnswer>>& kept = cluster_answers_;
   // Most listings find each cluster where the last one did, and most of those the same version.
-  if (place < kept.size() && (kept[place].cluster.same_version(cluster) || same_cluster_name(kept[place].cluster, cluster))) {
-    return kept[place];
+  if (place < kept.size() && (kept[place]->cluster.same_version(cluster) || same_cluster_name(kept[place]->cluster, cluster))) {
+    return *kept[place];
   }
-  auto found = std::find_if(kept.begin(), kept.end(), [&](const ClusterAnswer& a) { return a.cluster.same_version(cluster); });
+  auto found = std::find_if(kept.begin(), kept.end(), [&](const auto& a) { return a->cluster.same_version(cluster); });
   if (found == kept.end()) {
-    found = std::find_if(kept.begin(), kept.end(), [&](const ClusterAnswer& a) { return same_cluster_name(a.cluster, cluster); });
+    found = std::find_if(kept.begin(), kept.end(), [&](const auto& a) { return same_cluster_name(a->cluster, cluster); });
   }
   if (found == kept.end()) {
     // Runs that name their clusters differently would grow it without end: past the bound, the
     // last answer's slot is reused, unless this listing has more clusters than the bound (its
     // places before this one hold answers it needs).
-    if (kept.size() < kKeptClusterAnswers || place >= kept.size()) kept.emplace_back();
+    if (kept.size() < kKeptClusterAnswers || place >= kept.size()) kept.push_back(std::make_unique<ClusterAnswer>());
     found = kept.end() - 1;
   }
-  if (place >= kept.size()) return *found;
+  if (place >= kept.size()) return **found;
   std::swap(*found, kept[place]);
-  return kept[place];
+  return *kept[place];
 }
 
 void RayClusterController::follow_pod_existence(const World& world) const {

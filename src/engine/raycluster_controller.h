@@ -38,6 +38,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -123,8 +124,16 @@ class RayClusterController final : public Actor {
 
   // Brings the kept answers up to `world`, and listed_ with them (enabled and next_timer_ms both
   // start with it): only the answers the writes since the last listing name, when the logs
-  // continue and no cluster came or went (follow_writes); every cluster's otherwise.
+  // continue (follow_writes, after follow_clusters_come_or_gone when clusters came or went);
+  // every cluster's otherwise.
   void follow(const World& world) const;
+  // The kept answers and listed_ brought to the store's clusters, in its order, when
+  // `cluster_events` (those since the last listing) created or deleted some: the answers of the
+  // clusters gone become spares, a new cluster gets one valid at no time, which follow_writes
+  // then computes, and every other cluster keeps its own.
+  void follow_clusters_come_or_gone(const World& world, std::span<const WatchEvent> cluster_events) const;
+  // The place in listed_ of the cluster `m` whose key hashes to `key_hash`, or listed_.size().
+  std::size_t listed_place(std::uint64_t key_hash, const ObjectMeta& m) const;
   // The answers of the clusters the writes since the last listing name (its cluster, head Service
   // or Pods written, or a Pod it looked up by name created or deleted) or whose time window `now`
   // left, computed again. `pods_followed_through`: the write serial the Pod log was followed to.
@@ -185,21 +194,25 @@ class RayClusterController final : public Actor {
   // actor belongs to one runner, which one thread uses (explore::ScenarioRunner).
   struct StatusMemo {
     ObjectVersion cluster;
-    std::uint64_t key_hash = 0;   // KeyIndex::hash_key of the cluster's namespace and name
     std::optional<ObjectVersion> head_service;
     std::vector<ObjectVersion> pods;
     bool due = false;
   };
   mutable std::vector<StatusMemo> status_memo_;
+  // Beside each entry, KeyIndex::hash_key of its cluster's namespace and name.
+  mutable std::vector<std::uint64_t> status_memo_key_hashes_;
   mutable std::size_t status_memo_oldest_ = 0;   // once full, the entry the next new cluster overwrites
-  // The entry a cluster's new answer goes in: its own (`entry`), a new one, or the oldest.
-  StatusMemo& status_memo_slot(std::vector<StatusMemo>::iterator entry) const;
+  // The place of the entry of the cluster `m` whose key hashes to `key_hash`, or the memo's size.
+  std::size_t status_memo_find(std::uint64_t key_hash, const ObjectMeta& m) const;
+  // The place a cluster new to the memo goes in: a new entry, or the oldest once full.
+  std::size_t status_memo_place() const;
   // Whether `memo` was computed from these very versions.
   static bool same_inputs(const StatusMemo& memo, const ObjectVersion& cluster, const ObjectVersion* head_service,
                           const std::vector<const ObjectVersion*>& pods);
   // The clusters' answers, one per cluster name, kept in the order of the last listing (a cache
   // as status_memo_ is: each answer holds what it was computed from).
-  mutable std::vector<ClusterAnswer> cluster_answers_;
+  // Each answer on the heap, so that a cluster that comes or goes moves pointers, not answers.
+  mutable std::vector<std::unique_ptr<ClusterAnswer>> cluster_answers_;
   // Where the last listing stopped in the Pod log, and the key hashes of the Pods created or
   // deleted since, when the log continued (pod_existence_followed_). Every listing checks every
   // kept answer against the creates and deletes since the one before (follow_writes names those
@@ -219,6 +232,7 @@ class RayClusterController final : public Actor {
   mutable std::int64_t latest_valid_from_ms_ = 0;     // over listed_: the clock may stay in
   mutable std::int64_t earliest_valid_until_ms_ = 0;  // [latest from, earliest until) unchecked
   mutable std::vector<char> due_;                     // follow_writes' buffer: the answers named
+  mutable std::vector<std::size_t> created_places_;   // follow_clusters_come_or_gone's buffer
   mutable std::string ref_scratch_;                   // compute_answer's buffer for a cluster's ref
   mutable std::size_t cluster_answers_computed_ = 0;
   mutable std::size_t cluster_answers_checked_ = 0;

@@ -281,13 +281,36 @@ TEST_CASE("a listing after writes to one cluster looks at that cluster's answer 
     }, world.now_ms);
     world.api.remove(Kind::Service, kNamespace, "b-head-svc", Propagation::background, world.now_ms);
   }) == 1);
-  // A cluster comes: the places of the others may move, and every answer is looked at.
-  CHECK(checked_after([&] { create_cluster(world, "aa"); }) == kClusters.size() + 1);
+  // A cluster comes ("aa" between "a" and "b": the others' places move) or goes: its answer only
+  // is looked at, and the others keep theirs.
+  CHECK(checked_after([&] { create_cluster(world, "aa"); }) == 1);
+  CHECK(checked_after([&] { world.api.remove(Kind::RayCluster, kNamespace, "aa", Propagation::background, world.now_ms); }) == 0);
+  CHECK(checked_after([&] {
+    create_cluster(world, "0");   // before every other
+    create_cluster(world, "d");   // after every other
+    create_cluster(world, "bb");
+  }) == 3);
+  CHECK(checked_after([&] {
+    world.api.remove(Kind::RayCluster, kNamespace, "0", Propagation::background, world.now_ms);
+    create_cluster(world, "ab");
+  }) == 1);
+  // Deleted and created again under its name before a listing: another cluster, looked at anew.
+  CHECK(checked_after([&] {
+    world.api.remove(Kind::RayCluster, kNamespace, "bb", Propagation::background, world.now_ms);
+    create_cluster(world, "bb");
+  }) == 1);
+  // Created and deleted between two listings: never listed.
+  CHECK(checked_after([&] {
+    create_cluster(world, "e");
+    world.api.remove(Kind::RayCluster, kNamespace, "e", Propagation::background, world.now_ms);
+  }) == 0);
   CHECK(checked_after([&] { set_pod_status(world, head_pod("c"), true, false); }) == 1);
   // Another run from an earlier world: its logs do not continue the ones followed.
   World earlier = world;
   CHECK(checked_after([&] { set_pod_status(world, head_pod("a"), true, false); }) == 1);
-  CHECK(checked_after([&] { world = earlier; }) == kClusters.size() + 1);
+  const std::size_t clusters = earlier.api.objects(Kind::RayCluster).size();   // kClusters and "ab", "bb", "d"
+  CHECK(clusters == kClusters.size() + 3);
+  CHECK(checked_after([&] { world = earlier; }) == clusters);
 }
 
 TEST_CASE("a Pod created or deleted computes again only the answers that looked a Pod of its name up") {

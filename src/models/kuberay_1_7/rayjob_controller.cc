@@ -170,7 +170,9 @@ bool inconsistent_raycluster_status(const RayClusterStatus& old_status, const Ra
 Error update_rayjob_status(Clients& clients, const RayJob& old_rayjob, RayJob& new_rayjob) {
   const RayJobStatus& old_status = old_rayjob.status;
   RayJobStatus& new_status = new_rayjob.status;
+  // One shared status is consistent with itself: only copies that do not share it are compared.
   const bool raycluster_status_changed =
+      !old_status.ray_cluster_status.shares_value_with(new_status.ray_cluster_status) &&
       inconsistent_raycluster_status(old_status.ray_cluster_status, new_status.ray_cluster_status);
   const bool failure_start_time_changed =   // jobStatusCheckFailureStartTimeChanged
       old_status.job_status_check_failure_start_time_ms != new_status.job_status_check_failure_start_time_ms;
