@@ -164,11 +164,14 @@ void GarbageCollector::apply(const ActorWork& work, StepContext& context) const 
     return;
   }
   if (work.what == kDeletePods) {
+    // The Pods' kept answers, brought to this world, are its garbage Pods in store order: read
+    // instead of asking every Pod whether its owners exist (issue 30: with 20 RayJobs, a walk of
+    // some 60 Pods and their owners at each delete).
+    follow(context.world().api);
     std::vector<std::string> names;   // named first: each delete changes the store being walked
-    const ApiServer& truth = context.world().api;
-    for (const Object& object : truth.objects(Kind::Pod)) {
-      const ObjectMeta& m = meta(object);
-      if (m.namespace_ != ref.namespace_ || !is_orphaned_garbage(truth, m)) continue;
+    for (const auto& [object, key_hash, answer] : answers_[static_cast<std::size_t>(kind_index(Kind::Pod))].kept()) {
+      const ObjectMeta& m = meta(*object);
+      if (!answer.garbage || m.namespace_ != ref.namespace_) continue;
       const OwnerReference& owner = m.owner_references->front();
       if (owner.kind == ref.kind && owner.name == ref.name) names.push_back(m.name);
     }

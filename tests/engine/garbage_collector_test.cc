@@ -194,6 +194,31 @@ TEST_CASE("Background delete of a RayCluster: its Pods stay until the GC deletes
   CHECK(bench.work().empty());
 }
 
+TEST_CASE("the GC's delete of an owner's Pods deletes the garbage Pods of the world it is applied in, not of the "
+          "world it last listed") {
+  // The Pods it deletes come from its kept answers: they must be brought to the world the work is
+  // applied in (here another run's, one Pod more and one fewer than the world listed).
+  Bench bench;
+  const Object owner = create(bench.api(), named<RayCluster>("cluster"));
+  create_owned(bench.api(), named<Pod>("head"), owner);
+  create_owned(bench.api(), named<Pod>("worker-1"), owner);
+  REQUIRE(!bench.api().remove(Kind::RayCluster, kNamespace, "cluster", Propagation::background, 0).error);
+  const World listed = bench.world;
+  create_owned(bench.api(), named<Pod>("worker-2"), owner);
+  REQUIRE(!bench.api().remove(Kind::Pod, kNamespace, "worker-1", Propagation::background, 0, 0).error);
+  const World applied_in = bench.world;
+
+  bench.world = listed;
+  const std::vector<ActorWork> work = bench.work();
+  REQUIRE(work.size() == 1);   // the Pods of RayCluster/default/cluster
+  bench.world = applied_in;
+  bench.gc.apply(work.front(), bench.context);
+  CHECK(!exists(bench.api(), Kind::Pod, "head"));
+  CHECK(!exists(bench.api(), Kind::Pod, "worker-2"));
+  CHECK(std::count_if(bench.api().watch_log(Kind::Pod).begin(), bench.api().watch_log(Kind::Pod).end(),
+                      [](const WatchEvent& event) { return event.type == WatchType::Deleted; }) == 3);
+}
+
 TEST_CASE("an owner recreated with the same name but a new uid does not save its dependents") {
   Bench bench;
   const Object first = create(bench.api(), named<RayCluster>("cluster"));
