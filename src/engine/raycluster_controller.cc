@@ -142,6 +142,18 @@ bool RayClusterController::pods_ready(const std::vector<const Pod*>& pods, const
 // More clusters than a scenario has (twenty-rayjobs has 20), few enough to search linearly.
 constexpr std::size_t kStatusMemoClusters = 64;
 
+namespace {
+
+// More clusters than most scenarios have (twenty-rayjobs has 20), few enough to search
+// linearly; a listing of more keeps one answer per cluster all the same.
+constexpr std::size_t kKeptClusterAnswers = 64;
+
+bool same_key(const ObjectMeta& a, const ObjectMeta& b) { return a.name == b.name && a.namespace_ == b.namespace_; }
+
+bool same_cluster_name(const ObjectVersion& a, const ObjectVersion& b) { return same_key(meta(*a), meta(*b)); }
+
+}  // namespace
+
 bool RayClusterController::status_due_memoized(const ObjectVersion& cluster_version,
                                                const ObjectVersion* head_service,
                                                const std::vector<const ObjectVersion*>& pods) const {
@@ -168,8 +180,7 @@ bool RayClusterController::status_due_memoized(const ObjectVersion& cluster_vers
 std::size_t RayClusterController::status_memo_find(std::uint64_t key_hash, const ObjectMeta& m) const {
   for (std::size_t place = 0; place < status_memo_key_hashes_.size(); ++place) {
     if (status_memo_key_hashes_[place] != key_hash) continue;
-    const ObjectMeta& other = std::get<RayCluster>(*status_memo_[place].cluster).metadata;
-    if (other.name == m.name && other.namespace_ == m.namespace_) return place;
+    if (same_key(std::get<RayCluster>(*status_memo_[place].cluster).metadata, m)) return place;
   }
   return status_memo_key_hashes_.size();
 }
@@ -217,18 +228,6 @@ std::optional<std::int64_t> RayClusterController::next_timer_ms(const World& wor
   }
   return timer.next_ms();
 }
-
-namespace {
-
-// More clusters than most scenarios have (twenty-rayjobs has 20), few enough to search
-// linearly; a listing of more keeps one answer per cluster all the same.
-constexpr std::size_t kKeptClusterAnswers = 64;
-
-bool same_key(const ObjectMeta& a, const ObjectMeta& b) { return a.name == b.name && a.namespace_ == b.namespace_; }
-
-bool same_cluster_name(const ObjectVersion& a, const ObjectVersion& b) { return same_key(meta(*a), meta(*b)); }
-
-}  // namespace
 
 void RayClusterController::follow(const World& world) const {
   const std::optional<std::span<const WatchEvent>> cluster_events =
@@ -378,7 +377,6 @@ const RayClusterController::ClusterAnswer& RayClusterController::answer_for(cons
   if (!answer.cluster.same_version(cluster) || !still_holds(answer, world)) compute_answer(world, cluster, answer);
   return answer;
 }
-
 
 RayClusterController::ClusterAnswer& RayClusterController::answer_slot(const ObjectVersion& cluster,
                                                                      std::size_t place) const {
