@@ -22,15 +22,17 @@
 
 namespace rjsim::engine {
 
-// Every method of the clients (controller.h) a pass may call, in the order they are declared.
-// The first seven are the points where a pass may stop: cache reads, API writes, dashboard calls.
+// Every method of the clients (controller.h) whose replies a pass keeps, in the order they are
+// declared. The first nine are the points where a pass may stop: cache reads, API writes,
+// dashboard calls. The operator's environment and feature gates are the scenario's, answered
+// alike at every call of a run, and not kept (pass_clients.cc).
 enum class ClientCall : std::uint8_t {
   read, list, create, update, update_status, remove, dashboard, read_from_api, list_from_api,
-  now, random_string, operator_env, feature_gate,
+  now, random_string,
 };
 
 // True for the calls a pass may stop after (the cluster or Ray answered); false for the process's
-// own (its clock, its random source, its configuration).
+// own (its clock, its random source).
 constexpr bool stops_after(ClientCall call) { return call <= ClientCall::list_from_api; }
 
 // What one call gave back to the model.
@@ -41,8 +43,8 @@ struct CallReply {
   // reply (a failed write leaves the model's object as it was, so none is kept).
   std::vector<ObjectVersion> objects;   // shared with the cache or the server, not copied
   DashboardResponse response;           // dashboard
-  std::int64_t number = 0;              // now: ms; feature_gate: 0 or 1
-  std::optional<std::string> text;      // random_string; operator_env (nullopt: unset)
+  std::int64_t number = 0;              // now: ms
+  std::optional<std::string> text;      // random_string
   friend bool operator==(const CallReply&, const CallReply&) = default;
 };
 

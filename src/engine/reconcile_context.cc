@@ -323,14 +323,14 @@ std::string ReconcileContext::random_string(int length) {
 }
 
 std::optional<std::string> ReconcileContext::operator_env(std::string_view name) {
-  if (!operator_settings_) return std::nullopt;
+  if (!operator_settings_ || operator_settings_->env.empty()) return std::nullopt;   // most scenarios set none
   auto it = operator_settings_->env.find(std::string(name));
   if (it == operator_settings_->env.end()) return std::nullopt;
   return it->second;
 }
 
 bool ReconcileContext::feature_gate(std::string_view name, bool default_value) {
-  if (!operator_settings_) return default_value;
+  if (!operator_settings_ || operator_settings_->feature_gates.empty()) return default_value;   // most set none
   auto it = operator_settings_->feature_gates.find(std::string(name));
   return it == operator_settings_->feature_gates.end() ? default_value : it->second;
 }

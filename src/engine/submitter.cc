@@ -331,8 +331,8 @@ bool parse_submit_command(const Container& container, SubmitCommand& out) {
   return !out.dashboard_url.empty() && !out.submission_id.empty();
 }
 
-std::optional<Submitter::Exit> Submitter::exit_now(const World& world,
-                                                   const SubmitterProcess& process) const {
+std::optional<Submitter::Exit> Submitter::exit_now(const World& world, const SubmitterProcess& process,
+                                                   JobExitMemo* memo) const {
   if (process.stop_requested) return Exit{kKilledExitCode, "killed"};
   assert(process.submit_outcome == "ok"sv && "rjsim bug: only a submitted process waits");
   const std::int64_t now = world.now_ms;
@@ -345,7 +345,16 @@ std::optional<Submitter::Exit> Submitter::exit_now(const World& world,
     return std::nullopt;
   }
   assert(process.head >= 0 && "rjsim bug: a submitted process without its head");
-  const RayHead& head = *world.ray->heads[static_cast<std::size_t>(process.head)];
+  const CopyOnWrite<RayHead>& head = world.ray->heads[static_cast<std::size_t>(process.head)];
+  if (!memo) return job_exit(world, process, *head);
+  if (memo->environment_serial != world.environment.serial() || memo->head_serial != head.serial()) {
+    *memo = JobExitMemo{world.environment.serial(), head.serial(), job_exit(world, process, *head)};
+  }
+  return memo->exit;
+}
+
+std::optional<Submitter::Exit> Submitter::job_exit(const World& world, const SubmitterProcess& process,
+                                                   const RayHead& head) const {
   if (head.table_lost) return Exit{1, "job_lost"};
   // The job it submitted: the last record of its id in that table (a deleted one is lost too).
   const RayJobRecord* job = nullptr;
@@ -449,7 +458,11 @@ std::optional<ActorWork> Submitter::work_for(const World& world, const Pod& pod,
   if (process.submit_outcome.empty() && !process.stop_requested) {
     // The 1.7 sidecar script first waits for the GCS (`until wget ...; do sleep 2; done`).
     if (!answer.has_sidecar || sidecar_may_start(world, pod)) return ActorWork{kSubmit, answer.object, index};
-  } else if ((process.submit_outcome == "ok"sv || process.stop_requested) && exit_now(world, process)) {
+  } else if (process.submit_outcome == "ok"sv || process.stop_requested) {
+    if (job_exit_memos_.size() < world.environment->submitters.size()) {
+      job_exit_memos_.resize(world.environment->submitters.size());
+    }
+    if (!exit_now(world, process, &job_exit_memos_[static_cast<std::size_t>(index)])) return std::nullopt;
     return ActorWork{kExit, answer.object, index};
   }
   return std::nullopt;

@@ -219,6 +219,29 @@ TEST_CASE("the submitter's kept answers list what a fresh submitter lists, acros
   CHECK(listed > 1'000);   // the sequences do start, submit, restart and stop processes
 }
 
+TEST_CASE("a submitter whose processes wait for their Ray jobs lists what a fresh one lists as the jobs end") {
+  // No failing attempts and no finishesAfter: a process exits when its job's record in its head's
+  // table says so, which the kept submitter remembers per process (Submitter::JobExitMemo).
+  static const RayDashboard dashboard(DashboardBehaviour{}, RayBehaviour{});
+  SubmitterBehaviour waits_for_ray;
+  waits_for_ray.start_after_ms = 2'000;
+  const auto make = [=] { return std::make_unique<Submitter>(waits_for_ray, &dashboard); };
+  std::size_t exits = 0;
+  const auto change_and_count = [&](World& world, std::mt19937& random) {
+    if (random() % 4 != 0 || world.ray->heads.empty()) {
+      change(world, random);
+    } else {
+      // A job of a head's table moves (the dashboard's work): only that head changes.
+      CopyOnWrite<RayHead>& head = world.ray.edit().heads[random() % world.ray->heads.size()];
+      static constexpr std::string_view kStatuses[] = {"SUCCEEDED", "FAILED", "STOPPED", "RUNNING"};
+      if (!head->jobs.empty()) head.edit().jobs[random() % head->jobs.size()].status = kStatuses[random() % 4];
+    }
+    for (const ActorWork& work : listing_of(*make(), world).work) exits += work.what == "exit";
+  };
+  compare_kept_with_fresh(30, make, change_and_count);
+  CHECK(exits > 20);   // the sequences do end jobs that processes wait for
+}
+
 TEST_CASE("the dashboard's listing from the ready clusters it keeps is what a fresh dashboard lists, across "
           "writes, time and returns to earlier worlds") {
   const auto make = [] { return std::make_unique<RayDashboard>(DashboardBehaviour{}, RayBehaviour{}, 10'000); };

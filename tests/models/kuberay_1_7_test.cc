@@ -8,6 +8,7 @@
 #include "model_harness.h"
 #include "models/kuberay_1_7/rayjob_controller.h"
 #include "models/kuberay_1_7/submitter_job.h"
+#include "models/kuberay_1_7/validation.h"
 #include "models/shared/go_time.h"
 #include "models/registry.h"
 
@@ -264,6 +265,30 @@ TEST_CASE("kuberay-1.7: validation rules of metadata, spec and status, first fai
   CHECK(has(message([](RayJob& r) { r.spec.edit().backoff_limit = -1; }), "backoffLimit must be"));
   CHECK(has(message([](RayJob& r) { r.spec.edit().submission_mode = "HTTPMode"; r.status.job_deployment_status = "Waiting"; }),
             "cannot be `Waiting`"));
+}
+
+TEST_CASE("kuberay-1.7: a kept spec verdict follows every edit of the spec, the annotations and the gate") {
+  // validate_rayjob_spec keeps its verdicts by the values' serials (validation.cc): an edit in
+  // place, an edit of a shared copy, a new annotation and the other gate value are each asked anew.
+  RayJob rayjob = sample_rayjob();
+  CHECK_FALSE(validate_rayjob_spec(rayjob, true));
+  rayjob.spec.edit().backoff_limit = -1;   // not shared: changed in place
+  CHECK(validate_rayjob_spec(rayjob, true).message().find("backoffLimit must be") != std::string::npos);
+  RayJob copy = rayjob;                    // shares the spec, and its verdict
+  CHECK(validate_rayjob_spec(copy, true));
+  copy.spec.edit().backoff_limit = 0;      // shared: copied, then changed
+  CHECK_FALSE(validate_rayjob_spec(copy, true));
+  CHECK(validate_rayjob_spec(rayjob, true));
+  copy.spec.edit().deletion_strategy = DeletionStrategy{};   // the same spec under either gate
+  CHECK(validate_rayjob_spec(copy, true).message().find("requires either BOTH") != std::string::npos);
+  CHECK(validate_rayjob_spec(copy, false).message().find("feature gate must be enabled") != std::string::npos);
+  CHECK(validate_rayjob_spec(copy, true).message().find("requires either BOTH") != std::string::npos);
+  copy.spec.edit().deletion_strategy.reset();
+  copy.spec.edit().ray_cluster_spec->gcs_fault_tolerance_options = true;
+  CHECK_FALSE(validate_rayjob_spec(copy, true));
+  copy.metadata.annotations.edit()["ray.io/ft-enabled"] = "true";   // the spec as it was
+  CHECK(validate_rayjob_spec(copy, true).message().find("annotation and GcsFaultToleranceOptions are both set") !=
+        std::string::npos);
 }
 
 TEST_CASE("kuberay-1.7: validation of the RayJob's cluster spec (ValidateRayClusterSpec)") {
