@@ -35,6 +35,17 @@ constexpr std::array<bool, 256> kShellSpecial = [] {
 
 bool is_shell_special(char c) { return kShellSpecial[static_cast<unsigned char>(c)]; }
 
+// Where the run of plain characters from `from` ends: outside quotes at a special character,
+// within them at the closing quote or a backslash (or at the end of the text).
+std::size_t plain_run_end(std::string_view text, std::size_t from, char quote) {
+  if (quote == 0) {
+    while (from < text.size() && !is_shell_special(text[from])) ++from;
+    return from;
+  }
+  while (from < text.size() && text[from] != quote && text[from] != '\\') ++from;
+  return from;
+}
+
 // Splits a shell word list: blanks separate words; single quotes, double quotes and backslashes
 // quote. Enough for the commands KubeRay and users put in a submitter template. Runs of plain
 // characters are appended whole: a KubeRay 1.7 script is about 900 characters, split once a run.
@@ -47,10 +58,8 @@ std::vector<std::string> split_words(std::string_view text) {
   while (i < text.size()) {
     // A run of characters that stand for themselves: plain ones, or within quotes any but the
     // closing quote and a backslash.
-    const auto plain = [&](char c) { return quote == 0 ? !is_shell_special(c) : c != quote && c != '\\'; };
-    if (plain(text[i])) {
-      std::size_t end = i + 1;
-      while (end < text.size() && plain(text[end])) ++end;
+    const std::size_t end = plain_run_end(text, i, quote);
+    if (end > i) {
       word.append(text.substr(i, end - i));
       in_word = true;
       i = end;

@@ -672,7 +672,15 @@ TEST_CASE("kuberay-1.7: the submitter command takes Metadata without a Ray versi
   rayjob.spec.edit().ray_cluster_spec.reset();
   std::vector<std::string> command;
   CHECK_FALSE(build_job_submit_command(rayjob, "K8sJobMode", false, command));
-  CHECK(std::find(command.begin(), command.end(), "--metadata-json") != command.end());
+  const auto flag = std::find(command.begin(), command.end(), "--metadata-json");
+  REQUIRE(flag != command.end());
+  REQUIRE(flag + 1 != command.end());
+  // strconv.Quote of the JSON: the quotes escaped, and a backslash in a value escaped twice over.
+  CHECK(*(flag + 1) == R"("{\"owner\":\"team-a\"}")");
+  rayjob.spec.edit().metadata["path"] = R"(C:\x)";
+  CHECK_FALSE(build_job_submit_command(rayjob, "K8sJobMode", false, command));
+  CHECK(*(std::find(command.begin(), command.end(), "--metadata-json") + 1) ==
+        R"("{\"owner\":\"team-a\",\"path\":\"C:\\\\x\"}")");
 }
 
 TEST_CASE("kuberay-1.7: a deadline with a nil StartTime panics, which this release recovers as an error") {

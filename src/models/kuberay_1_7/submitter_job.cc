@@ -23,14 +23,22 @@ constexpr int kDefaultDashboardPort = 8265;                         // utils.Def
 constexpr const char* kRayDashboardGCSHealthPath = "api/gcs_healthz";   // utils/constant.go:L335
 constexpr int kRayDashboardGCSHealthCheckTimeoutSeconds = 10;          // utils/constant.go:L336
 
-// Go's strconv.Quote for the ASCII text KubeRay puts through it.
+// Go's strconv.Quote for the ASCII text KubeRay puts through it. Copied a run at a time: the
+// runtime env's JSON and the waiting message go through it for every submitter Job.
 std::string go_quote(const std::string& text) {
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') quoted += '\\';
-    quoted += c;
+  std::string quoted;
+  quoted.reserve(text.size() + 8);
+  quoted += '"';
+  std::size_t from = 0;
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    if (text[at] != '"' && text[at] != '\\') continue;
+    quoted.append(text, from, at - from);
+    quoted += '\\';
+    from = at;   // the quoted character starts the next run
   }
-  return quoted + "\"";
+  quoted.append(text, from);
+  quoted += '"';
+  return quoted;
 }
 
 // Masterminds/semver ">= 2.6.0" for [v]MAJOR[.MINOR[.PATCH]][-pre][+build]; false when unparsable.
