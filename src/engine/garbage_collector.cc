@@ -82,13 +82,11 @@ void GarbageCollector::enabled(const World& world, std::vector<ActorWork>& out) 
   WorkOnce pod_deletions(out);
   for (Kind kind : kAllKinds) {
     for (const auto& [object, key_hash, answer] : answers_[static_cast<std::size_t>(kind_index(kind))].kept()) {
-      const ObjectMeta& m = meta(*object);
       if (answer.garbage) {
         if (kind != Kind::Pod) {
-          out.push_back({kDeleteDependent, SharedString(object_ref(*object)), 0});
+          out.push_back({kDeleteDependent, answer.work_object, 0});
         } else {
-          const OwnerReference& owner = m.owner_references->front();
-          pod_deletions.add(kDeletePods, object_ref(owner.kind, m.namespace_, owner.name));
+          pod_deletions.add(kDeletePods, answer.work_object);
         }
       }
       if (answer.finalizing) list_finalizer_work(api, *object, out);
@@ -147,6 +145,12 @@ bool GarbageCollector::compute_answer(const ApiServer& api, Kind kind, const Obj
   answer.garbage = is_orphaned_garbage(api, m);
   answer.finalizing = m.deletion_timestamp_ms &&
                       (has_finalizer(m, kOrphanFinalizer) || has_finalizer(m, kForegroundFinalizer));
+  if (answer.garbage && kind != Kind::Pod) {
+    answer.work_object = SharedString(object_ref(kind, m));
+  } else if (answer.garbage) {
+    const OwnerReference& owner = m.owner_references->front();
+    answer.work_object = SharedString(object_ref(owner.kind, m.namespace_, owner.name));
+  }
   return answer.garbage || answer.finalizing;
 }
 

@@ -25,6 +25,7 @@
 #include "engine/actor.h"
 #include "engine/followed_answers.h"
 #include "engine/object_version.h"
+#include "engine/shared_string.h"
 #include "engine/watch_log_mark.h"
 
 namespace rjsim::engine {
@@ -55,6 +56,9 @@ class GarbageCollector final : public Actor {
   struct ObjectAnswer {
     bool garbage = false;
     bool finalizing = false;
+    // The work's object, made once with the answer rather than at each listing: a garbage
+    // object's own ref, or for a garbage Pod its owner's (the Pods are deleted by owner).
+    SharedString work_object;
   };
   // Brings the kept answers of every kind up to `api`.
   void follow(const ApiServer& api) const;

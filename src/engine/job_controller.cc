@@ -221,7 +221,7 @@ void JobController::enabled(const World& world, std::vector<ActorWork>& out) con
     // work_for(), with the clock's part left to now.
     std::string_view what = answer.work;
     if (what.empty() && answer.may_create_pod && answer.create_at_ms <= world.now_ms) what = kCreatePod;
-    if (!what.empty()) out.push_back({what, SharedString(object_ref(*object)), 0});
+    if (!what.empty()) out.push_back({what, answer.object, 0});
   }
   if (tracking_ != JobPodTracking::finalizers) return;
   WorkOnce releases(out);
@@ -249,6 +249,7 @@ bool JobController::answer_for(const World& world, const Job& job, JobAnswer& an
   answer.may_create_pod = view.may_create_pod();
   answer.create_at_ms = view.create_at_ms();
   for (const Pod* pod : pods) answer.pods.push_back(KeyIndex::hash_key(pod->metadata.namespace_, pod->metadata.name));
+  if (!answer.work.empty() || answer.may_create_pod) answer.object = SharedString(object_ref(Kind::Job, job.metadata));
   return true;
 }
 

@@ -39,6 +39,7 @@
 #include "engine/actor.h"
 #include "engine/environment_state.h"
 #include "engine/followed_answers.h"
+#include "engine/shared_string.h"
 #include "engine/watch_log_mark.h"
 
 namespace rjsim::engine {
@@ -76,6 +77,7 @@ class JobController final : public Actor {
     bool may_create_pod = false;
     std::int64_t create_at_ms = 0;
     std::vector<std::uint64_t> pods;   // the key hashes of the Pods it counted
+    SharedString object;               // the Job's ref, for its work; made once, when it may have some
   };
 
   void release_orphans(const ActorWork& work, StepContext& context) const;
