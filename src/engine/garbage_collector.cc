@@ -145,11 +145,10 @@ bool GarbageCollector::compute_answer(const ApiServer& api, Kind kind, const Obj
   answer.garbage = is_orphaned_garbage(api, m);
   answer.finalizing = m.deletion_timestamp_ms &&
                       (has_finalizer(m, kOrphanFinalizer) || has_finalizer(m, kForegroundFinalizer));
-  if (answer.garbage && kind != Kind::Pod) {
-    answer.work_object = SharedString(object_ref(kind, m));
-  } else if (answer.garbage) {
-    const OwnerReference& owner = m.owner_references->front();
-    answer.work_object = SharedString(object_ref(owner.kind, m.namespace_, owner.name));
+  if (answer.garbage) {
+    const OwnerReference& owner = m.owner_references->front();   // a garbage Pod goes with its owner's
+    answer.work_object = SharedString(kind == Kind::Pod ? object_ref(owner.kind, m.namespace_, owner.name)
+                                                        : object_ref(kind, m));
   }
   return answer.garbage || answer.finalizing;
 }
@@ -172,12 +171,11 @@ void GarbageCollector::apply(const ActorWork& work, StepContext& context) const 
     // instead of asking every Pod whether its owners exist (issue 30: with 20 RayJobs, a walk of
     // some 60 Pods and their owners at each delete).
     follow(context.world().api);
+    // A garbage Pod's answer names the owner whose Pods it is deleted with (compute_answer), the
+    // work's object as enabled() listed it.
     std::vector<std::string> names;   // named first: each delete changes the store being walked
     for (const auto& [object, key_hash, answer] : answers_[static_cast<std::size_t>(kind_index(Kind::Pod))].kept()) {
-      const ObjectMeta& m = meta(*object);
-      if (!answer.garbage || m.namespace_ != ref.namespace_) continue;
-      const OwnerReference& owner = m.owner_references->front();
-      if (owner.kind == ref.kind && owner.name == ref.name) names.push_back(m.name);
+      if (answer.garbage && answer.work_object == work.object) names.push_back(meta(*object).name);
     }
     for (const std::string& name : names) api.remove(Kind::Pod, ref.namespace_, name, Propagation::background);
     return;
